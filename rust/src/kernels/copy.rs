@@ -1,0 +1,102 @@
+//! Strided copies and fills, for 4- and 8-byte elements.
+
+use crate::layout::{coalesce, for_each_row, row_count};
+
+/// Copy `shape` elements from `src` (strides in elements, possibly 0 for
+/// broadcast) to `dst`, element size `elem` (4 or 8 bytes), in row-major
+/// order.
+///
+/// # Safety
+/// `src` and `dst` must be valid for every offset the strides reach; the
+/// destination must not overlap the source except element-for-element.
+pub unsafe fn copy_strided(
+    shape: &[usize],
+    src: *const u8,
+    src_strides: &[isize],
+    dst: *mut u8,
+    dst_strides: &[isize],
+    elem: usize,
+) {
+    if shape.iter().any(|&n| n == 0) {
+        return;
+    }
+    let c = coalesce(shape, &[dst_strides, src_strides]);
+    let inner = *c.shape.last().unwrap();
+    let (ds, ss) = (*c.strides[0].last().unwrap(), *c.strides[1].last().unwrap());
+    for_each_row(&c, 0, row_count(&c), |o| {
+        // SAFETY: the caller guarantees every reached offset is valid.
+        unsafe {
+            match elem {
+                4 => {
+                    let (d, s) = (dst as *mut u32, src as *const u32);
+                    if ds == 1 && ss == 1 {
+                        std::ptr::copy(s.offset(o[1]), d.offset(o[0]), inner);
+                    } else {
+                        for j in 0..inner as isize {
+                            *d.offset(o[0] + j * ds) = *s.offset(o[1] + j * ss);
+                        }
+                    }
+                }
+                8 => {
+                    let (d, s) = (dst as *mut u64, src as *const u64);
+                    for j in 0..inner as isize {
+                        *d.offset(o[0] + j * ds) = *s.offset(o[1] + j * ss);
+                    }
+                }
+                _ => unreachable!("element size {elem}"),
+            }
+        }
+    });
+}
+
+/// Fill a strided destination with one 4- or 8-byte pattern.
+///
+/// # Safety
+/// `dst` must be valid for every offset the strides reach.
+pub unsafe fn fill_strided(shape: &[usize], dst: *mut u8, dst_strides: &[isize], bits: u64, elem: usize) {
+    if shape.iter().any(|&n| n == 0) {
+        return;
+    }
+    let c = coalesce(shape, &[dst_strides]);
+    let inner = *c.shape.last().unwrap();
+    let ds = *c.strides[0].last().unwrap();
+    for_each_row(&c, 0, row_count(&c), |o| {
+        // SAFETY: the caller guarantees every reached offset is valid.
+        unsafe {
+            for j in 0..inner as isize {
+                match elem {
+                    4 => *(dst as *mut u32).offset(o[0] + j * ds) = bits as u32,
+                    _ => *(dst as *mut u64).offset(o[0] + j * ds) = bits,
+                }
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transpose_copy() {
+        let src: Vec<f32> = (0..6).map(|x| x as f32).collect(); // 2x3
+        let mut dst = vec![0f32; 6]; // 3x2 contiguous
+        unsafe {
+            copy_strided(&[3, 2], src.as_ptr() as _, &[1, 3], dst.as_mut_ptr() as _, &[2, 1], 4);
+        }
+        assert_eq!(dst, vec![0., 3., 1., 4., 2., 5.]);
+    }
+
+    #[test]
+    fn broadcast_fill_and_i64() {
+        let src = [7i64, 9];
+        let mut dst = [0i64; 6];
+        unsafe {
+            copy_strided(&[3, 2], src.as_ptr() as _, &[0, 1], dst.as_mut_ptr() as _, &[2, 1], 8);
+        }
+        assert_eq!(dst, [7, 9, 7, 9, 7, 9]);
+        let mut f = [0f32; 4];
+        unsafe { fill_strided(&[2], f.as_mut_ptr() as _, &[2], 1.5f32.to_bits() as u64, 4) };
+        assert_eq!(f, [1.5, 0., 1.5, 0.]);
+    }
+}

@@ -1,0 +1,13 @@
+//! onemodel's Rust core: pooled storage, kernel-path dispatch, the lane
+//! abstraction and the kernels. Everything here is Python-free; the PyO3
+//! bindings live in `py` behind the `python` feature and only convert
+//! arguments and release the GIL around calls into this crate.
+
+pub mod dispatch;
+pub mod kernels;
+pub mod layout;
+pub mod simd;
+pub mod storage;
+
+#[cfg(feature = "python")]
+mod py;

@@ -1,0 +1,197 @@
+//! The lane abstraction: every SIMD kernel is written once, generic over
+//! [`Lanes`], and instantiated per instruction set.
+//!
+//! The pattern follows memchr's `Vector` trait: each ISA has one type whose
+//! methods are `#[inline(always)] unsafe fn`s over `std::arch` intrinsics,
+//! and the `#[target_feature]` attribute sits only on the outer entry point
+//! ([`run_on`]'s per-ISA trampolines). Once the generic kernel is inlined
+//! into a trampoline the intrinsics compile with that ISA enabled.
+//!
+//! `f32` itself is the scalar instantiation (one lane). Every vector type must
+//! give, lane by lane, the bits the `f32` instantiation gives: only IEEE
+//! operations that are correctly rounded (add, sub, mul, div, sqrt, fma)
+//! appear here, so this holds by construction. `fma` is the correctly rounded
+//! fused multiply-add everywhere, in software on a path without one.
+//!
+//! Safety model: constructing a [`Token`] proves the CPU supports its path;
+//! [`run_on`] only dispatches to a trampoline whose features were checked.
+
+use crate::dispatch::KernelPath;
+
+mod scalar;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+#[cfg(target_arch = "x86_64")]
+pub use x86::{Avx2, Avx512, V128};
+
+/// One register of `N` f32 lanes.
+///
+/// # Safety
+/// Implementors promise that every method computes, per lane, exactly the
+/// IEEE binary32 result of the named operation with round-to-nearest-even
+/// (and `fma` with a single rounding), so that a kernel generic over `Lanes`
+/// gives the same bits for every implementor. Callers of the `unsafe`
+/// methods must only do so where the implementor's CPU features are enabled
+/// (inside [`run_on`]) and must pass pointers valid for `N` f32 reads or
+/// writes (no alignment required).
+pub unsafe trait Lanes: Copy + Send + Sync + 'static {
+    /// Lanes per register.
+    const N: usize;
+    /// The path this instantiation belongs to.
+    const PATH: KernelPath;
+
+    unsafe fn splat(x: f32) -> Self;
+    unsafe fn zero() -> Self;
+    /// Unaligned load of `N` consecutive f32.
+    unsafe fn load(p: *const f32) -> Self;
+    /// Unaligned store of `N` consecutive f32.
+    unsafe fn store(self, p: *mut f32);
+    unsafe fn add(self, b: Self) -> Self;
+    unsafe fn sub(self, b: Self) -> Self;
+    unsafe fn mul(self, b: Self) -> Self;
+    unsafe fn div(self, b: Self) -> Self;
+    /// `self * b + c` with one rounding.
+    unsafe fn fma(self, b: Self, c: Self) -> Self;
+}
+
+/// A computation generic over the lane type, run by [`run_on`] with the
+/// instantiation for a kernel path. Implement `run` with `#[inline(always)]`
+/// so that it is compiled inside the path's `#[target_feature]` trampoline.
+pub trait LaneFn {
+    type Output;
+    fn run<L: Lanes>(self) -> Self::Output;
+}
+
+/// Proof that the CPU supports a kernel path: only [`Token::new`] makes one,
+/// and only after run-time detection succeeded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token(KernelPath);
+
+impl Token {
+    /// `Some` only when this CPU has every feature `path` needs.
+    pub fn new(path: KernelPath) -> Option<Token> {
+        if path.is_available() {
+            Some(Token(path))
+        } else {
+            None
+        }
+    }
+
+    /// The token for the path kernels run on now (always available).
+    pub fn current() -> Token {
+        Token(crate::dispatch::kernel_path())
+    }
+
+    pub fn path(self) -> KernelPath {
+        self.0
+    }
+}
+
+/// Run `f` with the lane type of `token`'s path.
+#[inline]
+pub fn run_on<F: LaneFn>(token: Token, f: F) -> F::Output {
+    match token.0 {
+        KernelPath::Scalar => f.run::<f32>(),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the token proves SSE4.1 is available.
+        KernelPath::V128 => unsafe { x86::run_v128(f) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the token proves AVX2 and FMA are available.
+        KernelPath::Avx2 => unsafe { x86::run_avx2(f) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the token proves AVX-512 F/BW/DQ/VL are available.
+        KernelPath::Avx512 => unsafe { x86::run_avx512(f) },
+        #[cfg(not(target_arch = "x86_64"))]
+        _ => f.run::<f32>(),
+    }
+}
+
+/// Run `f` on the current kernel path.
+#[inline]
+pub fn run<F: LaneFn>(f: F) -> F::Output {
+    run_on(Token::current(), f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `out[i] = a[i] * b[i] + c[i]` three ways: mul-then-add, fma, div.
+    struct Probe<'a> {
+        a: &'a [f32],
+        b: &'a [f32],
+        out: &'a mut [f32],
+    }
+
+    impl LaneFn for Probe<'_> {
+        type Output = ();
+        #[inline(always)]
+        fn run<L: Lanes>(self) {
+            let n = self.a.len();
+            let mut i = 0;
+            // SAFETY: i + L::N <= n for the vector loop; the tail uses f32.
+            unsafe {
+                while i + L::N <= n {
+                    let a = L::load(self.a.as_ptr().add(i));
+                    let b = L::load(self.b.as_ptr().add(i));
+                    let r = a.mul(b).add(a).sub(b).div(b).fma(a, L::splat(0.5)).add(L::zero());
+                    r.store(self.out.as_mut_ptr().add(i));
+                    i += L::N;
+                }
+                while i < n {
+                    let a = self.a[i];
+                    let b = self.b[i];
+                    self.out[i] = <f32 as Lanes>::fma(
+                        <f32 as Lanes>::div(<f32 as Lanes>::sub(<f32 as Lanes>::add(<f32 as Lanes>::mul(a, b), a), b), b),
+                        a,
+                        0.5,
+                    );
+                    i += 1;
+                }
+            }
+        }
+    }
+
+    fn specials() -> Vec<f32> {
+        let mut v = vec![
+            0.0, -0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN,
+            f32::from_bits(1), f32::from_bits(0x807f_ffff), f32::MAX, f32::MIN_POSITIVE, 3.0e-39, 1.0e38,
+        ];
+        let mut x = 0x1234_5678u32;
+        for _ in 0..200 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            v.push(f32::from_bits(x));
+        }
+        v
+    }
+
+    #[test]
+    fn every_path_matches_scalar_bit_for_bit() {
+        let a = specials();
+        let mut b = a.clone();
+        b.rotate_left(7);
+        let mut want = vec![0.0f32; a.len()];
+        run_on(Token::new(KernelPath::Scalar).unwrap(), Probe { a: &a, b: &b, out: &mut want });
+        for path in crate::dispatch::available_paths() {
+            let mut got = vec![0.0f32; a.len()];
+            run_on(Token::new(path).unwrap(), Probe { a: &a, b: &b, out: &mut got });
+            for i in 0..a.len() {
+                let (w, g) = (want[i], got[i]);
+                assert!(
+                    w.to_bits() == g.to_bits() || (w.is_nan() && g.is_nan()),
+                    "{path:?} lane {i}: {w:e} vs {g:e}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn tokens_exist_only_for_available_paths() {
+        for p in KernelPath::ALL {
+            assert_eq!(Token::new(p).is_some(), p.is_available());
+        }
+    }
+}

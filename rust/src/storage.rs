@@ -1,0 +1,292 @@
+//! Pooled storage: 64-byte-aligned buffers served from size-class free lists.
+//!
+//! Every tensor buffer and every kernel scratch comes from here. A request is
+//! rounded up to its size class; a free list per class holds buffers that
+//! were returned, so a training step that repeats the same shapes stops
+//! touching the system allocator after its first iteration (and stops paying
+//! page faults for memory the system would otherwise take back).
+//!
+//! Size classes: 64 bytes, then every power of two up to 256 bytes, then four
+//! classes per octave (2^e · {5/4, 6/4, 7/4, 8/4}), all multiples of 64 bytes.
+//! The waste is therefore below 25% of the request.
+//!
+//! A [`Buffer`] owns its memory; dropping it returns the memory to its class's
+//! free list (it is never given back to the system unless [`trim`] is
+//! called). The pool is a process-wide set of mutex-protected free lists, so
+//! buffers may be allocated and dropped on any thread.
+
+use std::alloc::{alloc, dealloc, Layout};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// Alignment of every buffer: one cache line, and one AVX-512 register.
+pub const ALIGN: usize = 64;
+
+/// Number of size classes: enough for every request below 2^62 bytes.
+const CLASSES: usize = 4 * 64;
+
+/// The capacity in bytes of size class `class`.
+fn class_bytes(class: usize) -> usize {
+    if class < 3 {
+        64 << class // 64, 128, 256
+    } else {
+        // class 3 → 320 = 256·5/4; each octave has four classes.
+        let octave = (class - 3) / 4 + 8; // 2^8 = 256
+        let quarter = (class - 3) % 4 + 5; // 5, 6, 7, 8 quarters
+        (1usize << (octave - 2)) * quarter
+    }
+}
+
+/// The smallest class whose capacity holds `bytes` (> 0).
+fn class_of(bytes: usize) -> usize {
+    if bytes <= 256 {
+        return match bytes {
+            0..=64 => 0,
+            65..=128 => 1,
+            _ => 2,
+        };
+    }
+    // Octave e with 2^e < bytes <= 2^(e+1); quarters of 2^e.
+    let e = (usize::BITS - 1 - (bytes - 1).leading_zeros()) as usize; // floor(log2(bytes-1))
+    let quarter = 1usize << (e - 2);
+    let q = bytes.div_ceil(quarter); // 5..=8
+    3 + (e - 8) * 4 + (q - 5)
+}
+
+struct Pool {
+    free: Vec<Mutex<Vec<usize>>>,
+    native_allocations: AtomicU64,
+    outstanding_bytes: AtomicU64,
+    pooled_bytes: AtomicU64,
+    requests: AtomicU64,
+}
+
+fn pool() -> &'static Pool {
+    static POOL: std::sync::OnceLock<Pool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| Pool {
+        free: (0..CLASSES).map(|_| Mutex::new(Vec::new())).collect(),
+        native_allocations: AtomicU64::new(0),
+        outstanding_bytes: AtomicU64::new(0),
+        pooled_bytes: AtomicU64::new(0),
+        requests: AtomicU64::new(0),
+    })
+}
+
+/// Counters of the pool, for tests and diagnostics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Buffers obtained from the system allocator since the process started.
+    pub native_allocations: u64,
+    /// Capacity bytes of buffers currently owned by someone.
+    pub outstanding_bytes: u64,
+    /// Capacity bytes sitting in the free lists, ready for reuse.
+    pub pooled_bytes: u64,
+    /// Buffer requests served (from a free list or the system).
+    pub requests: u64,
+}
+
+pub fn stats() -> PoolStats {
+    let p = pool();
+    PoolStats {
+        native_allocations: p.native_allocations.load(Ordering::Relaxed),
+        outstanding_bytes: p.outstanding_bytes.load(Ordering::Relaxed),
+        pooled_bytes: p.pooled_bytes.load(Ordering::Relaxed),
+        requests: p.requests.load(Ordering::Relaxed),
+    }
+}
+
+/// Give every pooled (free) buffer back to the system. Returns the bytes freed.
+pub fn trim() -> u64 {
+    let p = pool();
+    let mut freed = 0u64;
+    for (class, list) in p.free.iter().enumerate() {
+        let mut list = list.lock().unwrap_or_else(|e| e.into_inner());
+        let bytes = class_bytes(class);
+        for addr in list.drain(..) {
+            // SAFETY: every address in a free list came from `alloc` with this
+            // class's layout and is owned by the list alone.
+            unsafe { dealloc(addr as *mut u8, Layout::from_size_align_unchecked(bytes, ALIGN)) };
+            freed += bytes as u64;
+        }
+    }
+    p.pooled_bytes.fetch_sub(freed, Ordering::Relaxed);
+    freed
+}
+
+/// A 64-byte-aligned block of memory from the pool. Its contents are
+/// unspecified when it comes from a free list (use [`Buffer::zeroed`] for
+/// zeros). Dropping it returns it to the pool.
+pub struct Buffer {
+    ptr: NonNull<u8>,
+    /// Requested length in bytes (the capacity is the class's size).
+    len: usize,
+    /// Size class, or `usize::MAX` for an empty buffer that owns no memory.
+    class: usize,
+}
+
+// SAFETY: a Buffer uniquely owns its memory (like a Box<[u8]>); it may be sent
+// to and shared between threads, and all access goes through raw pointers
+// whose aliasing the kernels manage.
+unsafe impl Send for Buffer {}
+// SAFETY: see Send; shared references only hand out raw pointers.
+unsafe impl Sync for Buffer {}
+
+impl Buffer {
+    /// A buffer of at least `bytes` bytes with unspecified contents.
+    pub fn new(bytes: usize) -> Buffer {
+        let p = pool();
+        p.requests.fetch_add(1, Ordering::Relaxed);
+        if bytes == 0 {
+            return Buffer { ptr: NonNull::<u8>::dangling_aligned(), len: 0, class: usize::MAX };
+        }
+        let class = class_of(bytes);
+        let cap = class_bytes(class);
+        let reused = p.free[class].lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let ptr = match reused {
+            Some(addr) => {
+                p.pooled_bytes.fetch_sub(cap as u64, Ordering::Relaxed);
+                // SAFETY: free-list addresses are non-null allocations.
+                unsafe { NonNull::new_unchecked(addr as *mut u8) }
+            }
+            None => {
+                let layout = Layout::from_size_align(cap, ALIGN).expect("buffer size overflows");
+                // SAFETY: the layout has a non-zero size.
+                let raw = unsafe { alloc(layout) };
+                let Some(ptr) = NonNull::new(raw) else {
+                    std::alloc::handle_alloc_error(layout)
+                };
+                p.native_allocations.fetch_add(1, Ordering::Relaxed);
+                ptr
+            }
+        };
+        p.outstanding_bytes.fetch_add(cap as u64, Ordering::Relaxed);
+        Buffer { ptr, len: bytes, class }
+    }
+
+    /// A buffer of `bytes` zero bytes.
+    pub fn zeroed(bytes: usize) -> Buffer {
+        let b = Buffer::new(bytes);
+        // SAFETY: the buffer is valid for `len` bytes of writes.
+        unsafe { std::ptr::write_bytes(b.ptr.as_ptr(), 0, b.len) };
+        b
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Capacity in bytes (the size class).
+    pub fn capacity(&self) -> usize {
+        if self.class == usize::MAX {
+            0
+        } else {
+            class_bytes(self.class)
+        }
+    }
+
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    /// The buffer as `len / 4` f32 (for scratch use by kernels).
+    pub fn as_f32_mut(&mut self) -> &mut [f32] {
+        // SAFETY: the memory is 64-byte aligned, owned uniquely by `self`
+        // (borrowed mutably), and valid for `len` bytes; any bit pattern is a
+        // valid f32.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr() as *mut f32, self.len / 4) }
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        if self.class == usize::MAX {
+            return;
+        }
+        let p = pool();
+        let cap = class_bytes(self.class) as u64;
+        p.outstanding_bytes.fetch_sub(cap, Ordering::Relaxed);
+        p.pooled_bytes.fetch_add(cap, Ordering::Relaxed);
+        p.free[self.class]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(self.ptr.as_ptr() as usize);
+    }
+}
+
+trait DanglingAligned {
+    fn dangling_aligned() -> Self;
+}
+
+impl DanglingAligned for NonNull<u8> {
+    fn dangling_aligned() -> Self {
+        // An aligned, non-null address that is never dereferenced (len 0).
+        NonNull::new(ALIGN as *mut u8).expect("non-null")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_cover_requests_with_little_waste() {
+        let mut prev = 0;
+        for class in 0..60 {
+            let b = class_bytes(class);
+            assert!(b > prev, "classes increase");
+            assert_eq!(b % 64, 0, "class {class} = {b} is a multiple of 64");
+            assert_eq!(class_of(b), class, "a class's capacity maps to itself");
+            assert_eq!(class_of(prev + 1), class, "the byte after the previous class maps here");
+            prev = b;
+        }
+        for bytes in [1usize, 63, 64, 65, 255, 256, 257, 1000, 4096, 4097, 1 << 20, (1 << 20) + 1, 123_456_789] {
+            let c = class_of(bytes);
+            let cap = class_bytes(c);
+            assert!(cap >= bytes);
+            if bytes > 256 {
+                assert!((cap as f64) < bytes as f64 * 1.25 + 64.0, "{bytes} -> {cap}");
+            }
+        }
+    }
+
+    #[test]
+    fn buffers_are_aligned_and_reused() {
+        let a = Buffer::new(1000);
+        assert_eq!(a.as_ptr() as usize % ALIGN, 0);
+        let addr = a.as_ptr() as usize;
+        drop(a);
+        // Another thread may take it between drop and new in a parallel test
+        // run; retry a few times, a reuse proves the free list works.
+        let mut reused = false;
+        for _ in 0..8 {
+            let b = Buffer::new(1000);
+            if b.as_ptr() as usize == addr {
+                reused = true;
+                break;
+            }
+            std::mem::forget(b);
+        }
+        assert!(reused);
+    }
+
+    #[test]
+    fn zero_sized_buffers_own_nothing() {
+        let b = Buffer::new(0);
+        assert_eq!(b.capacity(), 0);
+        assert!(b.is_empty());
+    }
+
+    #[test]
+    fn zeroed_is_zero() {
+        let mut b = Buffer::new(4096);
+        b.as_f32_mut().fill(7.0);
+        drop(b);
+        let mut z = Buffer::zeroed(4096);
+        assert!(z.as_f32_mut().iter().all(|&x| x == 0.0));
+    }
+}
