@@ -44,8 +44,8 @@ impl LaneFn for Chunk<'_> {
             (KernelPath::Avx512, Mode::Fast) => self.go::<L, 8, 3, false>(),
             (KernelPath::Scalar, Mode::Exact) => self.go::<L, 4, 4, true>(),
             (KernelPath::Scalar, Mode::Fast) => self.go::<L, 4, 4, false>(),
-            (_, Mode::Exact) => self.go::<L, 4, 3, true>(),
-            (_, Mode::Fast) => self.go::<L, 4, 3, false>(),
+            (_, Mode::Exact) => self.go::<L, 6, 2, true>(),
+            (_, Mode::Fast) => self.go::<L, 6, 2, false>(),
         }
     }
 }
@@ -59,17 +59,19 @@ impl Chunk<'_> {
         assert!(plan.blk.mr == mr && plan.blk.nr == nr, "gemm: tile table out of step");
         let (item, r0, rows, c0, cols) = plan.chunk(self.index);
 
-        // Packed A block (rows × kc in MR panels) and B block (kc × cols in
-        // NR slivers), from the pool: the same sizes every call, so after the
-        // first product they are reused, not allocated.
-        let a_pack = Buffer::new(rows.next_multiple_of(mr) * kcb * 4);
+        // Packed B block (kc × cols in NR slivers, shared by every row
+        // block of the chunk) and A block (mc × kc in MR panels), from the
+        // pool: the same sizes every call, so after the first product they
+        // are reused, not allocated.
+        let mcb = plan.mc_block.min(rows);
         let b_pack = Buffer::new(cols.next_multiple_of(nr) * kcb * 4);
+        let a_pack = Buffer::new(mcb.next_multiple_of(mr) * kcb * 4);
         let (ap, bp) = (a_pack.as_ptr() as *mut f32, b_pack.as_ptr() as *mut f32);
 
         let (a, b) = (job.a, job.b);
         // SAFETY: the caller of gemm guarantees every batch item of A, B and
         // C is valid; item < batch, r0 + rows ≤ m, c0 + cols ≤ n.
-        let (a0, b0, c) = unsafe {
+        let (a0, b0, c0) = unsafe {
             (
                 a.ptr.offset(item as isize * job.a_bs + r0 as isize * a.rs),
                 b.ptr.offset(item as isize * job.b_bs + c0 as isize * b.cs),
@@ -83,17 +85,47 @@ impl Chunk<'_> {
         let mut pc = 0;
         while pc < plan.k {
             let kc = kcb.min(plan.k - pc);
-            // SAFETY: the blocks lie inside the operands (rows × kc of A at
-            // column pc, kc × cols of B at row pc); the buffers hold the
-            // padded panels.
-            unsafe {
-                let a_blk = Block { ptr: a0.offset(pc as isize * a.cs), width: rows, along: a.cs, across: a.rs };
-                let b_blk = Block { ptr: b0.offset(pc as isize * b.rs), width: cols, along: b.rs, across: b.cs };
-                pack(bp, b_blk, kc, nr);
-                pack(ap, a_blk, kc, mr);
-            }
             let first = pc == 0;
             let canonicalize = EXACT && pc + kc == plan.k;
+            // SAFETY: the block kc × cols of B at row pc lies inside B; the
+            // buffer holds its padded slivers.
+            unsafe { pack::<L, NV>(bp, Block { ptr: b0.offset(pc as isize * b.rs), width: cols, along: b.rs, across: b.cs }, kc) };
+            // Loop 3: row blocks of the chunk; the packed A block stays in
+            // L2 while every sliver of the packed B passes over it.
+            let mut ic = 0;
+            while ic < rows {
+                let mc = mcb.min(rows - ic);
+                // SAFETY: the block mc × kc of A at (ic, pc) lies inside A.
+                unsafe {
+                    let blk = Block { ptr: a0.offset(ic as isize * a.rs + pc as isize * a.cs), width: mc, along: a.cs, across: a.rs };
+                    pack::<f32, MR>(ap, blk, kc);
+                }
+                // SAFETY: row ic < rows of this chunk's part of C.
+                let c = unsafe { c0.add(ic * job.ldc) };
+                self.block::<L, MR, NV, EXACT>(kc, ap, bp, c, mc, cols, first, canonicalize);
+                ic += mc;
+            }
+            pc += kc;
+        }
+    }
+
+    /// Loops 2 and 1 over one packed A block (`rows` × kc) and the packed B
+    /// block (kc × `cols`), writing the tile of C at `c`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn block<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
+        &self,
+        kc: usize,
+        ap: *const f32,
+        bp: *const f32,
+        c: *mut f32,
+        rows: usize,
+        cols: usize,
+        first: bool,
+        canonicalize: bool,
+    ) {
+        let (mr, nr, ldc) = (MR, NV * L::N, self.job.ldc);
+        {
             // Loop 2: NR-wide slivers of the packed B (one stays in L1).
             let mut jr = 0;
             while jr < cols {
@@ -106,13 +138,12 @@ impl Chunk<'_> {
                     // tile (ir, jr) with its edge extents is inside this
                     // chunk's part of C.
                     unsafe {
-                        tile::<L, MR, NV, EXACT>(kc, ap.add(ir * kc), bp.add(jr * kc), c.add(ir * job.ldc + jr), job.ldc, edge);
+                        tile::<L, MR, NV, EXACT>(kc, ap.add(ir * kc), bp.add(jr * kc), c.add(ir * ldc + jr), ldc, edge);
                     }
                     ir += mr;
                 }
                 jr += nr;
             }
-            pc += kc;
         }
     }
 }

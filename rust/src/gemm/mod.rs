@@ -17,7 +17,8 @@
 //! * [`plan`]: blocking constants and the chunk grid (shape only);
 //! * [`loops`]: one chunk's BLIS loop nest (k blocks, slivers, panels);
 //! * [`pack`]: strided operands → contiguous panels (transposes are free);
-//! * [`kernel`]: the MR × NR register tile, written once over [`Lanes`].
+//! * [`kernel`]: the MR × NR register tile, written once over [`Lanes`];
+//! * [`peak`]: the measured arithmetic peak the benchmark compares against.
 //!
 //! Threads take whole chunks (output tiles with their whole k range) through
 //! [`par_chunks`], which also clears the MXCSR flush-to-zero bits on every
@@ -29,11 +30,13 @@
 mod kernel;
 mod loops;
 mod pack;
+mod peak;
 mod plan;
 #[cfg(test)]
 mod tests;
 
 use crate::dispatch::{par_chunks, Mode};
+pub use peak::peak_gflops;
 use crate::simd::{run_on, Token};
 
 /// A read-only strided matrix: element (i, j) is at `ptr + i*rs + j*cs`.

@@ -11,6 +11,8 @@
 //! A last panel narrower than W is padded with +0. The padded lanes only
 //! feed accumulators of outputs that do not exist, which are discarded.
 
+use crate::simd::Lanes;
+
 /// A strided block of an operand, seen from the packing: `len` steps along k
 /// (stride `along`) and `width` elements across (stride `across`).
 #[derive(Clone, Copy, Debug)]
@@ -22,25 +24,49 @@ pub(super) struct Block {
 }
 
 /// Pack `block` (all its `width` elements across, `kc` along) into panels of
-/// width `w`; panel `t` starts at `dst + t*w*kc`.
+/// width `w = V·L::N` (A: `L = f32`, `V = MR`; B: the path's lanes, `V =
+/// NR/N`); panel `t` starts at `dst + t*w*kc`.
 ///
 /// # Safety
 /// `block` must be valid for every element it spans; `dst` must be valid for
-/// `width.div_ceil(w) * w * kc` writes.
-#[inline]
-pub(super) unsafe fn pack(dst: *mut f32, block: Block, kc: usize, w: usize) {
-    let mut t0 = 0;
-    let mut out = dst;
-    while t0 < block.width {
-        let cols = w.min(block.width - t0);
-        // SAFETY: element t0 across is inside the block; the panel at `out`
-        // is inside dst (w*kc per panel, div_ceil(width, w) panels).
+/// `width.div_ceil(w) * w * kc` writes; `L`'s CPU features must be enabled.
+#[inline(always)]
+pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block, kc: usize) {
+    let w = V * L::N;
+    let full = block.width / w;
+    if block.across == 1 && full > 0 {
+        // Contiguous across (row-major B, column-major A): walk the source
+        // line by line (one contiguous read per step, whatever the stride
+        // between steps) and deal each line out to the full panels.
+        for p in 0..kc {
+            // SAFETY: step p < kc; elements t·w..(t+1)·w < width of it; the
+            // panel t holds step p at t·w·kc + p·w.
+            unsafe {
+                let src = block.ptr.offset(p as isize * block.along);
+                for t in 0..full {
+                    for v in 0..V {
+                        L::load(src.add(t * w + v * L::N)).store(dst.add(t * w * kc + p * w + v * L::N));
+                    }
+                }
+            }
+        }
+    } else {
+        for t in 0..full {
+            // SAFETY: panel t is inside the block and inside dst.
+            unsafe {
+                let src = block.ptr.offset((t * w) as isize * block.across);
+                panel(dst.add(t * w * kc), src, w, w, kc, block.along, block.across);
+            }
+        }
+    }
+    let t0 = full * w;
+    if t0 < block.width {
+        // The last, partial panel (zero padded).
+        // SAFETY: as above, for the panel starting at element t0.
         unsafe {
             let src = block.ptr.offset(t0 as isize * block.across);
-            panel(out, src, cols, w, kc, block.along, block.across);
-            out = out.add(w * kc);
+            panel(dst.add(full * w * kc), src, block.width - t0, w, kc, block.along, block.across);
         }
-        t0 += w;
     }
 }
 
@@ -49,17 +75,14 @@ pub(super) unsafe fn pack(dst: *mut f32, block: Block, kc: usize, w: usize) {
 ///
 /// # Safety
 /// As [`pack`], for one panel.
-#[inline]
+#[inline(never)]
 unsafe fn panel(dst: *mut f32, src: *const f32, cols: usize, w: usize, kc: usize, along: isize, across: isize) {
     // SAFETY (whole body): every read is (p, t) with p < kc, t < cols, inside
     // the block; every write is below kc*w.
     unsafe {
         if across == 1 {
-            // Contiguous across (row-major B, column-major A): a copy per step.
             for p in 0..kc {
-                let d = dst.add(p * w);
-                std::ptr::copy_nonoverlapping(src.offset(p as isize * along), d, cols);
-                std::ptr::write_bytes(d.add(cols), 0, w - cols);
+                std::ptr::copy_nonoverlapping(src.offset(p as isize * along), dst.add(p * w), cols);
             }
         } else if along == 1 {
             // Contiguous along k (row-major A, column-major B): read each
@@ -70,17 +93,17 @@ unsafe fn panel(dst: *mut f32, src: *const f32, cols: usize, w: usize, kc: usize
                     *dst.add(p * w + t) = *s.add(p);
                 }
             }
-            for p in 0..kc {
-                std::ptr::write_bytes(dst.add(p * w + cols), 0, w - cols);
-            }
         } else {
             for p in 0..kc {
                 let s = src.offset(p as isize * along);
-                let d = dst.add(p * w);
                 for t in 0..cols {
-                    *d.add(t) = *s.offset(t as isize * across);
+                    *dst.add(p * w + t) = *s.offset(t as isize * across);
                 }
-                std::ptr::write_bytes(d.add(cols), 0, w - cols);
+            }
+        }
+        if cols < w {
+            for p in 0..kc {
+                std::ptr::write_bytes(dst.add(p * w + cols), 0, w - cols);
             }
         }
     }

@@ -37,16 +37,20 @@ pub(super) struct Blocking {
 pub(super) const fn blocking(path: KernelPath) -> Blocking {
     match path {
         KernelPath::Scalar => Blocking { mr: 4, nr: 4, kc: 256 },
-        KernelPath::V128 => Blocking { mr: 4, nr: 12, kc: 256 },
-        KernelPath::Avx2 => Blocking { mr: 4, nr: 24, kc: 256 },
+        KernelPath::V128 => Blocking { mr: 6, nr: 8, kc: 256 },
+        KernelPath::Avx2 => Blocking { mr: 6, nr: 16, kc: 256 },
         KernelPath::Avx512 => Blocking { mr: 8, nr: 48, kc: 128 },
     }
 }
 
-/// Rows of C per chunk at most (a multiple of every MR): the packed A block
-/// (MC × kc, 128 KiB at kc = 256) stays in L2 while every B sliver of the
-/// chunk passes over it.
-pub(super) const MC: usize = 128;
+/// Rows of a packed A block (a multiple of every MR): the block (MC × kc,
+/// 120 KiB at kc = 256) stays in L2 while every B sliver of the chunk
+/// passes over it.
+pub(super) const MC: usize = 120;
+/// Rows of C per chunk at most: several A blocks share one packed B block,
+/// which is packed once per chunk and k block.
+pub(super) const MC_CHUNK: usize = MC_CHUNK_BLOCKS * MC;
+const MC_CHUNK_BLOCKS: usize = 4;
 /// Columns of C per chunk at most (a multiple of every NR): the packed B
 /// block (kc × NC, 384 KiB at kc = 256) is reused by each A panel.
 pub(super) const NC: usize = 384;
@@ -69,6 +73,8 @@ pub(super) struct Plan {
     pub k: usize,
     /// Chunk tile: rows (multiple of mr) and columns (multiple of nr).
     pub mc: usize,
+    /// Rows of one packed A block inside a chunk.
+    pub mc_block: usize,
     pub nc: usize,
     pub row_tiles: usize,
     pub col_tiles: usize,
@@ -77,7 +83,7 @@ pub(super) struct Plan {
 impl Plan {
     pub fn new(path: KernelPath, batch: usize, m: usize, n: usize, k: usize) -> Plan {
         let blk = blocking(path);
-        let mut mc = MC.min(m.next_multiple_of(blk.mr)).max(blk.mr);
+        let mut mc = MC_CHUNK.min(m.next_multiple_of(blk.mr)).max(blk.mr);
         let mut nc = NC.min(n.next_multiple_of(blk.nr)).max(blk.nr);
         let chunks = |mc: usize, nc: usize| batch * m.div_ceil(mc) * n.div_ceil(nc);
         // Cut the longer side of the tile in two while there are few chunks
@@ -95,7 +101,7 @@ impl Plan {
             }
             (mc, nc) = (mc2, nc2);
         }
-        Plan { blk, batch, m, n, k, mc, nc, row_tiles: m.div_ceil(mc), col_tiles: n.div_ceil(nc) }
+        Plan { blk, batch, m, n, k, mc, mc_block: MC.min(mc), nc, row_tiles: m.div_ceil(mc), col_tiles: n.div_ceil(nc) }
     }
 
     pub fn chunks(&self) -> usize {
