@@ -50,6 +50,22 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block,
                 }
             }
         }
+    } else if block.along == 1 && full > 0 {
+        // Contiguous along k (row-major A): read the panel's w lines side
+        // by side, write the panel in order.
+        for t in 0..full {
+            // SAFETY: lines t·w..(t+1)·w of the block, steps p < kc; panel t
+            // of dst.
+            unsafe {
+                let src = block.ptr.offset((t * w) as isize * block.across);
+                let d = dst.add(t * w * kc);
+                for p in 0..kc {
+                    for u in 0..w {
+                        *d.add(p * w + u) = *src.offset(u as isize * block.across + p as isize);
+                    }
+                }
+            }
+        }
     } else {
         for t in 0..full {
             // SAFETY: panel t is inside the block and inside dst.
