@@ -45,7 +45,8 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block,
                 let src = block.ptr.offset(p as isize * block.along);
                 for t in 0..full {
                     for v in 0..V {
-                        L::load(src.add(t * w + v * L::N)).store(dst.add(t * w * kc + p * w + v * L::N));
+                        L::load(src.add(t * w + v * L::N))
+                            .store(dst.add(t * w * kc + p * w + v * L::N));
                     }
                 }
             }
@@ -71,7 +72,15 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block,
             // SAFETY: panel t is inside the block and inside dst.
             unsafe {
                 let src = block.ptr.offset((t * w) as isize * block.across);
-                panel(dst.add(t * w * kc), src, w, w, kc, block.along, block.across);
+                panel(
+                    dst.add(t * w * kc),
+                    src,
+                    w,
+                    w,
+                    kc,
+                    block.along,
+                    block.across,
+                );
             }
         }
     }
@@ -81,7 +90,15 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block,
         // SAFETY: as above, for the panel starting at element t0.
         unsafe {
             let src = block.ptr.offset(t0 as isize * block.across);
-            panel(dst.add(full * w * kc), src, block.width - t0, w, kc, block.along, block.across);
+            panel(
+                dst.add(full * w * kc),
+                src,
+                block.width - t0,
+                w,
+                kc,
+                block.along,
+                block.across,
+            );
         }
     }
 }
@@ -92,7 +109,15 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block,
 /// # Safety
 /// As [`pack`], for one panel.
 #[inline(never)]
-unsafe fn panel(dst: *mut f32, src: *const f32, cols: usize, w: usize, kc: usize, along: isize, across: isize) {
+unsafe fn panel(
+    dst: *mut f32,
+    src: *const f32,
+    cols: usize,
+    w: usize,
+    kc: usize,
+    along: isize,
+    across: isize,
+) {
     // SAFETY (whole body): every read is (p, t) with p < kc, t < cols, inside
     // the block; every write is below kc*w.
     unsafe {

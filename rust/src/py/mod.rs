@@ -31,5 +31,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compute::pool_trim, m)?)?;
     m.add_function(wrap_pyfunction!(compute::get_mxcsr, m)?)?;
     m.add_function(wrap_pyfunction!(compute::set_mxcsr, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::peak_gflops, m)?)?;
     Ok(())
 }

@@ -1,0 +1,169 @@
+"""GEMM throughput: onemodel.matmul on every kernel path and mode, next to
+numpy.matmul (and torch.matmul when installed), at 1 and 2 threads, with the
+machine's arithmetic peak measured in the same run.
+
+Shapes are M×K×N: C[M, N] = A[M, K] · B[K, N], all row-major float32; one
+product is 2·M·K·N flops. Each cell is the median GFLOP/s of --repeats timed
+repeats (wall clock, after one warm-up), each repeat running the product
+enough times to last about --min-time seconds. A cell whose single warm-up
+already exceeded --max-time is reported from that one run and marked `*`;
+larger shapes of that configuration are skipped (`—`) when they would take
+longer than --max-time (the scalar and v128 paths in fast mode do their fma
+in software and run below 1 GFLOP/s).
+
+Peak: `_core.peak_gflops(path, mode)`, a Rust loop of 12 independent
+accumulator chains per register lane doing one fma (fast) or one multiply
+and one add (exact) per step, no memory traffic; best of 5 runs of 0.2 s,
+one thread. The 2-thread peak is reported as twice that.
+
+numpy's (OpenBLAS) thread count is set with threadpoolctl when installed,
+else taken from OPENBLAS_NUM_THREADS at start-up (then the numpy column
+says which).
+
+Usage:
+    python benchmarks/bench_gemm.py [--quick] [--markdown docs/perf_table.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+
+import onemodel as om
+from onemodel import _core
+
+SQUARE = [128, 256, 512, 1024, 2048]
+EXTRA = [(2048, 384, 512), (8, 128, 512)]
+
+try:
+    from threadpoolctl import threadpool_limits
+except ImportError:  # pragma: no cover
+    threadpool_limits = None
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+def timed(fn, flops, repeats, min_time, max_time):
+    """Median GFLOP/s of `fn`; None-safe marker when only the warm-up ran."""
+    t0 = time.perf_counter()
+    fn()
+    warm = time.perf_counter() - t0
+    if warm > max_time:
+        return flops / warm / 1e9, True
+    inner = max(1, int(min_time / max(warm, 1e-7)))
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        dt = (time.perf_counter() - t0) / inner
+        rates.append(flops / dt / 1e9)
+    return statistics.median(rates), False
+
+
+def fmt(cell):
+    if cell is None:
+        return "—"
+    rate, single = cell
+    return f"{rate:.1f}{'*' if single else ''}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="square sizes up to 512 and the two extra shapes only")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--min-time", type=float, default=0.2, help="seconds per timed repeat")
+    ap.add_argument("--max-time", type=float, default=4.0, help="budget of one product before a config is cut")
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--paths", nargs="+", default=None, help="kernel paths (default: every available one)")
+    ap.add_argument("--markdown", default=None, help="also write the table to this file")
+    args = ap.parse_args()
+
+    shapes = [(s, s, s) for s in SQUARE if not args.quick or s <= 512] + EXTRA
+    paths = args.paths or om.compute.available_kernel_paths()
+    configs = [(p, m) for p in paths for m in ("fast", "exact")]
+
+    lines = []
+
+    def out(line=""):
+        print(line, flush=True)
+        lines.append(line)
+
+    out(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, "
+        f"features {', '.join(om.compute.cpu_features())}; load average at start {os.getloadavg()[0]:.2f}")
+    out(f"numpy {np.__version__}" + (f", torch {torch.__version__}" if torch else ", torch not installed")
+        + ("" if threadpool_limits else f"; numpy threads from OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}"))
+    out()
+    out("Measured single-thread peak (GFLOP/s): " + ", ".join(
+        f"{p} {m} {_core.peak_gflops(p, m):.1f}" for p, m in configs))
+    out()
+
+    header = ["M×K×N", "threads", "numpy"] + (["torch"] if torch else []) + [f"{p} {m}" for p, m in configs]
+    best = paths[-1]
+    header += [f"{best} fast / numpy", f"{best} exact / numpy"]
+    out("| " + " | ".join(header) + " |")
+    out("|" + "---|" * len(header))
+
+    rng = np.random.default_rng(0)
+    cut = {}  # (config, threads) -> True once too slow
+    prev_mode, prev_threads = om.compute.get_mode(), om.compute.get_threads()
+    try:
+        for threads in args.threads:
+            for (m, k, n) in shapes:
+                flops = 2.0 * m * k * n
+                a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+                b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+                row = [f"{m}×{k}×{n}", str(threads)]
+
+                if threadpool_limits:
+                    with threadpool_limits(limits=threads):
+                        npc = timed(lambda: np.matmul(a, b), flops, args.repeats, args.min_time, args.max_time)
+                else:
+                    npc = timed(lambda: np.matmul(a, b), flops, args.repeats, args.min_time, args.max_time)
+                row.append(fmt(npc))
+                if torch:
+                    torch.set_num_threads(threads)
+                    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+                    row.append(fmt(timed(lambda: torch.matmul(ta, tb), flops, args.repeats, args.min_time, args.max_time)))
+
+                A, B = om.from_numpy(a), om.from_numpy(b)
+                om.compute.set_threads(threads)
+                ours = {}
+                for path, mode in configs:
+                    key = (path, mode, threads)
+                    if key in cut and flops / (cut[key] * 1e9) > args.max_time:
+                        row.append("—")
+                        continue
+                    om.compute.set_kernel_path(path)
+                    om.compute.set_mode(mode)
+                    cell = timed(lambda: om.matmul(A, B), flops, args.repeats, args.min_time, args.max_time)
+                    if cell[1]:
+                        cut[key] = cell[0]
+                    ours[(path, mode)] = cell
+                    row.append(fmt(cell))
+                for mode in ("fast", "exact"):
+                    cell = ours.get((best, mode))
+                    row.append(f"{cell[0] / npc[0]:.2f}" if cell else "—")
+                out("| " + " | ".join(row) + " |")
+    finally:
+        om.compute.set_kernel_path(None)
+        om.compute.set_mode(prev_mode)
+        om.compute.set_threads(prev_threads)
+
+    out()
+    out(f"load average at end {os.getloadavg()[0]:.2f}")
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
