@@ -21,7 +21,7 @@ else taken from OPENBLAS_NUM_THREADS at start-up (then the numpy column
 says which).
 
 Usage:
-    python benchmarks/bench_gemm.py [--quick] [--markdown docs/perf_table.md]
+    python benchmarks/bench_gemm.py [--quick] [--markdown FILE] [--extra-site DIR]
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import argparse
 import os
 import platform
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -45,10 +46,7 @@ try:
 except ImportError:  # pragma: no cover
     threadpool_limits = None
 
-try:
-    import torch
-except ImportError:
-    torch = None
+torch = None
 
 
 def timed(fn, flops, repeats, min_time, max_time):
@@ -85,7 +83,19 @@ def main():
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--paths", nargs="+", default=None, help="kernel paths (default: every available one)")
     ap.add_argument("--markdown", default=None, help="also write the table to this file")
+    ap.add_argument("--extra-site", default=None,
+                    help="a site-packages directory appended to sys.path before importing torch (a torch installed elsewhere)")
     args = ap.parse_args()
+
+    global torch
+    if args.extra_site:
+        sys.path.append(args.extra_site)
+    try:
+        import torch as _torch
+
+        torch = _torch
+    except ImportError:
+        torch = None
 
     shapes = [(s, s, s) for s in SQUARE if not args.quick or s <= 512] + EXTRA
     paths = args.paths or om.compute.available_kernel_paths()

@@ -14,16 +14,18 @@
 //! every path too, up to NaN payloads).
 //!
 //! # Structure
-//! * [`plan`]: blocking constants and the chunk grid (shape only);
-//! * [`loops`]: one chunk's BLIS loop nest (k blocks, slivers, panels);
-//! * [`pack`]: strided operands → contiguous panels (transposes are free);
-//! * [`kernel`]: the MR × NR register tile, written once over [`Lanes`];
-//! * [`peak`]: the measured arithmetic peak the benchmark compares against.
+//! * `plan`: blocking constants and the chunk grid (shape only);
+//! * `loops`: the BLIS loop nest in two parallel phases: B packed once
+//!   (or read in place for short products), then the chunks of C, each
+//!   packing its rows of A (k blocks, slivers, panels);
+//! * `pack`: strided operands → contiguous panels (transposes are free);
+//! * `kernel`: the MR × NR register tile, written once over [`Lanes`];
+//! * `peak`: the measured arithmetic peak the benchmark compares against.
 //!
 //! Threads take whole chunks (output tiles with their whole k range) through
 //! [`par_chunks`], which also clears the MXCSR flush-to-zero bits on every
 //! thread that computes, the caller's included. There is no reduction
-//! across threads.
+//! across threads. See docs/kernels.md for the design and its limits.
 //!
 //! [`Lanes`]: crate::simd::Lanes
 

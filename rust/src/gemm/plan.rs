@@ -31,9 +31,12 @@ pub(super) struct Blocking {
 /// | avx2   | 8     | 6 × 16  | 12           | 256 | 16 KiB           |
 /// | avx512 | 16    | 8 × 48  | 24           | 128 | 24 KiB           |
 ///
-/// MR = 4 or 8 makes the recurrent-step shape (M = 8) a whole number of
-/// tiles. `loops::Chunk::run` instantiates the kernel with the same MR and
-/// NR/N (checked there).
+/// avx2 is 6 × 16 rather than 4 × 24 (the same 12 accumulators): with 3 B
+/// registers LLVM spilled an accumulator in the loop, which measured at
+/// about half the speed. On avx512, MR = 8 makes the recurrent-step shape
+/// (M = 8) one tile; on the 6-row paths its last 2 rows run a 2-row kernel
+/// (`kernel::rows`). The macro `loops::per_tile!` instantiates the kernels
+/// with the same MR and NR/N (checked at run time in both phases).
 pub(super) const fn blocking(path: KernelPath) -> Blocking {
     match path {
         KernelPath::Scalar => Blocking { mr: 4, nr: 4, kc: 256 },
