@@ -22,15 +22,21 @@ impl Layout {
     }
 
     pub fn is_contiguous(&self) -> bool {
-        let mut expected = 1isize;
-        for (&n, &s) in self.shape.iter().zip(&self.strides).rev() {
-            if n != 1 && s != expected {
-                return false;
-            }
-            expected *= n as isize;
-        }
-        true
+        is_contiguous(&self.shape, &self.strides)
     }
+}
+
+/// Whether `strides` are the row-major strides of `shape` (dimensions of
+/// size 1 may have any stride).
+pub fn is_contiguous(shape: &[usize], strides: &[isize]) -> bool {
+    let mut expected = 1isize;
+    for (&n, &s) in shape.iter().zip(strides).rev() {
+        if n != 1 && s != expected {
+            return false;
+        }
+        expected *= n as isize;
+    }
+    true
 }
 
 /// Row-major strides of `shape`.

@@ -1,0 +1,80 @@
+"""onemodel: CPU training whose gradients are bit-identical on every
+instruction path, thread count and OS.
+
+The names follow PyTorch's (``onemodel.tensor``, ``onemodel.nn.Linear``,
+``onemodel.functional.relu``, ``onemodel.no_grad``), so a port changes the
+import. See docs/api.md for the list and the differences.
+"""
+
+from __future__ import annotations
+
+from . import _core
+from .errors import GraphReleasedError, TensorVersionError
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .scope import ActivationScope
+from .tensor import Tensor, dtype, float, float32, int64, is_tensor, long
+
+from . import ops as _ops  # installs the Tensor methods and operators
+from .creation import (
+    Generator,
+    arange,
+    as_tensor,
+    default_generator,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .ops.arith import add, div, mul, neg, relu, sub
+from .ops.linalg import bmm, linear, matmul, mm
+from .ops.reduce import mean, sum
+from .ops.views import (
+    broadcast_to,
+    contiguous,
+    expand,
+    flatten,
+    permute,
+    reshape,
+    squeeze,
+    t,
+    transpose,
+    unsqueeze,
+)
+from . import autograd, compute, functional, gradcheck, nn, optim
+
+__version__ = _core.__version__
+
+
+def pool_stats() -> dict:
+    """Counters of the buffer pool: native_allocations (buffers obtained from
+    the system), outstanding_bytes (capacity in use), pooled_bytes (capacity
+    waiting in free lists) and requests (buffers handed out)."""
+    return dict(_core.pool_stats())
+
+
+def empty_pool() -> int:
+    """Give the pool's free buffers back to the system; returns bytes freed."""
+    return _core.pool_trim()
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    from ._shape import broadcast_shapes as _bs
+
+    return _bs("broadcast_shapes", *shapes)
+
+
+__all__ = [name for name in dir() if not name.startswith("_")]

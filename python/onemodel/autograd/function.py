@@ -1,0 +1,94 @@
+"""The backward record: one ``Function`` instance per recorded operation.
+
+An operator is a subclass with ``forward`` and ``backward`` side by side.
+``apply`` runs ``forward`` (with recording off, so its internals are never
+recorded) and, when recording is on and an input requires gradients, turns
+the instance into the output's record: one edge per tensor input (the
+producing record, the leaf tensor itself, or None), the inputs' shapes and
+dtypes, the saved tensors with the storage version at save time, and any
+attributes ``forward`` stored on ``self``.
+"""
+
+from __future__ import annotations
+
+from ..errors import GraphReleasedError, TensorVersionError
+from ..grad_mode import _set_enabled, is_grad_enabled
+from ..tensor import Tensor
+
+
+class Function:
+    #: Name used in error messages and ``grad_fn`` reprs (default: class name).
+    name: str = ""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not cls.__dict__.get("name"):
+            cls.name = cls.__name__
+
+    # Subclasses implement these two.
+    def forward(self, *args, **kwargs) -> Tensor:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def backward(self, grad: Tensor):  # pragma: no cover - abstract
+        """Return one gradient (or None) per tensor input, in input order."""
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args, **kwargs) -> Tensor:
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        recording = is_grad_enabled() and any(t.requires_grad for t in tensors)
+        ctx = cls.__new__(cls)
+        ctx.recording = recording
+        ctx.saved = ()
+        ctx.needs_input_grad = tuple(t.requires_grad for t in tensors) if recording else (False,) * len(tensors)
+        prev = is_grad_enabled()
+        _set_enabled(False)
+        try:
+            out = ctx.forward(*args, **kwargs)
+        finally:
+            _set_enabled(prev)
+        if recording:
+            ctx.edges = tuple((t._record if t._record is not None else t) if t.requires_grad else None for t in tensors)
+            ctx.input_meta = tuple((t._shape, t._dtype) for t in tensors)
+            ctx.released = False
+            out._record = ctx
+        else:
+            ctx.saved = ()
+        return out
+
+    # -- saved tensors ----------------------------------------------------------
+    def save_for_backward(self, *tensors) -> None:
+        if self.recording:
+            self.saved = tuple((t, t._storage.version) if t is not None else (None, 0) for t in tensors)
+
+    def check_saved(self) -> None:
+        """Raise if the record was released or a saved tensor changed since."""
+        if self.released:
+            raise GraphReleasedError(
+                f"backward: the graph through {self.name} was already freed by an earlier backward(); "
+                "pass retain_graph=True to the first backward() to run it twice"
+            )
+        for i, (t, version) in enumerate(self.saved):
+            if t is not None and t._storage.version != version:
+                raise TensorVersionError(
+                    f"backward: tensor {i} saved by {self.name} (shape {t.shape}) was modified in place after it "
+                    f"was saved (version {version} -> {t._storage.version}); its gradient would be wrong"
+                )
+
+    @property
+    def saved_tensors(self) -> tuple:
+        return tuple(t for t, _ in self.saved)
+
+    def release(self) -> None:
+        """Free what the record holds for backward (after it ran)."""
+        self.saved = ()
+        self.released = True
+        for key in getattr(self, "_release_attrs", ()):
+            setattr(self, key, None)
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple(e if isinstance(e, Function) else None for e in getattr(self, "edges", ()))
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"

@@ -1,0 +1,291 @@
+"""Element-wise arithmetic with broadcasting: add, sub, mul, div, neg, relu,
+their in-place forms, and the kernel helpers the other families use.
+
+Broadcast operands are passed to the kernel as stride-0 views (no copy); the
+backward of a broadcast input is the broadcast-undoing sum (``sum_to``),
+accumulated in double in increasing element order and rounded once.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from .. import _core, _shape
+from ..autograd.function import Function
+from ..tensor import Tensor, float32
+
+
+# ---------------------------------------------------------------------------
+# Kernel helpers (no autograd)
+# ---------------------------------------------------------------------------
+
+def as_tensor_operand(x, op: str) -> Tensor:
+    """A Tensor operand, or a Python number as a 0-d float32 tensor."""
+    if isinstance(x, Tensor):
+        if x.dtype is not float32:
+            raise TypeError(f"{op}: expected float32 tensors, got {x.dtype.name}")
+        return x
+    if isinstance(x, numbers.Real) and not isinstance(x, bool):
+        t = Tensor._empty((), float32)
+        _core.fill_(t, float(x))
+        return t
+    raise TypeError(f"{op}: unsupported operand of type {type(x).__name__}")
+
+
+def expand_to(t: Tensor, shape: tuple, op: str) -> Tensor:
+    """A stride-0 broadcast view of `t` with `shape` (no copy)."""
+    if t._shape == shape:
+        return t
+    return t._view(shape, _shape.expand_strides(op, t._shape, t._strides, shape))
+
+
+def binary_kernel(op: str, a: Tensor, b: Tensor, name: str | None = None) -> Tensor:
+    shape = _shape.broadcast_shapes(name or op, a._shape, b._shape)
+    out = Tensor._empty(shape)
+    _core.binary(op, out, expand_to(a, shape, op), expand_to(b, shape, op))
+    return out
+
+
+def unary_kernel(op: str, a: Tensor) -> Tensor:
+    out = Tensor._empty(a._shape)
+    _core.unary(op, out, a)
+    return out
+
+
+def add_new(a: Tensor, b: Tensor) -> Tensor:
+    return binary_kernel("add", a, b)
+
+
+def add_into(dst: Tensor, src: Tensor) -> None:
+    """dst += src in place (same shape), bumping dst's version."""
+    _core.binary("add", dst, dst, expand_to(src, dst._shape, "add_"))
+    dst._bump()
+
+
+def fill_inplace(dst: Tensor, value) -> None:
+    _core.fill_(dst, value)
+    dst._bump()
+
+
+def clone_contiguous(t: Tensor) -> Tensor:
+    out = Tensor._empty(t._shape, t._dtype)
+    _core.copy_(out, t)
+    return out
+
+
+def ones_like_contiguous(t: Tensor) -> Tensor:
+    out = Tensor._empty(t._shape, float32)
+    _core.fill_(out, 1.0)
+    return out
+
+
+def sum_kernel(t: Tensor, dims: tuple, keepdim: bool, mean: bool = False) -> Tensor:
+    kept = tuple(n for d, n in enumerate(t._shape) if d not in dims)
+    out = Tensor._empty(kept)
+    _core.sum(out, t, list(dims), mean)
+    if keepdim:
+        full = tuple(1 if d in dims else n for d, n in enumerate(t._shape))
+        out = out._view(full, _shape.contiguous_strides(full))
+    return out
+
+
+def sum_to(g: Tensor, shape: tuple) -> Tensor:
+    """Undo a broadcast: sum `g` down to `shape` (double accumulation)."""
+    if g._shape == shape:
+        return g
+    lead = len(g._shape) - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and g._shape[lead + i] != 1
+    )
+    out = sum_kernel(g, dims, keepdim=False)
+    return out._view(shape, _shape.contiguous_strides(shape))
+
+
+# ---------------------------------------------------------------------------
+# Differentiable operators
+# ---------------------------------------------------------------------------
+
+class Add(Function):
+    def forward(self, a, b):
+        return binary_kernel("add", a, b)
+
+    def backward(self, g):
+        (sa, _), (sb, _) = self.input_meta
+        return (sum_to(g, sa) if self.needs_input_grad[0] else None, sum_to(g, sb) if self.needs_input_grad[1] else None)
+
+
+class Sub(Function):
+    def forward(self, a, b):
+        return binary_kernel("sub", a, b)
+
+    def backward(self, g):
+        (sa, _), (sb, _) = self.input_meta
+        ga = sum_to(g, sa) if self.needs_input_grad[0] else None
+        gb = sum_to(unary_kernel("neg", g), sb) if self.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Mul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return binary_kernel("mul", a, b)
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        (sa, _), (sb, _) = self.input_meta
+        ga = sum_to(binary_kernel("mul", g, b), sa) if self.needs_input_grad[0] else None
+        gb = sum_to(binary_kernel("mul", g, a), sb) if self.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Div(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return binary_kernel("div", a, b)
+
+    def backward(self, g):
+        # torch's rules: da = g / b, db = -g * a / (b * b).
+        a, b = self.saved_tensors
+        (sa, _), (sb, _) = self.input_meta
+        ga = sum_to(binary_kernel("div", g, b), sa) if self.needs_input_grad[0] else None
+        gb = None
+        if self.needs_input_grad[1]:
+            num = binary_kernel("mul", unary_kernel("neg", g), a)
+            gb = sum_to(binary_kernel("div", num, binary_kernel("mul", b, b)), sb)
+        return ga, gb
+
+
+class Neg(Function):
+    def forward(self, a):
+        return unary_kernel("neg", a)
+
+    def backward(self, g):
+        return unary_kernel("neg", g)
+
+
+class Relu(Function):
+    def forward(self, a):
+        self.save_for_backward(a)
+        return unary_kernel("relu", a)
+
+    def backward(self, g):
+        (a,) = self.saved_tensors
+        return binary_kernel("relu_backward", g, a)
+
+
+# ---------------------------------------------------------------------------
+# Public functions
+# ---------------------------------------------------------------------------
+
+def _binary(cls, name: str, a, b) -> Tensor:
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError(f"{name}: at least one operand must be a Tensor")
+    return cls.apply(as_tensor_operand(a, name), as_tensor_operand(b, name))
+
+
+def add(input, other, *, alpha=1) -> Tensor:
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _binary(Add, "add", input, other)
+
+
+def sub(input, other, *, alpha=1) -> Tensor:
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _binary(Sub, "sub", input, other)
+
+
+def mul(input, other) -> Tensor:
+    return _binary(Mul, "mul", input, other)
+
+
+def div(input, other) -> Tensor:
+    return _binary(Div, "div", input, other)
+
+
+def neg(input) -> Tensor:
+    return Neg.apply(as_tensor_operand(input, "neg"))
+
+
+def relu(input) -> Tensor:
+    return Relu.apply(as_tensor_operand(input, "relu"))
+
+
+# -- in-place forms (no autograd: allowed outside recording only) -------------
+
+def _inplace_binary(op: str, name: str, self: Tensor, other) -> Tensor:
+    self._check_inplace(name)
+    o = as_tensor_operand(other, name)
+    shape = _shape.broadcast_shapes(name, self._shape, o._shape)
+    if shape != self._shape:
+        raise ValueError(f"{name}: the result of shape {shape} would not fit the tensor of shape {self._shape}")
+    if self._dtype is not float32:
+        raise TypeError(f"{name}: expected a float32 tensor, got {self._dtype.name}")
+    _core.binary(op, self, self, expand_to(o, shape, name))
+    self._bump()
+    return self
+
+
+def add_(self, other, *, alpha=1):
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _inplace_binary("add", "add_", self, other)
+
+
+def sub_(self, other, *, alpha=1):
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _inplace_binary("sub", "sub_", self, other)
+
+
+def mul_(self, other):
+    return _inplace_binary("mul", "mul_", self, other)
+
+
+def div_(self, other):
+    return _inplace_binary("div", "div_", self, other)
+
+
+def neg_(self):
+    self._check_inplace("neg_")
+    _core.unary("neg", self, self)
+    self._bump()
+    return self
+
+
+def relu_(self):
+    self._check_inplace("relu_")
+    _core.unary("relu", self, self)
+    self._bump()
+    return self
+
+
+def zero_(self):
+    self._check_inplace("zero_")
+    fill_inplace(self, 0)
+    return self
+
+
+def fill_(self, value):
+    self._check_inplace("fill_")
+    if isinstance(value, Tensor):
+        value = value.item()
+    fill_inplace(self, value)
+    return self
+
+
+def copy_(self, src):
+    """Copy `src` (broadcast to this shape) into this tensor, in place."""
+    self._check_inplace("copy_")
+    if not isinstance(src, Tensor):
+        from ..creation import tensor as make_tensor
+
+        src = make_tensor(src, dtype=self._dtype)
+    if src._dtype is not self._dtype:
+        raise TypeError(f"copy_: dtypes differ ({src._dtype.name} into {self._dtype.name}); convert first")
+    src_v = expand_to(src, self._shape, "copy_")
+    if src._storage is self._storage:
+        src_v = clone_contiguous(src_v)  # overlapping source: read it before writing
+    _core.copy_(self, src_v)
+    self._bump()
+    return self

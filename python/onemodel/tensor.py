@@ -1,0 +1,296 @@
+"""The Tensor: a strided view (shape, strides, offset) over a Rust storage.
+
+A tensor owns no memory itself: it references a ``_core.Storage`` (a pooled
+64-byte-aligned buffer or a wrapped NumPy array). Views share the storage,
+and with it the storage's version counter, which every in-place write bumps.
+The autograd state is the ``requires_grad`` flag of a leaf, or the record
+(``grad_fn``) of the operation that produced a non-leaf tensor.
+
+Operators and methods are attached in ``onemodel.ops``; this module holds the
+data model only.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import _core, _shape, scope
+from .grad_mode import is_grad_enabled
+
+
+class dtype:
+    """A tensor element type (``onemodel.float32``, ``onemodel.int64``)."""
+
+    __slots__ = ("name", "itemsize", "numpy", "is_floating_point")
+
+    def __init__(self, name: str, itemsize: int, np_dtype, is_floating_point: bool):
+        self.name = name
+        self.itemsize = itemsize
+        self.numpy = np.dtype(np_dtype)
+        self.is_floating_point = is_floating_point
+
+    def __repr__(self) -> str:
+        return f"onemodel.{self.name}"
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self.name,))
+
+
+float32 = dtype("float32", 4, np.float32, True)
+int64 = dtype("int64", 8, np.int64, False)
+float = float32  # torch's alias
+long = int64
+_DTYPES = {"float32": float32, "int64": int64}
+
+
+def _dtype_by_name(name: str) -> dtype:
+    return _DTYPES[name]
+
+
+def as_dtype(value, op: str = "tensor") -> dtype:
+    """Accept onemodel dtypes, their names, NumPy dtypes and Python types."""
+    if value is None or isinstance(value, dtype):
+        return value
+    if value is builtins.float:
+        return float32
+    if value is builtins.int:
+        return int64
+    try:
+        name = np.dtype(value).name
+    except TypeError:
+        name = str(value)
+    if name in _DTYPES:
+        return _DTYPES[name]
+    raise TypeError(f"{op}: unsupported dtype {value!r}; onemodel tensors are float32 or int64")
+
+
+def _new_storage(numel: int, dt: dtype, zeroed: bool = False):
+    storage = _core.Storage.empty(dt.name, numel, zeroed)
+    scope.register(storage)
+    return storage
+
+
+class Tensor:
+    """A float32 or int64 n-dimensional array with reverse-mode autograd."""
+
+    __slots__ = ("_storage", "_shape", "_strides", "_offset", "_dtype", "_requires_grad", "_grad", "_record", "__weakref__")
+
+    # -- construction ---------------------------------------------------------
+    @classmethod
+    def _make(cls, storage, shape, strides, offset, dt) -> "Tensor":
+        t = object.__new__(cls)
+        t._storage = storage
+        t._shape = tuple(shape)
+        t._strides = tuple(strides)
+        t._offset = offset
+        t._dtype = dt
+        t._requires_grad = False
+        t._grad = None
+        t._record = None
+        return t
+
+    @classmethod
+    def _empty(cls, shape, dt: dtype = float32, zeroed: bool = False) -> "Tensor":
+        """A new contiguous tensor on a fresh pooled buffer (an op output)."""
+        shape = tuple(shape)
+        n = _shape.numel(shape)
+        return cls._make(_new_storage(n, dt, zeroed), shape, _shape.contiguous_strides(shape), 0, dt)
+
+    def _view(self, shape, strides, offset=None) -> "Tensor":
+        """Another view of the same storage (no autograd; the ops record it)."""
+        return Tensor._make(self._storage, shape, strides, self._offset if offset is None else offset, self._dtype)
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("use onemodel.tensor(data), onemodel.zeros(...), or onemodel.from_numpy(array) to make a Tensor")
+
+    # -- metadata ---------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self._shape
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return self._shape
+        return self._shape[_shape.norm_dim("size", dim, self.ndim)]
+
+    def stride(self, dim: int | None = None):
+        if dim is None:
+            return self._strides
+        return self._strides[_shape.norm_dim("stride", dim, self.ndim)]
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    @property
+    def dtype(self) -> dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    def numel(self) -> int:
+        return _shape.numel(self._shape)
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    def is_contiguous(self) -> bool:
+        return _shape.is_contiguous(self._shape, self._strides)
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def data_ptr(self) -> int:
+        return self._storage.data_ptr + self._offset * self._dtype.itemsize
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    # -- autograd state ----------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad or self._record is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if self._record is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "requires_grad_: you can only change requires_grad flags of leaf tensors; use detach() for a non-leaf"
+                )
+            return self
+        if requires_grad and not self._dtype.is_floating_point:
+            raise TypeError(f"requires_grad_: only float32 tensors can require gradients, this one is {self._dtype.name}")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._record is None
+
+    @property
+    def grad_fn(self):
+        return self._record
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"grad must be a Tensor or None, got {type(value).__name__}")
+            if value.shape != self._shape:
+                raise ValueError(f"grad: assigned gradient of shape {value.shape} to a tensor of shape {self._shape}")
+        self._grad = value
+
+    def detach(self) -> "Tensor":
+        """The same data (shared storage) without autograd history."""
+        return self._view(self._shape, self._strides)
+
+    def detach_(self) -> "Tensor":
+        self._record = None
+        self._requires_grad = False
+        return self
+
+    def backward(self, gradient=None, retain_graph: bool = False) -> None:
+        from .autograd.engine import backward
+
+        backward(self, gradient, retain_graph)
+
+    # -- NumPy interop and Python values ------------------------------------------
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """A NumPy view of this tensor's memory (no copy). Writes through the
+        view are visible to the tensor but are not version-tracked."""
+        if self.requires_grad and not force:
+            raise RuntimeError("numpy: can't call numpy() on a tensor that requires grad; use tensor.detach().numpy()")
+        return self._storage.numpy(list(self._shape), list(self._strides), self._offset)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._storage.numpy(list(self._shape), list(self._strides), self._offset)
+        if dtype is not None:
+            a = a.astype(dtype, copy=False)
+        return np.array(a, copy=True) if copy else a
+
+    def item(self):
+        if self.numel() != 1:
+            raise ValueError(f"item: a tensor with {self.numel()} elements cannot be converted to a Python scalar")
+        return self.numpy(force=True).reshape(()).item()
+
+    def tolist(self):
+        return self.numpy(force=True).tolist()
+
+    def __float__(self) -> float:
+        return builtins.float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(f"bool: a tensor with {self.numel()} elements is ambiguous")
+        return bool(self.item())
+
+    def __index__(self) -> int:
+        if self._dtype is not int64 or self.numel() != 1:
+            raise TypeError("only one-element int64 tensors can be used as an index")
+        return int(self.item())
+
+    def __repr__(self) -> str:
+        try:
+            body = np.array2string(self.numpy(force=True), separator=", ", prefix="tensor(", precision=4)
+        except RuntimeError as e:  # released storage
+            return f"tensor(<{e}>)"
+        extra = []
+        if self._dtype is not float32:
+            extra.append(f"dtype={self._dtype!r}")
+        if self._record is not None:
+            extra.append(f"grad_fn=<{self._record.name}>")
+        elif self._requires_grad:
+            extra.append("requires_grad=True")
+        return f"tensor({body}{''.join(', ' + e for e in extra)})"
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # -- in-place helpers -----------------------------------------------------------
+    def _check_inplace(self, op: str) -> None:
+        if is_grad_enabled() and self.requires_grad:
+            what = "a leaf tensor that requires grad" if self.is_leaf else "a tensor that is part of a recorded graph"
+            raise RuntimeError(
+                f"{op}: in-place operation on {what} is not supported; wrap parameter updates in onemodel.no_grad() "
+                "or use the out-of-place operation"
+            )
+        if self._storage.readonly:
+            raise ValueError(f"{op}: the tensor wraps a read-only NumPy array and cannot be written")
+
+    def _bump(self) -> None:
+        self._storage.bump_version()
+
+    @property
+    def _version(self) -> int:
+        return self._storage.version
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)

@@ -1,0 +1,106 @@
+//! Compute settings and pool statistics.
+
+use crate::dispatch::{self, KernelPath, Mode};
+use crate::storage;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+#[pyfunction]
+pub fn kernel_path() -> &'static str {
+    dispatch::kernel_path().name()
+}
+
+#[pyfunction]
+pub fn best_kernel_path() -> &'static str {
+    dispatch::best_path().name()
+}
+
+#[pyfunction]
+pub fn available_kernel_paths() -> Vec<&'static str> {
+    dispatch::available_paths().into_iter().map(KernelPath::name).collect()
+}
+
+/// Force a kernel path by name, or `None` for the detected best.
+#[pyfunction]
+#[pyo3(signature = (name=None))]
+pub fn set_kernel_path(name: Option<&str>) -> PyResult<()> {
+    let path = match name {
+        None => None,
+        Some(n) => Some(dispatch::parse_path(n).map_err(|e| match e {
+            dispatch::PathError::Unknown(_) => PyValueError::new_err(format!("set_kernel_path: {e}")),
+            dispatch::PathError::Missing { .. } => PyRuntimeError::new_err(format!("set_kernel_path: {e}")),
+        })?),
+    };
+    dispatch::set_kernel_path(path).map_err(|e| PyRuntimeError::new_err(format!("set_kernel_path: {e}")))
+}
+
+#[pyfunction]
+pub fn cpu_features() -> Vec<&'static str> {
+    dispatch::cpu_features()
+}
+
+#[pyfunction]
+pub fn get_mode() -> &'static str {
+    dispatch::mode().name()
+}
+
+#[pyfunction]
+pub fn set_mode(name: &str) -> PyResult<()> {
+    let m = Mode::from_name(name)
+        .ok_or_else(|| PyValueError::new_err(format!("set_mode: expected 'fast' or 'exact', got {name:?}")))?;
+    dispatch::set_mode(m);
+    Ok(())
+}
+
+#[pyfunction]
+pub fn get_threads() -> usize {
+    dispatch::threads()
+}
+
+#[pyfunction]
+pub fn set_threads(n: i64) -> PyResult<()> {
+    if n < 1 {
+        return Err(PyValueError::new_err(format!("set_threads: the thread count must be at least 1, got {n}")));
+    }
+    dispatch::set_threads(n as usize).map_err(PyValueError::new_err)
+}
+
+#[pyfunction]
+pub fn pool_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let s = storage::stats();
+    let d = PyDict::new(py);
+    d.set_item("native_allocations", s.native_allocations)?;
+    d.set_item("outstanding_bytes", s.outstanding_bytes)?;
+    d.set_item("pooled_bytes", s.pooled_bytes)?;
+    d.set_item("requests", s.requests)?;
+    Ok(d)
+}
+
+/// Return every pooled (free) buffer to the system; returns the bytes freed.
+#[pyfunction]
+pub fn pool_trim() -> u64 {
+    storage::trim()
+}
+
+/// MXCSR of the calling thread (x86-64), for tests of the FP environment.
+#[pyfunction]
+pub fn get_mxcsr() -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        dispatch::read_mxcsr()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        0
+    }
+}
+
+/// Set MXCSR of the calling thread (x86-64), as another library might.
+#[pyfunction]
+pub fn set_mxcsr(value: u32) {
+    #[cfg(target_arch = "x86_64")]
+    dispatch::write_mxcsr(value);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}

@@ -1,0 +1,35 @@
+//! The `onemodel._core` extension module: thin bindings over the Rust core.
+
+mod compute;
+mod ops;
+mod random;
+mod storage;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<storage::Storage>()?;
+    m.add_class::<random::Generator>()?;
+    m.add_function(wrap_pyfunction!(ops::copy_, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::fill_, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::binary, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::unary, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::sum, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::matmul, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::kernel_path, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::best_kernel_path, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::available_kernel_paths, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::set_kernel_path, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::cpu_features, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::get_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::set_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::get_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::set_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::pool_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::pool_trim, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::get_mxcsr, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::set_mxcsr, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,159 @@
+//! A counter-based random generator whose stream is a pure function of the
+//! seed and the position, so values never depend on threads or platform.
+//!
+//! Draw i of seed s is SplitMix64(s + (i + 1)·γ) (Steele, Lea and Flood
+//! 2014, γ = 0x9E3779B97F4A7C15). Uniform floats take the top 24 bits;
+//! normals use Marsaglia's polar method in double precision with the DetMath
+//! log and IEEE sqrt, rounded once to f32.
+
+use super::storage::TView;
+use crate::math::detmath;
+use pyo3::prelude::*;
+
+const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+#[pyclass(module = "onemodel._core")]
+pub struct Generator {
+    seed: u64,
+    counter: u64,
+}
+
+impl Generator {
+    fn next_u64(&mut self) -> u64 {
+        self.counter = self.counter.wrapping_add(1);
+        mix(self.seed.wrapping_add(self.counter.wrapping_mul(GAMMA)))
+    }
+    /// Uniform in [0, 1) with 53 random bits.
+    fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+    fn next_normal_pair(&mut self) -> (f64, f64) {
+        loop {
+            let u = 2.0 * self.next_f64() - 1.0;
+            let v = 2.0 * self.next_f64() - 1.0;
+            let s = u * u + v * v;
+            if s > 0.0 && s < 1.0 {
+                let f = (-2.0 * detmath::log(s) / s).sqrt();
+                return (u * f, v * f);
+            }
+        }
+    }
+}
+
+fn fill_f32(out: &TView, mut f: impl FnMut() -> f32) -> PyResult<()> {
+    let shape = out.shape.clone();
+    let n = out.numel();
+    if n == 0 {
+        return Ok(());
+    }
+    // Row-major traversal of a possibly strided destination.
+    let mut idx = vec![0usize; shape.len()];
+    let base = out.addr() as *mut f32;
+    for _ in 0..n {
+        let off: isize = idx.iter().zip(&out.strides).map(|(&i, &s)| i as isize * s).sum();
+        // SAFETY: the view was checked to lie inside its storage.
+        unsafe { *base.offset(off) = f() };
+        for d in (0..shape.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < shape[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    Ok(())
+}
+
+#[pymethods]
+impl Generator {
+    #[new]
+    #[pyo3(signature = (seed=0))]
+    fn new(seed: u64) -> Generator {
+        Generator { seed, counter: 0 }
+    }
+
+    /// Restart the stream from `seed`.
+    fn manual_seed(&mut self, seed: u64) {
+        self.seed = seed;
+        self.counter = 0;
+    }
+
+    fn initial_seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// (seed, counter): the whole state.
+    fn get_state(&self) -> (u64, u64) {
+        (self.seed, self.counter)
+    }
+
+    fn set_state(&mut self, state: (u64, u64)) {
+        self.seed = state.0;
+        self.counter = state.1;
+    }
+
+    /// Fill a float32 tensor with N(mean, std²) draws in row-major order.
+    fn normal_(&mut self, out: &Bound<'_, PyAny>, mean: f64, std: f64) -> PyResult<()> {
+        let o = TView::f32(out, "normal_")?.writable("normal_")?;
+        let mut pending: Option<f64> = None;
+        fill_f32(&o, || {
+            let z = match pending.take() {
+                Some(z) => z,
+                None => {
+                    let (a, b) = self.next_normal_pair();
+                    pending = Some(b);
+                    a
+                }
+            };
+            (mean + std * z) as f32
+        })
+    }
+
+    /// Fill a float32 tensor with U[low, high) draws in row-major order.
+    fn uniform_(&mut self, out: &Bound<'_, PyAny>, low: f64, high: f64) -> PyResult<()> {
+        let o = TView::f32(out, "uniform_")?.writable("uniform_")?;
+        fill_f32(&o, || {
+            let u = self.next_f64();
+            let v = (low + (high - low) * u) as f32;
+            // Rounding may reach `high`; keep the interval half-open.
+            if v as f64 >= high && high > low { (high as f32).next_down_compat() } else { v }
+        })
+    }
+
+    /// A uniform integer in [low, high) (for permutations and randint).
+    fn randint(&mut self, low: i64, high: i64) -> i64 {
+        let span = (high - low).max(1) as u64;
+        // Lemire's unbiased bounded integer.
+        loop {
+            let x = self.next_u64();
+            let m = (x as u128) * (span as u128);
+            let l = m as u64;
+            if l >= span.wrapping_neg() % span {
+                return low + (m >> 64) as i64;
+            }
+        }
+    }
+}
+
+trait NextDown {
+    fn next_down_compat(self) -> f32;
+}
+
+impl NextDown for f32 {
+    fn next_down_compat(self) -> f32 {
+        if self.is_nan() || self == f32::NEG_INFINITY {
+            return self;
+        }
+        if self == 0.0 {
+            return -f32::from_bits(1);
+        }
+        let b = self.to_bits();
+        f32::from_bits(if self > 0.0 { b - 1 } else { b + 1 })
+    }
+}
