@@ -40,6 +40,22 @@ from .creation import (
     zeros_like,
 )
 from .ops.arith import add, div, mul, neg, relu, sub
+from .ops.pointwise import (
+    abs,
+    clamp,
+    clip,
+    erf,
+    exp,
+    log,
+    maximum,
+    minimum,
+    pow,
+    sigmoid,
+    sqrt,
+    square,
+    tanh,
+    where,
+)
 from .ops.linalg import bmm, linear, matmul, mm
 from .ops.reduce import mean, sum
 from .ops.views import (

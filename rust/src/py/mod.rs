@@ -16,6 +16,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::fill_, m)?)?;
     m.add_function(wrap_pyfunction!(ops::binary, m)?)?;
     m.add_function(wrap_pyfunction!(ops::unary, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::ternary, m)?)?;
     m.add_function(wrap_pyfunction!(ops::sum, m)?)?;
     m.add_function(wrap_pyfunction!(ops::matmul, m)?)?;
     m.add_function(wrap_pyfunction!(compute::kernel_path, m)?)?;
