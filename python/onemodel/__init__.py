@@ -40,7 +40,9 @@ from .creation import (
     zeros_like,
 )
 from .ops.arith import add, div, mul, neg, relu, sub
+from .ops.join import cat, stack
 from .ops.linalg import bmm, linear, matmul, mm
+from .ops.rnn import gru_layer, lstm_layer
 from .ops.reduce import mean, sum
 from .ops.views import (
     broadcast_to,

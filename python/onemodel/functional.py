@@ -16,3 +16,8 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 __all__ = ["linear", "relu"]
+
+
+from .ops.ctc import ctc_loss  # noqa: E402
+
+__all__ += ["ctc_loss"]
