@@ -40,6 +40,7 @@ from .creation import (
     zeros_like,
 )
 from .ops.arith import add, div, mul, neg, relu, sub
+from .ops.join import cat, stack
 from .ops.pointwise import (
     abs,
     clamp,
@@ -57,6 +58,7 @@ from .ops.pointwise import (
     where,
 )
 from .ops.linalg import bmm, linear, matmul, mm
+from .ops.rnn import gru_layer, lstm_layer
 from .ops.reduce import mean, sum
 from .ops.views import (
     broadcast_to,

@@ -17,3 +17,8 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 __all__ = ["gelu", "linear", "relu", "sigmoid", "tanh"]
+
+
+from .ops.ctc import ctc_loss  # noqa: E402
+
+__all__ += ["ctc_loss"]
