@@ -8,5 +8,6 @@ from .. import functional
 from .layers import Identity, Linear, ModuleList, ReLU, Sequential
 from .module import Module
 from .parameter import Parameter
+from . import utils
 
-__all__ = ["Module", "Parameter", "Linear", "ReLU", "Identity", "Sequential", "ModuleList", "functional"]
+__all__ = ["Module", "Parameter", "Linear", "ReLU", "Identity", "Sequential", "ModuleList", "functional", "utils"]

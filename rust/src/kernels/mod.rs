@@ -5,6 +5,7 @@
 pub mod copy;
 pub mod elementwise;
 pub mod matmul;
+pub mod optim;
 pub mod reduce;
 
 /// The quiet NaN exact mode writes for every NaN result, so that the payload

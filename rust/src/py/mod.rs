@@ -2,6 +2,7 @@
 
 mod compute;
 mod ops;
+mod optim;
 mod random;
 mod storage;
 
@@ -18,6 +19,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::unary, m)?)?;
     m.add_function(wrap_pyfunction!(ops::sum, m)?)?;
     m.add_function(wrap_pyfunction!(ops::matmul, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::adam_step, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::sgd_step, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::global_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::scale_, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::clamp_, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::beta_power, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::adamw_scalars, m)?)?;
     m.add_function(wrap_pyfunction!(compute::kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(compute::best_kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(compute::available_kernel_paths, m)?)?;
