@@ -17,7 +17,6 @@ import types
 import warnings
 
 from .. import _core
-from ..grad_mode import no_grad
 from ..tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
@@ -29,12 +28,6 @@ def _as_list(parameters) -> list:
     return list(parameters)
 
 
-def _contiguous(tensors: list) -> list:
-    from ..ops.arith import clone_contiguous
-
-    return [t if t.is_contiguous() else clone_contiguous(t) for t in tensors]
-
-
 def _norm_tensor(value: float) -> Tensor:
     from ..creation import tensor as make_tensor
 
@@ -44,7 +37,7 @@ def _norm_tensor(value: float) -> Tensor:
 def _total_norm(grads: list, norm_type: float) -> float:
     if not grads:
         return 0.0
-    return _core.global_norm(_contiguous(grads), norm_type)
+    return _core.global_norm(grads, norm_type)
 
 
 def _check_finite(norm: float, norm_type: float) -> None:
@@ -67,23 +60,11 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     return _norm_tensor(norm)
 
 
-def _in_place(grads: list, kernel) -> None:
-    """Run an element-wise kernel over the gradients in place; a strided
-    gradient goes through a contiguous copy that is written back."""
-    work = _contiguous(grads)
-    with no_grad():
-        kernel(work)
-        for g, w in zip(grads, work):
-            if w is not g:
-                _core.copy_(g, w)
-            g._bump()
-
-
 def _scale(grads: list, max_norm: float, norm: float) -> None:
     if not grads or not norm > max_norm:
         return
-    coef = max_norm / (norm + 1e-6)
-    _in_place(grads, lambda ts: _core.scale_(ts, coef))
+    # In place, one rounded multiply per element; the kernel bumps versions.
+    _core.scale_(grads, max_norm / (norm + 1e-6))
 
 
 def clip_grads_with_norm_(parameters, max_norm: float, total_norm, foreach=None) -> None:
@@ -130,4 +111,4 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     if not grads:
         return
-    _in_place(grads, lambda ts: _core.clamp_(ts, -clip_value, clip_value))
+    _core.clamp_(grads, -clip_value, clip_value)

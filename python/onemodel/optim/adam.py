@@ -103,34 +103,41 @@ class Adam(Optimizer):
 
     def _step(self) -> None:
         for group in self.param_groups:
-            lr = float(group["lr"])
-            b1, b2 = (float(b) for b in group["betas"])
             amsgrad = bool(group["amsgrad"])
-            params, grads, ms, vs, vmaxs, p1, p2, writes, states = [], [], [], [], [], [], [], [], []
+            params, grads, ms, vs, vmaxs, states = [], [], [], [], [], []
             for p in group["params"]:
-                if p.grad is None:
+                g = p._grad
+                if g is None:
                     continue
                 state = self.state[p]
                 if not state:
                     state["step"] = 0.0
                     state["exp_avg"] = _zeros_like(p)
                     state["exp_avg_sq"] = _zeros_like(p)
-                if amsgrad and "max_exp_avg_sq" not in state:
-                    state["max_exp_avg_sq"] = _zeros_like(p)
-                t = int(state["step"]) + 1
-                work, g, write_back = self._operands(p)
-                params.append(work)
+                if amsgrad:
+                    if "max_exp_avg_sq" not in state:
+                        state["max_exp_avg_sq"] = _zeros_like(p)
+                    vmaxs.append(state["max_exp_avg_sq"])
+                params.append(p)
                 grads.append(g)
                 ms.append(state["exp_avg"])
                 vs.append(state["exp_avg_sq"])
-                if amsgrad:
-                    vmaxs.append(state["max_exp_avg_sq"])
-                p1.append(self._beta_pow(b1, t))
-                p2.append(self._beta_pow(b2, t))
-                writes.append((p, write_back))
                 states.append(state)
             if not params:
                 continue
+            b1, b2 = (float(b) for b in group["betas"])
+            # beta^t per parameter (the steps are usually all equal).
+            pows: dict = {}
+            p1, p2 = [], []
+            for state in states:
+                t = int(state["step"]) + 1
+                pair = pows.get(t)
+                if pair is None:
+                    pair = pows[t] = (self._beta_pow(b1, t), self._beta_pow(b2, t))
+                p1.append(pair[0])
+                p2.append(pair[1])
+            # One kernel call for the group: validates everything, then
+            # updates p, m, v (and vmax) in place and bumps the versions.
             _core.adam_step(
                 params,
                 grads,
@@ -139,7 +146,7 @@ class Adam(Optimizer):
                 vmaxs if amsgrad else None,
                 p1,
                 p2,
-                lr=lr,
+                lr=float(group["lr"]),
                 beta1=b1,
                 beta2=b2,
                 eps=float(group["eps"]),
@@ -149,10 +156,6 @@ class Adam(Optimizer):
             )
             for state in states:
                 state["step"] += 1.0
-            for p, write_back in writes:
-                if write_back is not None:
-                    _core.copy_(p, write_back)
-                p._bump()
 
 
 class AdamW(Adam):

@@ -284,19 +284,3 @@ class Optimizer:
                     lines.append(f"    {key}: {group[key]}")
         lines.append(")")
         return "\n".join(lines)
-
-    # -- helpers for subclasses ---------------------------------------------------------------
-    @staticmethod
-    def _operands(p: Tensor):
-        """(kernel parameter, gradient, write-back) for one parameter: the
-        kernels need contiguous operands, so a strided parameter is updated
-        through a contiguous copy that is written back afterwards."""
-        from ..ops.arith import clone_contiguous
-
-        g = p.grad
-        if not g.is_contiguous():
-            g = clone_contiguous(g)
-        if p.is_contiguous():
-            return p, g, None
-        work = clone_contiguous(p)
-        return work, g, work

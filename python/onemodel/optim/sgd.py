@@ -63,26 +63,24 @@ class SGD(Optimizer):
     def _step(self) -> None:
         for group in self.param_groups:
             momentum = float(group["momentum"])
-            params, grads, bufs, first, writes, fresh = [], [], [], [], [], []
+            params, grads, bufs, first, fresh = [], [], [], [], []
             for p in group["params"]:
-                if p.grad is None:
+                g = p._grad
+                if g is None:
                     continue
-                work, g, write_back = self._operands(p)
-                params.append(work)
+                params.append(p)
                 grads.append(g)
                 if momentum != 0.0:
                     buf = self.state[p].get("momentum_buffer")
-                    if buf is None:
+                    is_first = buf is None
+                    if is_first:
                         buf = _zeros_like(p)
                         fresh.append((p, buf))
-                        first.append(True)
-                    else:
-                        first.append(False)
+                    first.append(is_first)
                     bufs.append(buf)
                 else:
                     bufs.append(None)
                     first.append(False)
-                writes.append((p, write_back))
             if not params:
                 continue
             _core.sgd_step(
@@ -99,7 +97,3 @@ class SGD(Optimizer):
             )
             for p, buf in fresh:
                 self.state[p]["momentum_buffer"] = buf
-            for p, write_back in writes:
-                if write_back is not None:
-                    _core.copy_(p, write_back)
-                p._bump()

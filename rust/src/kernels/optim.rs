@@ -20,10 +20,11 @@
 //! never contracts `a * b + c` into an fma), so the result does not depend on
 //! the instruction set, the thread count or the OS.
 //!
-//! Work is cut into chunks of [`CHUNK`] elements of one tensor; the chunks of
-//! all the tensors of one call are handed to the library's thread pool
-//! together. The work is element-wise, so neither the chunking nor the order
-//! the chunks run in can change a bit. The loops are written once, as plain
+//! The tensors of one call are laid end to end and cut every [`CHUNK`]
+//! elements (small tensors share a chunk, large ones span several); the
+//! chunks go to the library's thread pool together. The work is
+//! element-wise, so neither the cut nor the order the chunks run in can
+//! change a bit. The loops are written once, as plain
 //! scalar Rust, and compiled inside each kernel path's `#[target_feature]`
 //! trampoline (through [`crate::simd::run_on`]), where the compiler
 //! vectorises them for that instruction set without changing any operation.
@@ -158,19 +159,53 @@ unsafe impl Send for AdamSlot {}
 // SAFETY: see Send.
 unsafe impl Sync for AdamSlot {}
 
-/// The (slot, first element, end) ranges of a list of tensors, CHUNK
-/// elements at most each.
-fn chunk_ranges(lens: impl Iterator<Item = usize>) -> Vec<(usize, usize, usize)> {
-    let mut out = Vec::new();
-    for (s, n) in lens.enumerate() {
-        let mut a = 0;
-        while a < n {
-            let b = (a + CHUNK).min(n);
-            out.push((s, a, b));
-            a = b;
+/// The work of one call: the tensors' elements laid end to end and cut
+/// every CHUNK elements. Each chunk is a list of pieces `(slot, first, end)`,
+/// so small tensors share a chunk and large ones span several. The cut
+/// depends on the sizes alone; the work being element-wise, not even the
+/// bits depend on it.
+struct Plan {
+    pieces: Vec<(usize, usize, usize)>,
+    /// Chunk `c` is `pieces[starts[c]..starts[c + 1]]`.
+    starts: Vec<usize>,
+}
+
+impl Plan {
+    fn new(lens: impl Iterator<Item = usize>) -> Plan {
+        let mut pieces = Vec::new();
+        let mut starts = vec![0];
+        let mut room = CHUNK;
+        for (s, n) in lens.enumerate() {
+            let mut a = 0;
+            while a < n {
+                let b = n.min(a + room);
+                pieces.push((s, a, b));
+                room -= b - a;
+                a = b;
+                if room == 0 {
+                    starts.push(pieces.len());
+                    room = CHUNK;
+                }
+            }
         }
+        if *starts.last().unwrap() != pieces.len() {
+            starts.push(pieces.len());
+        }
+        Plan { pieces, starts }
     }
-    out
+
+    fn chunks(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// Run `body(slot, first, end)` for every piece, chunks on the pool.
+    fn run(&self, body: impl Fn(usize, usize, usize) + Sync + Send) {
+        par_chunks(self.chunks(), |c| {
+            for &(s, a, b) in &self.pieces[self.starts[c]..self.starts[c + 1]] {
+                body(s, a, b);
+            }
+        });
+    }
 }
 
 /// The per-element Adam/AdamW update over `[a, b)` of one slot.
@@ -285,11 +320,7 @@ fn adam_loop<const MAXIMIZE: bool, const L2: bool>(
 /// another slot writes.
 pub unsafe fn adam_step_many(slots: &[AdamSlot]) {
     let token = Token::current();
-    let ranges = chunk_ranges(slots.iter().map(|s| s.len));
-    par_chunks(ranges.len(), |c| {
-        let (s, a, b) = ranges[c];
-        run_on(token, AdamChunk { slot: &slots[s], a, b });
-    });
+    Plan::new(slots.iter().map(|s| s.len)).run(|s, a, b| run_on(token, AdamChunk { slot: &slots[s], a, b }));
 }
 
 fn check_len(what: &str, n: usize, got: usize) {
@@ -410,7 +441,7 @@ impl LaneFn for SgdChunk<'_> {
                 // torch's single-tensor order; every operation rounded.
                 let mut d = if k.maximize { -g[i] } else { g[i] };
                 if wd {
-                    d = d + k.weight_decay * p[i];
+                    d += k.weight_decay * p[i];
                 }
                 if let Some(buf) = buf.as_deref_mut() {
                     let b = if s.first { d } else { buf[i] * k.momentum + k.one_minus_dampening * d };
@@ -430,11 +461,7 @@ impl LaneFn for SgdChunk<'_> {
 /// between what any slot writes and anything else.
 pub unsafe fn sgd_step_many(slots: &[SgdSlot]) {
     let token = Token::current();
-    let ranges = chunk_ranges(slots.iter().map(|s| s.len));
-    par_chunks(ranges.len(), |c| {
-        let (s, a, b) = ranges[c];
-        run_on(token, SgdChunk { slot: &slots[s], a, b });
-    });
+    Plan::new(slots.iter().map(|s| s.len)).run(|s, a, b| run_on(token, SgdChunk { slot: &slots[s], a, b }));
 }
 
 /// One SGD step of one tensor. `buf` is the momentum buffer (None when
@@ -598,11 +625,9 @@ impl LaneFn for MapChunk {
 /// two may overlap.
 pub unsafe fn map_many(tensors: &[(*mut f32, usize)], op: ElementMap) {
     let token = Token::current();
-    let ranges = chunk_ranges(tensors.iter().map(|t| t.1));
     let addrs: Vec<usize> = tensors.iter().map(|t| t.0 as usize).collect();
-    par_chunks(ranges.len(), |c| {
-        let (s, a, b) = ranges[c];
-        // SAFETY: inside the caller's valid range; chunks are disjoint.
+    Plan::new(tensors.iter().map(|t| t.1)).run(|s, a, b| {
+        // SAFETY: inside the caller's valid range; pieces are disjoint.
         let ptr = unsafe { (addrs[s] as *mut f32).add(a) };
         run_on(token, MapChunk { ptr, n: b - a, op });
     });
@@ -789,6 +814,25 @@ mod tests {
         let nb = b1 * 0.9f32 + 0.5f32 * d;
         assert_eq!(b[0], nb);
         assert_eq!(p[0], p1 - 0.5f32 * nb);
+    }
+
+    #[test]
+    fn plan_cuts_every_chunk_elements_end_to_end() {
+        let plan = Plan::new([3, 0, CHUNK, 2 * CHUNK + 1].into_iter());
+        let mut covered = [vec![], vec![], vec![], vec![]];
+        for c in 0..plan.chunks() {
+            let pieces = &plan.pieces[plan.starts[c]..plan.starts[c + 1]];
+            assert!(pieces.iter().map(|p| p.2 - p.1).sum::<usize>() <= CHUNK);
+            for &(s, a, b) in pieces {
+                covered[s].push((a, b));
+            }
+        }
+        assert_eq!(plan.chunks(), 4);
+        assert_eq!(covered[0], vec![(0, 3)]);
+        assert!(covered[1].is_empty());
+        assert_eq!(covered[2], vec![(0, CHUNK - 3), (CHUNK - 3, CHUNK)]);
+        assert_eq!(covered[3], vec![(0, CHUNK - 3), (CHUNK - 3, 2 * CHUNK - 3), (2 * CHUNK - 3, 2 * CHUNK + 1)]);
+        assert_eq!(Plan::new([0usize; 3].into_iter()).chunks(), 0);
     }
 
     #[test]

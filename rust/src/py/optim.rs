@@ -1,26 +1,88 @@
 //! Bindings of the optimizer kernels (`crate::kernels::optim`). Each call
 //! takes every tensor of one parameter group, checks them all (holding the
-//! GIL), then releases the GIL for one kernel call over all of them.
+//! GIL), then releases the GIL for one kernel call over all of them. Strided
+//! operands go through contiguous copies; written tensors get their storage
+//! version bumped (in-place updates, as autograd must see them).
 
 use super::storage::TView;
+use crate::kernels::copy;
 use crate::kernels::optim::{self as k, AdamScalars, AdamSlot, ElementMap, NormKind, SgdScalars, SgdSlot};
-use crate::layout::is_contiguous;
+use crate::layout::{contiguous_strides, is_contiguous};
 use pyo3::exceptions::PyValueError;
+use pyo3::intern;
 use pyo3::prelude::*;
 
-/// A contiguous float32 operand of `numel` elements (`numel` None: any).
-fn operand(obj: &Bound<'_, PyAny>, op: &str, what: &str, numel: Option<usize>, write: bool) -> PyResult<TView> {
-    let v = TView::f32(obj, op)?;
-    let v = if write { v.writable(op)? } else { v };
-    if !is_contiguous(&v.shape, &v.strides) {
-        return Err(PyValueError::new_err(format!("{op}: the {what} must be contiguous (shape {:?}, strides {:?})", v.shape, v.strides)));
+/// A float32 operand as contiguous memory for the kernels: the tensor's own
+/// memory when it is contiguous, else a gathered copy that is scattered
+/// back after the kernel when the operand is written.
+struct Flat {
+    view: TView,
+    temp: Option<Vec<f32>>,
+    write: bool,
+}
+
+impl Flat {
+    /// `numel` None: any size.
+    fn of(obj: &Bound<'_, PyAny>, op: &str, what: &str, numel: Option<usize>, write: bool) -> PyResult<Flat> {
+        let v = TView::f32(obj, op)?;
+        let view = if write { v.writable(op)? } else { v };
+        if let Some(n) = numel {
+            if view.numel() != n {
+                return Err(PyValueError::new_err(format!("{op}: the {what} has {} elements, the parameter {n}", view.numel())));
+            }
+        }
+        Ok(Flat { view, temp: None, write })
     }
-    if let Some(n) = numel {
-        if v.numel() != n {
-            return Err(PyValueError::new_err(format!("{op}: the {what} has {} elements, the parameter {n}", v.numel())));
+
+    fn len(&self) -> usize {
+        self.view.numel()
+    }
+
+    /// The bytes the view's elements span, [first, end), and whether written.
+    fn span(&self) -> (usize, usize, bool) {
+        let v = &self.view;
+        if v.numel() == 0 {
+            return (0, 0, self.write);
+        }
+        let last: usize = v.shape.iter().zip(&v.strides).map(|(&n, &s)| (n - 1) * s as usize).sum();
+        (v.addr(), v.addr() + 4 * (last + 1), self.write)
+    }
+
+    /// Contiguous memory holding the operand (gathering a strided one).
+    /// Call without the GIL; the pointer is valid until `finish`.
+    fn ptr(&mut self) -> *mut f32 {
+        let v = &self.view;
+        if is_contiguous(&v.shape, &v.strides) {
+            return v.addr() as *mut f32;
+        }
+        let mut buf = vec![0f32; v.numel()];
+        // SAFETY: the view lies inside its storage (checked on extraction);
+        // `buf` holds numel contiguous elements.
+        unsafe {
+            copy::copy_strided(&v.shape, v.addr() as *const u8, &v.strides, buf.as_mut_ptr() as *mut u8, &contiguous_strides(&v.shape), 4)
+        };
+        self.temp.insert(buf).as_mut_ptr()
+    }
+
+    /// Scatter a gathered, written operand back into the tensor.
+    fn finish(&mut self) {
+        if let (Some(buf), true) = (self.temp.take(), self.write) {
+            let v = &self.view;
+            // SAFETY: as in `ptr`, in the other direction.
+            unsafe {
+                copy::copy_strided(&v.shape, buf.as_ptr() as *const u8, &contiguous_strides(&v.shape), v.addr() as *mut u8, &v.strides, 4)
+            };
         }
     }
-    Ok(v)
+}
+
+/// Record the in-place write on each tensor's storage (its version counter),
+/// so that autograd detects saved tensors made stale by the update.
+fn bump(tensors: &[Bound<'_, PyAny>]) -> PyResult<()> {
+    for t in tensors {
+        t.getattr(intern!(t.py(), "_storage"))?.call_method0(intern!(t.py(), "bump_version"))?;
+    }
+    Ok(())
 }
 
 /// Refuse operands whose memory overlaps where one of them is written: the
@@ -48,10 +110,6 @@ fn check_disjoint(op: &str, mut ranges: Vec<(usize, usize, bool)>) -> PyResult<(
         }
     }
     Ok(())
-}
-
-fn range(v: &TView, write: bool) -> (usize, usize, bool) {
-    (v.addr(), v.addr() + 4 * v.numel(), write)
 }
 
 /// One Adam/AdamW step over every tensor of a group. `beta1_pows` and
@@ -88,45 +146,42 @@ pub fn adam_step(
     if !lens_ok {
         return Err(PyValueError::new_err(format!("{OP}: every list must have one entry per parameter ({n})")));
     }
-    let mut views = Vec::with_capacity(n * 5);
-    let mut slots = Vec::with_capacity(n);
-    let mut ranges = Vec::with_capacity(n * 5);
+    // Per parameter: p, g, m, v and (AMSGrad) vmax.
+    let mut ops: Vec<[Option<Flat>; 5]> = Vec::with_capacity(n);
     for i in 0..n {
-        let p = operand(&params[i], OP, "parameter", None, true)?;
-        let len = p.numel();
-        let g = operand(&grads[i], OP, "gradient", Some(len), false)?;
-        let m = operand(&exp_avgs[i], OP, "exp_avg", Some(len), true)?;
-        let v = operand(&exp_avg_sqs[i], OP, "exp_avg_sq", Some(len), true)?;
+        let p = Flat::of(&params[i], OP, "parameter", None, true)?;
+        let len = p.len();
+        let g = Flat::of(&grads[i], OP, "gradient", Some(len), false)?;
+        let m = Flat::of(&exp_avgs[i], OP, "exp_avg", Some(len), true)?;
+        let v = Flat::of(&exp_avg_sqs[i], OP, "exp_avg_sq", Some(len), true)?;
         let vmax = match &max_exp_avg_sqs {
-            Some(list) => Some(operand(&list[i], OP, "max_exp_avg_sq", Some(len), true)?),
+            Some(list) => Some(Flat::of(&list[i], OP, "max_exp_avg_sq", Some(len), true)?),
             None => None,
         };
-        ranges.extend([range(&p, true), range(&g, false), range(&m, true), range(&v, true)]);
-        let scalars = AdamScalars::from_powers(lr, beta1, beta2, eps, weight_decay, decoupled, beta1_pows[i], beta2_pows[i]).with_maximize(maximize);
-        slots.push(AdamSlot {
-            p: p.addr() as *mut f32,
-            g: g.addr() as *const f32,
-            m: m.addr() as *mut f32,
-            v: v.addr() as *mut f32,
-            vmax: vmax.as_ref().map_or(std::ptr::null_mut(), |x| x.addr() as *mut f32),
-            len,
-            scalars,
-        });
-        if let Some(x) = &vmax {
-            ranges.push(range(x, true));
-        }
-        views.extend([p, g, m, v]);
-        views.extend(vmax);
+        ops.push([Some(p), Some(g), Some(m), Some(v), vmax]);
     }
-    check_disjoint(OP, ranges)?;
-    py.detach(move || {
-        // SAFETY: every operand is a contiguous f32 view checked to lie in
-        // its storage, whose memory `views` keeps alive for the call; no
-        // written range overlaps any other operand (checked above).
+    check_disjoint(OP, ops.iter().flatten().flatten().map(Flat::span).collect())?;
+    let scalars: Vec<AdamScalars> = (0..n)
+        .map(|i| AdamScalars::from_powers(lr, beta1, beta2, eps, weight_decay, decoupled, beta1_pows[i], beta2_pows[i]).with_maximize(maximize))
+        .collect();
+    py.detach(|| {
+        let ptr = |f: &mut Option<Flat>| f.as_mut().map_or(std::ptr::null_mut(), Flat::ptr);
+        let slots: Vec<AdamSlot> = ops
+            .iter_mut()
+            .zip(&scalars)
+            .map(|(o, s)| {
+                let len = o[0].as_ref().map_or(0, Flat::len);
+                let [p, g, m, v, vmax] = o;
+                AdamSlot { p: ptr(p), g: ptr(g), m: ptr(m), v: ptr(v), vmax: ptr(vmax), len, scalars: *s }
+            })
+            .collect();
+        // SAFETY: every pointer is contiguous memory of `len` f32 (the
+        // tensor's own, kept alive by its TView, or a gathered copy); no
+        // written operand overlaps any other (checked above).
         unsafe { k::adam_step_many(&slots) };
-        drop(views);
+        ops.iter_mut().flatten().flatten().for_each(Flat::finish);
     });
-    Ok(())
+    bump(&params)
 }
 
 /// One SGD step over every tensor of a group. `momentum_buffers[i]` is None
@@ -153,39 +208,34 @@ pub fn sgd_step(
         return Err(PyValueError::new_err(format!("{OP}: every list must have one entry per parameter ({n})")));
     }
     let scalars = SgdScalars::new(lr, momentum, dampening, weight_decay, nesterov, maximize);
-    let mut views = Vec::with_capacity(n * 3);
-    let mut slots = Vec::with_capacity(n);
-    let mut ranges = Vec::with_capacity(n * 3);
+    let mut ops: Vec<[Option<Flat>; 3]> = Vec::with_capacity(n);
     for i in 0..n {
-        let p = operand(&params[i], OP, "parameter", None, true)?;
-        let len = p.numel();
-        let g = operand(&grads[i], OP, "gradient", Some(len), false)?;
+        let p = Flat::of(&params[i], OP, "parameter", None, true)?;
+        let len = p.len();
+        let g = Flat::of(&grads[i], OP, "gradient", Some(len), false)?;
         let buf = match &momentum_buffers[i] {
-            Some(b) => Some(operand(b, OP, "momentum buffer", Some(len), true)?),
+            Some(b) => Some(Flat::of(b, OP, "momentum buffer", Some(len), true)?),
             None => None,
         };
-        ranges.extend([range(&p, true), range(&g, false)]);
-        if let Some(b) = &buf {
-            ranges.push(range(b, true));
-        }
-        slots.push(SgdSlot {
-            p: p.addr() as *mut f32,
-            g: g.addr() as *const f32,
-            buf: buf.as_ref().map_or(std::ptr::null_mut(), |b| b.addr() as *mut f32),
-            first: first[i],
-            len,
-            scalars,
-        });
-        views.extend([p, g]);
-        views.extend(buf);
+        ops.push([Some(p), Some(g), buf]);
     }
-    check_disjoint(OP, ranges)?;
-    py.detach(move || {
+    check_disjoint(OP, ops.iter().flatten().flatten().map(Flat::span).collect())?;
+    py.detach(|| {
+        let ptr = |f: &mut Option<Flat>| f.as_mut().map_or(std::ptr::null_mut(), Flat::ptr);
+        let slots: Vec<SgdSlot> = ops
+            .iter_mut()
+            .zip(&first)
+            .map(|(o, &first)| {
+                let len = o[0].as_ref().map_or(0, Flat::len);
+                let [p, g, buf] = o;
+                SgdSlot { p: ptr(p), g: ptr(g), buf: ptr(buf), first, len, scalars }
+            })
+            .collect();
         // SAFETY: as in adam_step.
         unsafe { k::sgd_step_many(&slots) };
-        drop(views);
+        ops.iter_mut().flatten().flatten().for_each(Flat::finish);
     });
-    Ok(())
+    bump(&params)
 }
 
 fn norm_kind(norm_type: f64) -> PyResult<NormKind> {
@@ -208,28 +258,30 @@ fn norm_kind(norm_type: f64) -> PyResult<NormKind> {
 #[pyfunction]
 pub fn global_norm(py: Python<'_>, tensors: Vec<Bound<'_, PyAny>>, norm_type: f64) -> PyResult<f64> {
     let kind = norm_kind(norm_type)?;
-    let views = tensors
-        .iter()
-        .map(|t| operand(t, "global_norm", "tensor", None, false))
-        .collect::<PyResult<Vec<_>>>()?;
+    let mut ops = tensors.iter().map(|t| Flat::of(t, "global_norm", "tensor", None, false)).collect::<PyResult<Vec<_>>>()?;
     Ok(py.detach(move || {
-        // SAFETY: contiguous f32 views inside storages kept alive by `views`.
-        let slices: Vec<&[f32]> = views.iter().map(|v| unsafe { std::slice::from_raw_parts(v.addr() as *const f32, v.numel()) }).collect();
+        let slices: Vec<&[f32]> = ops
+            .iter_mut()
+            .map(|f| {
+                let n = f.len();
+                // SAFETY: contiguous memory of n f32 that `ops` keeps alive.
+                unsafe { std::slice::from_raw_parts(f.ptr() as *const f32, n) }
+            })
+            .collect();
         k::global_norm(&slices, kind)
     }))
 }
 
 fn map_tensors(py: Python<'_>, op: &str, tensors: Vec<Bound<'_, PyAny>>, map: ElementMap) -> PyResult<()> {
-    let views = tensors.iter().map(|t| operand(t, op, "tensor", None, true)).collect::<PyResult<Vec<_>>>()?;
-    check_disjoint(op, views.iter().map(|v| range(v, true)).collect())?;
-    let parts: Vec<(usize, usize)> = views.iter().map(|v| (v.addr(), v.numel())).collect();
-    py.detach(move || {
-        let ptrs: Vec<(*mut f32, usize)> = parts.iter().map(|&(a, n)| (a as *mut f32, n)).collect();
-        // SAFETY: disjoint contiguous views kept alive by `views`.
-        unsafe { k::map_many(&ptrs, map) };
-        drop(views);
+    let mut ops = tensors.iter().map(|t| Flat::of(t, op, "tensor", None, true)).collect::<PyResult<Vec<_>>>()?;
+    check_disjoint(op, ops.iter().map(Flat::span).collect())?;
+    py.detach(|| {
+        let parts: Vec<(*mut f32, usize)> = ops.iter_mut().map(|f| (f.ptr(), f.len())).collect();
+        // SAFETY: disjoint contiguous memory kept alive by `ops`.
+        unsafe { k::map_many(&parts, map) };
+        ops.iter_mut().for_each(Flat::finish);
     });
-    Ok(())
+    bump(&tensors)
 }
 
 /// Multiply every element of every tensor by `f32(coef)` in place.
