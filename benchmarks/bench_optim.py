@@ -12,6 +12,7 @@ time). A benchmark, not a test: it asserts nothing.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
@@ -62,8 +63,9 @@ def main() -> None:
     init = [(rng.standard_normal(s) * 0.1).astype(np.float32) for s in shapes]
     grads = [(rng.standard_normal(s) * 1e-3).astype(np.float32) for s in shapes]
     n = sum(a.size for a in init)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
     print(f"AdamW step: {n} parameters in {len(shapes)} tensors; kernel path {om.compute.kernel_path()}; "
-          f"median (p10-p90) of {args.repeat} steps")
+          f"{os.cpu_count()} CPUs, load average {load}; median (p10-p90) of {args.repeat} steps")
     rows = []
 
     params = [om.nn.Parameter(om.tensor(a)) for a in init]

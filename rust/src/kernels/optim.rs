@@ -103,8 +103,11 @@ impl AdamScalars {
     }
 
     /// The scalars from the running products `beta1_pow = β1ᵗ` and
-    /// `beta2_pow = β2ᵗ`. `decoupled`: AdamW's decay of the weights by
-    /// `1 − lr·wd`; otherwise Adam's L2 term `g + wd·p`.
+    /// `beta2_pow = β2ᵗ` (a caller stepping once per update multiplies its
+    /// products by β each step). `decoupled`: AdamW's decay of the weights by
+    /// `1 − lr·wd` (pass `weight_decay = 0` for a tensor not flagged for
+    /// decay: the factor is then exactly 1); otherwise Adam's L2 term
+    /// `g + wd·p`.
     #[allow(clippy::too_many_arguments)]
     pub fn from_powers(
         lr: f64,
