@@ -10,5 +10,6 @@ from .loss import CTCLoss
 from .module import Module
 from .rnn import GRU, LSTM
 from .parameter import Parameter
+from . import utils
 
-__all__ = ["LSTM", "GRU", "CTCLoss", "Module", "Parameter", "Linear", "ReLU", "Identity", "Sequential", "ModuleList", "functional"]
+__all__ = ["LSTM", "GRU", "CTCLoss", "Module", "Parameter", "Linear", "ReLU", "Identity", "Sequential", "ModuleList", "functional", "utils"]

@@ -6,6 +6,7 @@ pub mod copy;
 pub mod ctc;
 pub mod elementwise;
 pub mod matmul;
+pub mod optim;
 pub mod reduce;
 pub mod rnn;
 
