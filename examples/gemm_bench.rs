@@ -70,13 +70,10 @@ fn main() {
             rs: k as isize,
             cs: 1,
         };
-        let br = MatRef {
-            ptr: b.as_ptr(),
-            rows: k,
-            cols: n,
-            rs: n as isize,
-            cs: 1,
-        };
+        // BT=1: B is the transposed view of an n × k row-major matrix (g·Wᵀ).
+        let bt = std::env::var("BT").is_ok();
+        let (rs, cs) = if bt { (1, k as isize) } else { (n as isize, 1) };
+        let br = MatRef { ptr: b.as_ptr(), rows: k, cols: n, rs, cs };
         for &path in &paths {
             for mode in [Mode::Fast, Mode::Exact].into_iter().filter(|m| std::env::var("MODES").map_or(true, |v| v.contains(m.name()))) {
                 let tok = Token::new(path).unwrap();
