@@ -55,20 +55,24 @@ except ImportError:  # pragma: no cover
 torch = None
 
 
+CLOCK = time.perf_counter
+
+
 def timed(fn, flops, repeats, min_time, max_time):
-    """Median GFLOP/s of `fn`; None-safe marker when only the warm-up ran."""
-    t0 = time.perf_counter()
+    """(median GFLOP/s of `fn`, whether only the warm-up ran)."""
+    clock = CLOCK
+    t0 = clock()
     fn()
-    warm = time.perf_counter() - t0
+    warm = clock() - t0
     if warm > max_time:
         return flops / warm / 1e9, True
     inner = max(1, int(min_time / max(warm, 1e-7)))
     rates = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(inner):
             fn()
-        dt = (time.perf_counter() - t0) / inner
+        dt = (clock() - t0) / inner
         rates.append(flops / dt / 1e9)
     return statistics.median(rates), False
 
@@ -88,12 +92,16 @@ def main():
     ap.add_argument("--max-time", type=float, default=4.0, help="budget of one product before a config is cut")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--paths", nargs="+", default=None, help="kernel paths (default: every available one)")
+    ap.add_argument("--clock", choices=["wall", "thread"], default="wall",
+                    help="thread: 1-thread rows are timed in CPU seconds of the calling thread "
+                    "(time.thread_time), which on a shared machine leaves out the time other "
+                    "processes hold the core; 2-thread rows always use the wall clock")
     ap.add_argument("--markdown", default=None, help="also write the table to this file")
     ap.add_argument("--extra-site", default=None,
                     help="a site-packages directory appended to sys.path before importing torch (a torch installed elsewhere)")
     args = ap.parse_args()
 
-    global torch
+    global torch, CLOCK
     if args.extra_site:
         sys.path.append(args.extra_site)
     try:
@@ -115,6 +123,8 @@ def main():
 
     out(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, "
         f"features {', '.join(om.compute.cpu_features())}; load average at start {os.getloadavg()[0]:.2f}")
+    out(f"clock: {'thread CPU time for 1-thread rows, wall for 2-thread rows' if args.clock == 'thread' else 'wall'}; "
+        f"median of {args.repeats} repeats of >= {args.min_time} s")
     out(f"numpy {np.__version__}" + (f", torch {torch.__version__}" if torch else ", torch not installed")
         + ("" if threadpool_limits else f"; numpy threads from OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}"))
     out()
@@ -139,6 +149,7 @@ def main():
                 a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
                 b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
                 row = [f"{m}×{k}×{n}", str(threads)]
+                CLOCK = time.thread_time if (args.clock == "thread" and threads == 1) else time.perf_counter
 
                 if threadpool_limits:
                     with threadpool_limits(limits=threads):
