@@ -7,6 +7,7 @@ pub mod dispatch;
 pub mod kernels;
 pub mod layout;
 pub mod math;
+pub mod recognizer;
 pub mod simd;
 pub mod storage;
 
