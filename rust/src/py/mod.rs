@@ -3,6 +3,7 @@
 mod compute;
 mod ops;
 mod random;
+mod recognizer;
 mod storage;
 
 use pyo3::prelude::*;
@@ -31,5 +32,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compute::pool_trim, m)?)?;
     m.add_function(wrap_pyfunction!(compute::get_mxcsr, m)?)?;
     m.add_function(wrap_pyfunction!(compute::set_mxcsr, m)?)?;
+    recognizer::register(m)?;
     Ok(())
 }
