@@ -1,22 +1,20 @@
 //! The transcendentals the recognizer uses, in one place: the fixed f32
-//! sigmoid and tanh (crate::math) and DetMath's f64 exp and log.
-//!
-//! TEMPORARY: until the fixed transcendentals land on main these forward to
-//! stand-ins; the real ones replace them on the merge.
+//! sigmoid and tanh of crate::math (the same bits on every path, ≤ 2 ulp)
+//! and DetMath's f64 exp and log for CTC.
 
 #[inline]
 pub fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
+    crate::math::sigmoid(x)
 }
 
 #[inline]
 pub fn tanh(x: f32) -> f32 {
-    x.tanh()
+    crate::math::tanh(x)
 }
 
 #[inline]
 pub fn dexp(x: f64) -> f64 {
-    x.exp()
+    crate::math::detmath::exp(x)
 }
 
 #[inline]
