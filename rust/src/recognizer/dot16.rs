@@ -207,6 +207,176 @@ impl Gemm {
     }
 }
 
+/// `c[i*ldc + j] = dot16 over k of A(i, k) and B(k, j)` for i < m, j < n,
+/// where `A(i, k) = a[i*a_rs + k*a_cs]` (any strides, a stride may be 0)
+/// and `B(k, j) = b[k*ldb + j]` (rows contiguous along j), on the current
+/// kernel path, on the calling thread.
+///
+/// The lanes run across outputs j, not across k: each of the 16 partials of
+/// an output is its own chain of fmas over k ≡ r (mod 16), ascending, so the
+/// partial sequences are exactly the definition's; the tree is then 15
+/// vertical additions per tile, in the fixed pairing. Columns left over
+/// after full vectors use the one-lane (f32) instantiation of the same code.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm16(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    a_rs: usize,
+    a_cs: usize,
+    b: &[f32],
+    ldb: usize,
+    c: &mut [f32],
+    ldc: usize,
+) {
+    gemm16_on(Token::current(), m, n, k, a, a_rs, a_cs, b, ldb, c, ldc)
+}
+
+/// [`gemm16`] on a given path.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm16_on(
+    token: Token,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    a_rs: usize,
+    a_cs: usize,
+    b: &[f32],
+    ldb: usize,
+    c: &mut [f32],
+    ldc: usize,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    assert!(c.len() >= (m - 1) * ldc + n, "gemm16: C too short");
+    if k == 0 {
+        for i in 0..m {
+            c[i * ldc..][..n].fill(0.0);
+        }
+        return;
+    }
+    assert!(a.len() > (m - 1) * a_rs + (k - 1) * a_cs, "gemm16: A too short");
+    assert!(b.len() >= (k - 1) * ldb + n, "gemm16: B too short");
+    run_on(
+        token,
+        G16 { m, n, k, a: a.as_ptr(), a_rs, a_cs, b: b.as_ptr(), ldb, c: c.as_mut_ptr(), ldc },
+    )
+}
+
+struct G16 {
+    m: usize,
+    n: usize,
+    k: usize,
+    a: *const f32,
+    a_rs: usize,
+    a_cs: usize,
+    b: *const f32,
+    ldb: usize,
+    c: *mut f32,
+    ldc: usize,
+}
+
+impl LaneFn for G16 {
+    type Output = ();
+    #[inline(always)]
+    fn run<L: Lanes>(self) {
+        // SAFETY: bounds checked by gemm16_on; inside L's path.
+        unsafe {
+            match L::N {
+                16 => self.blocked::<L, 4, 2>(),
+                8 => self.blocked::<L, 4, 2>(),
+                4 => self.blocked::<L, 2, 2>(),
+                _ => self.blocked::<L, 4, 4>(),
+            }
+        }
+    }
+}
+
+impl G16 {
+    /// Column blocks outer (a block of B stays in cache), row blocks inner.
+    #[inline(always)]
+    unsafe fn blocked<L: Lanes, const MR: usize, const NV: usize>(&self) {
+        let w = NV * L::N;
+        // SAFETY: every tile lies inside the checked bounds.
+        unsafe {
+            let mut j = 0;
+            while j + w <= self.n {
+                self.col_block::<L, MR, NV>(j);
+                j += w;
+            }
+            while j + L::N <= self.n {
+                self.col_block::<L, MR, 1>(j);
+                j += L::N;
+            }
+            while j < self.n {
+                self.col_block::<f32, MR, 1>(j);
+                j += 1;
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn col_block<L: Lanes, const MR: usize, const NV: usize>(&self, j0: usize) {
+        // SAFETY: rows stay below m.
+        unsafe {
+            let mut i = 0;
+            while i + MR <= self.m {
+                self.tile::<L, MR, NV>(i, j0);
+                i += MR;
+            }
+            while i < self.m {
+                self.tile::<L, 1, NV>(i, j0);
+                i += 1;
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn tile<L: Lanes, const MR: usize, const NV: usize>(&self, i0: usize, j0: usize) {
+        // SAFETY: rows i0..i0+MR of A, columns j0..j0+NV·N of B and C are in
+        // bounds (callers); L's features are enabled.
+        unsafe {
+            let mut p = [[[L::zero(); NV]; MR]; 16];
+            for (r, part) in p.iter_mut().enumerate().take(self.k.min(16)) {
+                let mut acc = [[L::zero(); NV]; MR];
+                let mut kk = r;
+                while kk < self.k {
+                    let brow = self.b.add(kk * self.ldb + j0);
+                    let mut bv = [L::zero(); NV];
+                    for (v, x) in bv.iter_mut().enumerate() {
+                        *x = L::load(brow.add(v * L::N));
+                    }
+                    for (i, row) in acc.iter_mut().enumerate() {
+                        let av = L::splat(*self.a.add((i0 + i) * self.a_rs + kk * self.a_cs));
+                        for v in 0..NV {
+                            row[v] = av.fma(bv[v], row[v]);
+                        }
+                    }
+                    kk += 16;
+                }
+                *part = acc;
+            }
+            for s in [8usize, 4, 2, 1] {
+                for r in 0..s {
+                    for i in 0..MR {
+                        for v in 0..NV {
+                            p[r][i][v] = p[r][i][v].add(p[r + s][i][v]);
+                        }
+                    }
+                }
+            }
+            for i in 0..MR {
+                for v in 0..NV {
+                    p[0][i][v].store(self.c.add((i0 + i) * self.ldc + j0 + v * L::N));
+                }
+            }
+        }
+    }
+}
+
 /// `out[j][i] = x[i][j]` for an r×c row-major `x` (out is c×r).
 pub fn transpose(x: &[f32], r: usize, c: usize, out: &mut [f32]) {
     transpose_ld(x, r, c, c, out)
@@ -277,6 +447,36 @@ mod tests {
                 gemm_nt_on(Token::new(path).unwrap(), m, n, len, &a, len, &b, len, &mut c, n);
                 for x in 0..m * n {
                     assert!(same(c[x], want[x]), "{path:?} len {len} out {x}: {} vs {}", c[x], want[x]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gemm16_every_path_gives_the_scalar_bits() {
+        let mut rng = Rng(11);
+        for len in 0..100 {
+            for (m, n) in [(1, 1), (5, 7), (6, 37), (9, 70)] {
+                if len % 3 != 0 && m > 1 && n > 7 {
+                    continue;
+                }
+                // A strided (transposed storage), B row-major k×n.
+                let a: Vec<f32> = (0..m * len.max(1)).map(|_| rng.value()).collect();
+                let b: Vec<f32> = (0..n * len.max(1)).map(|_| rng.value()).collect();
+                let want: Vec<f32> = (0..m * n)
+                    .map(|x| {
+                        let (i, j) = (x / n, x % n);
+                        let ai: Vec<f32> = (0..len).map(|t| a[t * m + i]).collect();
+                        let bj: Vec<f32> = (0..len).map(|t| b[t * n + j]).collect();
+                        dot16_scalar(&ai, &bj)
+                    })
+                    .collect();
+                for path in available_paths() {
+                    let mut c = vec![7f32; m * n];
+                    gemm16_on(Token::new(path).unwrap(), m, n, len, &a, 1, m, &b, n, &mut c, n);
+                    for x in 0..m * n {
+                        assert!(same(c[x], want[x]), "{path:?} len {len} {m}x{n} out {x}: {} vs {}", c[x], want[x]);
+                    }
                 }
             }
         }
