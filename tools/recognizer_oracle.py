@@ -130,7 +130,7 @@ def train_model(steps, seed=0):
     rng = np.random.default_rng(seed)
     t0 = time.time()
     for s in range(steps):
-        texts = [synth.random_text(rng) for _ in range(8)]
+        texts = [synth.random_text(rng, 2, 5) for _ in range(8)]
         imgs = [synth.render(t, rng) for t in texts]
         loss, norm = tr.step(imgs, texts)
         if s % 25 == 0 or s == steps - 1:
@@ -237,7 +237,7 @@ def batch_grads(tm, imgs, labels):
                                    torch.tensor([len(lab)]), blank=0, reduction="sum", zero_infinity=True)
     loss = total / len(imgs)
     loss.backward()
-    return float(loss), {n: natural(n, p.grad) for n, p in tm.params().items()}
+    return float(loss.detach()), {n: natural(n, p.grad) for n, p in tm.params().items()}
 
 
 def sample_idx(n, rng):
@@ -275,11 +275,10 @@ def whole_model_fixtures(fx, model, rng):
         opt.step()
         out[dt] = {n: p.detach().numpy() for n, p in ps.items()}
     for n in state:
-        idx = fx[f"grad.{n}.idx"]
-        fx[f"adam.{n}.g"] = g32[n]
-        fx[f"adam.{n}"] = out[torch.float32][n]
+        idx = fx[f"grad.{n}.idx"]  # AdamW is element-wise: the sampled elements suffice
+        fx[f"adam.{n}.g"] = g32[n].reshape(-1)[idx]
+        fx[f"adam.{n}"] = out[torch.float32][n].reshape(-1)[idx]
         fx[f"adam.{n}.floor"] = np.float64(floor(out[torch.float32][n], out[torch.float64][n]))
-    del idx
 
 
 def three_steps_fixtures(fx, model, rng):
