@@ -342,10 +342,8 @@ def train_loop(trainer, train, held_out, *, steps, batch_size, seed, eval_every,
             bar.update(step, loss)
             evaluated = False
             if eval_every and (step % eval_every == 0 or step == steps):
-                rates = do_eval(step, loss)
+                do_eval(step, loss)
                 evaluated = True
-                if rates is not None and not bar.tty and progress:
-                    pass
             if not evaluated:
                 history.append({"step": step, "loss": loss, "cer": None})
             if flag.stop and step < steps:
@@ -361,8 +359,6 @@ def train_loop(trainer, train, held_out, *, steps, batch_size, seed, eval_every,
         if start >= steps:
             bar.close()
             return 0, history
-        bar.update(steps, history[-1]["loss"] if history and history[-1]["loss"] is not None else float("nan"),
-                   force=True)
         bar.close()
     trainer.save_checkpoint(ckpt)
     _write_history(out_dir, history)
@@ -418,7 +414,7 @@ def _summary(rows, stream=None) -> None:
 
 # -- demo ---------------------------------------------------------------------------
 
-DEMO_DEFAULTS = dict(steps=1500, batch_size=8, lr=3e-3, train_lines=4000, eval_lines=200, eval_every=250,
+DEMO_DEFAULTS = dict(steps=800, batch_size=8, lr=3e-3, train_lines=4000, eval_lines=200, eval_every=100,
                      min_len=3, max_len=8, charset="0123456789", arch="small", seed=0)
 DEMO_QUICK = dict(steps=8, train_lines=32, eval_lines=8, eval_every=4)
 
