@@ -322,23 +322,18 @@ def train_loop(trainer, train, held_out, *, steps, batch_size, seed, eval_every,
             idx = batch_indices(n, batch_size, seed, s)
             imgs = [train[i][0] for i in idx]
             texts = [train[i][1] for i in idx]
-            with warnings.catch_warnings(record=True):
-                warnings.simplefilter("always")
-                loss, norm = trainer.step(imgs, texts)
             step = s + 1
-            if not (math.isfinite(loss) and math.isfinite(norm)):
+            try:
+                with warnings.catch_warnings(record=True):
+                    warnings.simplefilter("always")
+                    loss, norm = trainer.step(imgs, texts)
+                problem = None if math.isfinite(loss) and math.isfinite(norm) else \
+                    f"the loss is {loss} and the gradient norm {norm}"
+            except FloatingPointError as e:
+                problem = str(e)
+            if problem is not None:
                 bar.close()
-                line_losses = list(trainer.last_line_losses)
-                bad = [i for i, v in enumerate(line_losses) if math.isnan(v)]
-                names = [f"  line {idx[i]} ({train[idx[i]][2]}): loss {line_losses[i]}" for i in (bad or range(len(idx)))]
-                what = "loss" if not math.isfinite(loss) else "gradient norm"
-                saved = (f"The last good checkpoint is {ckpt} (step {_ckpt_step(ckpt)})." if ckpt.exists()
-                         else "No checkpoint was written.")
-                raise NonFinite(
-                    f"step {step}: the {what} is not finite (loss {loss}, gradient norm {norm}); training stopped "
-                    f"and this step's weights were not saved. "
-                    f"{'Lines with a non-finite loss' if bad else 'Lines of the batch'}:\n" + "\n".join(names)
-                    + f"\n{saved} Try a smaller --lr or --clip.")
+                raise NonFinite(_non_finite_message(trainer, step, problem, idx, train, ckpt))
             bar.update(step, loss)
             evaluated = False
             if eval_every and (step % eval_every == 0 or step == steps):
@@ -347,6 +342,7 @@ def train_loop(trainer, train, held_out, *, steps, batch_size, seed, eval_every,
             if not evaluated:
                 history.append({"step": step, "loss": loss, "cer": None})
             if flag.stop and step < steps:
+                _check_finite_weights(trainer.model, step)
                 trainer.save_checkpoint(ckpt)
                 _write_history(out_dir, history)
                 bar.close()
@@ -354,15 +350,56 @@ def train_loop(trainer, train, held_out, *, steps, batch_size, seed, eval_every,
                 log(f"Resume with:\n  {resume_cmd(ckpt)}")
                 return 130, history
             if checkpoint_every and step % checkpoint_every == 0 and step < steps:
+                _check_finite_weights(trainer.model, step)
                 trainer.save_checkpoint(ckpt)
                 _write_history(out_dir, history)
-        if start >= steps:
-            bar.close()
-            return 0, history
         bar.close()
+    _check_finite_weights(trainer.model, trainer.step_count)
     trainer.save_checkpoint(ckpt)
     _write_history(out_dir, history)
     return 0, history
+
+
+def _non_finite_message(trainer, step, problem, idx, train, ckpt) -> str:
+    """Name the step and the lines whose own gradient (at the weights before
+    the step) is not finite; all the batch's lines when none is alone."""
+    import numpy as np
+
+    culprits = []
+    for i in idx:
+        img, text, name = train[i]
+        try:
+            with warnings.catch_warnings(record=True):
+                warnings.simplefilter("always")
+                loss, grads = trainer.gradients([img], [text])
+            line_loss = float(trainer.last_line_losses[0]) if len(trainer.last_line_losses) else loss
+            ok = math.isfinite(line_loss) and all(bool(np.isfinite(g).all()) for g in grads.values())
+            why = "" if ok else f"loss {line_loss}, non-finite gradient" if math.isfinite(line_loss) \
+                else f"loss {line_loss}"
+        except (FloatingPointError, ValueError) as e:
+            ok, why = False, str(e)
+        if not ok:
+            culprits.append(f"  {name} ({text!r}): {why}")
+    if not culprits:
+        culprits = [f"  {train[i][2]} ({train[i][1]!r})" for i in idx]
+        head = "No line is non-finite alone; the batch's lines were:"
+    else:
+        head = "Lines with a non-finite loss or gradient:"
+    weights_ok = all(bool(np.isfinite(a).all()) for a in trainer.model.state_dict().values())
+    saved = (f"The last good checkpoint is {ckpt} (step {_ckpt_step(ckpt)})." if ckpt.exists()
+             else "No checkpoint was written.")
+    return (f"step {step}: {problem}. Training stopped; this step's update was not saved"
+            f"{'' if weights_ok else ' (the weights already hold non-finite values: the learning rate is too large)'}."
+            f"\n{head}\n" + "\n".join(culprits) + f"\n{saved} Try a smaller --lr or a --clip.")
+
+
+def _check_finite_weights(model, step) -> None:
+    import numpy as np
+
+    bad = [n for n, a in model.state_dict().items() if not np.isfinite(a).all()]
+    if bad:
+        raise NonFinite(f"step {step}: the weights {', '.join(bad)} hold non-finite values (the update overflowed: "
+                        "try a smaller --lr or a --clip); nothing was saved")
 
 
 def _ckpt_step(path) -> str:
@@ -639,13 +676,10 @@ def _cmd_train(args, finetune: bool = False) -> int:
 
     t0 = time.perf_counter()
     start = trainer.step_count
-    try:
-        status, history = train_loop(trainer, train, held, steps=steps, batch_size=args.batch_size, seed=args.seed,
-                                     eval_every=args.eval_every, checkpoint_every=args.checkpoint_every,
-                                     out_dir=out, resume_cmd=resume_cmd, progress=not args.no_progress,
-                                     history=history)
-    except NonFinite:
-        raise
+    status, history = train_loop(trainer, train, held, steps=steps, batch_size=args.batch_size, seed=args.seed,
+                                 eval_every=args.eval_every, checkpoint_every=args.checkpoint_every,
+                                 out_dir=out, resume_cmd=resume_cmd, progress=not args.no_progress,
+                                 history=history)
     elapsed = time.perf_counter() - t0
     if status:
         return status
@@ -909,6 +943,7 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except CliError as e:
+        sys.stdout.flush()
         print(f"error: {e}", file=sys.stderr)
         return 2
 
