@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .ops.arith import relu as _relu
 from .ops.linalg import linear
+from .ops.pointwise import gelu, sigmoid, tanh
 from .tensor import Tensor
 
 
@@ -15,4 +16,9 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return _relu(input)
 
 
-__all__ = ["linear", "relu"]
+__all__ = ["gelu", "linear", "relu", "sigmoid", "tanh"]
+
+
+from .ops.ctc import ctc_loss  # noqa: E402
+
+__all__ += ["ctc_loss"]

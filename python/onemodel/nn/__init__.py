@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from .. import functional
 from .layers import Identity, Linear, ModuleList, ReLU, Sequential
+from .loss import CTCLoss
 from .module import Module
+from .rnn import GRU, LSTM
 from .parameter import Parameter
 
-__all__ = ["Module", "Parameter", "Linear", "ReLU", "Identity", "Sequential", "ModuleList", "functional"]
+__all__ = ["LSTM", "GRU", "CTCLoss", "Module", "Parameter", "Linear", "ReLU", "Identity", "Sequential", "ModuleList", "functional"]

@@ -3,9 +3,11 @@
 //! that pointers are valid for the strides they pass.
 
 pub mod copy;
+pub mod ctc;
 pub mod elementwise;
 pub mod matmul;
 pub mod reduce;
+pub mod rnn;
 
 /// The quiet NaN exact mode writes for every NaN result, so that the payload
 /// of a NaN (which hardware propagates differently) never differs.

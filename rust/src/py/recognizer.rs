@@ -140,7 +140,13 @@ impl TrainerCore {
         let batch = Batch::new(images, labels, model.model.cfg.height)?;
         let tr = &mut self.trainer;
         let m = &model.model;
-        let r = py.detach(|| tr.compute(m, &batch.lines())).map_err(PyValueError::new_err)?;
+        let r = py.detach(|| tr.compute(m, &batch.lines())).map_err(|e| {
+            if e.contains("NaN") {
+                PyFloatingPointError::new_err(e)
+            } else {
+                PyValueError::new_err(e)
+            }
+        })?;
         let grads = m
             .info
             .iter()
@@ -158,7 +164,7 @@ impl TrainerCore {
         let r = py.detach(|| tr.train_step(m, &batch.lines()));
         match r {
             Ok(r) => Ok(result_tuple(&r)),
-            Err(e) if e.contains("non-finite") => Err(PyFloatingPointError::new_err(e)),
+            Err(e) if e.contains("non-finite") || e.contains("NaN") => Err(PyFloatingPointError::new_err(e)),
             Err(e) => Err(PyValueError::new_err(e)),
         }
     }

@@ -1,26 +1,10 @@
-//! CTC (Graves et al. 2006, §§3.1–3.2, 4.1) in double precision with
-//! DetMath, scalar: the same bits everywhere.
-//!
-//! The forward/backward recursion ([`alpha_beta`]) takes log-probabilities
-//! and is shared by every front end; [`loss_from_logits`] is the
-//! recognizer's: it folds in the log-softmax and returns the logit gradient.
+//! The recognizer's CTC front end (seed 002): from logits, with the
+//! log-softmax in double precision (DetMath), the forward/backward recursion
+//! shared with the engine's `ctc_loss` (`kernels::ctc`, one recursion for
+//! both front ends), and the logit gradient rounded to binary32 once.
 
 use super::act::{dexp, dlog};
-
-/// `logadd(a, b)` = `a + log(1 + exp(b − a))` for a ≥ b (arguments swapped
-/// otherwise); `a` when `b − a < −40` or `b` is −∞.
-#[inline]
-pub fn logadd(a: f64, b: f64) -> f64 {
-    let (a, b) = if a >= b { (a, b) } else { (b, a) };
-    if b == f64::NEG_INFINITY {
-        return a;
-    }
-    let d = b - a;
-    if d < -40.0 {
-        return a;
-    }
-    a + dlog(1.0 + dexp(d))
-}
+use crate::kernels::ctc::{self as shared, LogProbs64};
 
 /// Log-softmax of each row of `logits` (`[T][K]`): m = the maximum logit
 /// (first of equals), s = Σ exp(z − m) over classes in ascending order,
@@ -47,101 +31,19 @@ pub fn log_softmax(logits: &[f32], t_len: usize, k: usize, lp: &mut Vec<f64>) {
     }
 }
 
-/// The blank-extended label sequence `[blank, l1, blank, …, lL, blank]`.
-pub fn extend(labels: &[usize], blank: usize, ext: &mut Vec<usize>) {
-    ext.clear();
-    ext.push(blank);
-    for &l in labels {
-        ext.push(l);
-        ext.push(blank);
-    }
-}
-
-/// Forward and backward variables (`[T][S]`, S = 2L + 1, log domain, both
-/// including their own step's emission) over the extended sequence `ext`,
-/// from log-probabilities `lp` (`[T][K]`). A skip of two entries is allowed
-/// only between different non-blank labels. Three-way sums are
-/// `logadd(logadd(same, one back), two back)`. Returns logP: the logadd of
-/// the last two forward entries at the last step (the last entry alone when
-/// L = 0); −∞ when no alignment exists or T = 0.
-pub fn alpha_beta(
-    lp: &[f64],
-    t_len: usize,
-    k: usize,
-    ext: &[usize],
-    blank: usize,
-    alpha: &mut Vec<f64>,
-    beta: &mut Vec<f64>,
-) -> f64 {
-    let s_len = ext.len();
-    let ninf = f64::NEG_INFINITY;
-    alpha.clear();
-    alpha.resize(t_len * s_len, ninf);
-    beta.clear();
-    beta.resize(t_len * s_len, ninf);
-    if t_len == 0 {
-        return ninf;
-    }
-    let skip = |s: usize| s >= 2 && ext[s] != blank && ext[s] != ext[s - 2];
-    alpha[0] = lp[ext[0]];
-    if s_len > 1 {
-        alpha[1] = lp[ext[1]];
-    }
-    for t in 1..t_len {
-        let (prev, cur) = alpha.split_at_mut(t * s_len);
-        let prev = &prev[(t - 1) * s_len..];
-        for s in 0..s_len {
-            let mut a = prev[s];
-            if s >= 1 {
-                a = logadd(a, prev[s - 1]);
-            }
-            if skip(s) {
-                a = logadd(a, prev[s - 2]);
-            }
-            cur[s] = a + lp[t * k + ext[s]];
-        }
-    }
-    let last = (t_len - 1) * s_len;
-    beta[last + s_len - 1] = lp[(t_len - 1) * k + ext[s_len - 1]];
-    if s_len > 1 {
-        beta[last + s_len - 2] = lp[(t_len - 1) * k + ext[s_len - 2]];
-    }
-    for t in (0..t_len - 1).rev() {
-        let (cur, next) = beta.split_at_mut((t + 1) * s_len);
-        let cur = &mut cur[t * s_len..];
-        for s in 0..s_len {
-            let mut b = next[s];
-            if s + 1 < s_len {
-                b = logadd(b, next[s + 1]);
-            }
-            if s + 2 < s_len && skip(s + 2) {
-                b = logadd(b, next[s + 2]);
-            }
-            cur[s] = b + lp[t * k + ext[s]];
-        }
-    }
-    if s_len > 1 {
-        logadd(alpha[last + s_len - 1], alpha[last + s_len - 2])
-    } else {
-        alpha[last]
-    }
-}
-
 /// Workspace of [`loss_from_logits`].
 #[derive(Default)]
 pub struct Scratch {
     pub lp: Vec<f64>,
-    pub ext: Vec<usize>,
-    pub alpha: Vec<f64>,
-    pub beta: Vec<f64>,
-    acc: Vec<f64>,
+    labels: Vec<i64>,
 }
 
 /// CTC loss of one line from its logits (`[T][K]`, blank 0) and the logit
-/// gradient `scale · (exp(lp[k]) − exp(acc[k] − lp[k] − logP))`, computed in
-/// double and rounded to binary32 once, written to `grad`. `acc[k]` is the
-/// logadd in ascending entry order of alpha + beta over the entries labelled
-/// k. Returns the loss −logP; when it is +∞ (no alignment) `grad` is zero.
+/// gradient `scale · (exp(lp[k]) − exp(acc[k] − lp[k] − logP))` (the shared
+/// recursion gives the second term, −exp(acc[k] − lp[k] − logP), as the
+/// partial derivative with respect to lp), computed in double and rounded to
+/// binary32 once, written to `grad`. Returns the loss −logP; when it is +∞
+/// (no alignment) `grad` is zero.
 pub fn loss_from_logits(
     logits: &[f32],
     t_len: usize,
@@ -151,35 +53,31 @@ pub fn loss_from_logits(
     grad: &mut [f32],
     s: &mut Scratch,
 ) -> f64 {
+    assert!(labels.iter().all(|&l| l > 0 && l < k), "labels must be in 1..K");
     log_softmax(logits, t_len, k, &mut s.lp);
-    extend(labels, 0, &mut s.ext);
-    let logp = alpha_beta(&s.lp, t_len, k, &s.ext, 0, &mut s.alpha, &mut s.beta);
+    s.labels.clear();
+    s.labels.extend(labels.iter().map(|&l| l as i64));
     let grad = &mut grad[..t_len * k];
-    if logp == f64::NEG_INFINITY || logp.is_nan() {
+    grad.fill(0.0);
+    let lp = LogProbs64 { lp: &s.lp, steps: t_len, classes: k };
+    let lpv = &s.lp;
+    // SAFETY: LogProbs64 is bounds-checked; labels are < k (asserted).
+    let loss = unsafe {
+        shared::loss_and_grad(&lp, &s.labels, 0, |t, c, d| {
+            let l = lpv[t * k + c];
+            grad[t * k + c] = (scale * (dexp(l) + d)) as f32;
+        })
+    };
+    if !loss.is_finite() {
         grad.fill(0.0);
-        return if logp.is_nan() { f64::NAN } else { f64::INFINITY };
     }
-    let s_len = s.ext.len();
-    s.acc.clear();
-    s.acc.resize(k, 0.0);
-    for t in 0..t_len {
-        s.acc.fill(f64::NEG_INFINITY);
-        for e in 0..s_len {
-            let label = s.ext[e];
-            s.acc[label] = logadd(s.acc[label], s.alpha[t * s_len + e] + s.beta[t * s_len + e]);
-        }
-        for c in 0..k {
-            let l = s.lp[t * k + c];
-            let g = scale * (dexp(l) - dexp(s.acc[c] - l - logp));
-            grad[t * k + c] = g as f32;
-        }
-    }
-    -logp
+    loss
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::ctc::logadd;
 
     /// Brute force: sum over every path of length T that collapses to the
     /// labels, in plain f64.

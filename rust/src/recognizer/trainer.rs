@@ -206,6 +206,9 @@ impl Trainer {
                 }
             }
         }
+        if let Some(i) = line_losses.iter().position(|l| l.is_nan()) {
+            return Err(format!("line {i}: the loss is NaN (non-finite logits: the weights or activations overflowed)"));
+        }
         let mut sum = 0.0f64;
         for l in &line_losses {
             if l.is_finite() {
