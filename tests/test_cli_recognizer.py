@@ -239,3 +239,14 @@ def test_demo_kernel_paths_same_bits(tmp_path):
         subprocess.run(cmd + ["--output", str(tmp_path / p), "--kernel-path", p], check=True, capture_output=True)
         outs.append(sha(tmp_path / p / "checkpoint.safetensors"))
     assert outs[0] == outs[1]
+
+
+def test_demo_resume_is_bit_identical(tmp_path, capsys):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main(["demo", "--quick", "--no-progress", "--output", str(a)]) == 0
+    assert main(["demo", "--quick", "--no-progress", "--output", str(b), "--steps", "4"]) == 0
+    assert main(["demo", "--quick", "--no-progress", "--output", str(b),
+                 "--resume", str(b / "checkpoint.safetensors")]) == 0
+    assert sha(a / "checkpoint.safetensors") == sha(b / "checkpoint.safetensors")
+    hashes = [l for l in capsys.readouterr().out.splitlines() if "weights sha256" in l]
+    assert hashes[0] == hashes[2] != hashes[1]

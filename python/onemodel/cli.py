@@ -485,16 +485,32 @@ def _cmd_demo(args) -> int:
             enumerate(make_lines(args.eval_lines, args.seed, 1, args.charset, args.min_len, args.max_len))]
     print(f"  rendered {len(train)} training and {len(held)} held-out lines with Pillow's built-in font "
           f"in {time.perf_counter() - t:.1f} s")
-    model = CrnnV0(cfg, seed=args.seed)
-    trainer = Trainer(model, lr=args.lr, weight_decay=0.01, clip=5.0)
+    history = []
+    if args.resume:
+        from .recognizer import ContainerError
+
+        try:
+            trainer = Trainer.load_checkpoint(args.resume)
+        except (ContainerError, OSError, ValueError) as e:
+            raise CliError(f"--resume {args.resume}: {e}") from None
+        model = trainer.model
+        if model.config != cfg or trainer.lr != args.lr:
+            raise CliError(f"--resume {args.resume}: the checkpoint is not this demo's (model or lr differ); "
+                           "give the options of the interrupted run")
+        history = _read_history(Path(args.resume).parent, trainer.step_count)
+        print(f"  resuming from step {trainer.step_count}")
+    else:
+        model = CrnnV0(cfg, seed=args.seed)
+        trainer = Trainer(model, lr=args.lr, weight_decay=0.01, clip=5.0)
 
     def resume_cmd(ckpt):
-        return "(the demo always starts from scratch; rerun `onemodel demo`)"
+        argv = list(sys.argv[1:]) if args._argv is None else list(args._argv)
+        return "onemodel " + " ".join(_quote(a) for a in _drop_opt(argv, "--resume") + ["--resume", str(ckpt)])
 
     t0 = time.perf_counter()
     status, history = train_loop(trainer, train, held, steps=args.steps, batch_size=args.batch_size, seed=args.seed,
                                  eval_every=args.eval_every, checkpoint_every=0, out_dir=out,
-                                 resume_cmd=resume_cmd, progress=not args.no_progress)
+                                 resume_cmd=resume_cmd, progress=not args.no_progress, history=history)
     elapsed = time.perf_counter() - t0
     if status:
         return status
@@ -835,7 +851,6 @@ def _add_polarity(p):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    fmt = argparse.ArgumentDefaultsHelpFormatter
     p = argparse.ArgumentParser(prog="onemodel", description="Bit-identical CPU training: the crnn-v0 text-line "
                                 "recognizer and the machine it runs on. See docs/cli.md.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -849,7 +864,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "checkpoint, the F16 model and a loss/CER plot. The weights sha256 is the same at every "
                        "--threads and --kernel-path. Defaults: "
                        + ", ".join(f"{k.replace('_', '-')} {v}" for k, v in DEMO_DEFAULTS.items()) + ".")
-    d.add_argument("--output", default="onemodel-demo", help="output folder")
+    d.add_argument("--output", default="onemodel-demo", help="output folder (default onemodel-demo)")
+    d.add_argument("--resume", default=None, metavar="CKPT",
+                   help="continue an interrupted demo from its checkpoint (same options), bit-identically")
     d.add_argument("--steps", type=int, default=None, help="training steps")
     d.add_argument("--quick", action="store_true",
                    help="a few seconds: " + ", ".join(f"{k.replace('_', '-')} {v}" for k, v in DEMO_QUICK.items()))
@@ -869,7 +886,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name in ("train", "finetune"):
         ft = name == "finetune"
-        t = sub.add_parser(name, formatter_class=fmt,
+        t = sub.add_parser(name,
                            help=("fine-tune a model on a dataset" if ft else "train a recognizer from scratch on a dataset"),
                            description=("Fine-tune a crnn-v0 model (--model) on line images" if ft else
                                         "Train a crnn-v0 from scratch on line images")
@@ -892,8 +909,9 @@ def build_parser() -> argparse.ArgumentParser:
         t.add_argument("--eval-split", type=float, default=None,
                        help="fraction of the lines held out for the CER (default 0.1)")
         t.add_argument("--max-eval", type=int, default=None, help="at most this many held-out lines (default 500)")
-        t.add_argument("--eval-every", type=int, default=200, help="held-out CER every N steps (0: only at the end)")
-        t.add_argument("--checkpoint-every", type=int, default=500, help="save the checkpoint every N steps")
+        t.add_argument("--eval-every", type=int, default=200, help="held-out CER every N steps, 0: only at the end (default 200)")
+        t.add_argument("--checkpoint-every", type=int, default=500,
+                       help="save the checkpoint every N steps (default 500)")
         t.add_argument("--seed", type=int, default=None, help="seed of the split, the order and the initialization "
                        "(default 0)")
         t.add_argument("--resume", default=None, metavar="CKPT", help="continue a run from its checkpoint, "
@@ -903,7 +921,8 @@ def build_parser() -> argparse.ArgumentParser:
                        (" (new classifier rows)" if ft else ""))
         if not ft:
             t.add_argument("--charset", default=None, help="the charset as one string (default: printable ASCII)")
-            t.add_argument("--arch", choices=sorted(ARCHS), default="crnn-v0", help="model size")
+            t.add_argument("--arch", choices=sorted(ARCHS), default="crnn-v0",
+                           help="model size: crnn-v0 (default) or small (the demo's)")
         _add_polarity(t)
         t.add_argument("--no-progress", action="store_true", help="no progress display")
         _add_compute(t)
