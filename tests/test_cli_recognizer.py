@@ -253,3 +253,28 @@ def test_demo_resume_is_bit_identical(tmp_path, capsys):
     assert sha(a / "checkpoint.safetensors") == sha(b / "checkpoint.safetensors")
     hashes = [l for l in capsys.readouterr().out.splitlines() if "weights sha256" in l]
     assert hashes[0] == hashes[2] != hashes[1]
+
+
+def test_progress_line_on_a_terminal_and_in_a_log():
+    import io
+
+    from onemodel.cli import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = Tty()
+    p = Progress(0, 4, 8, stream=tty)
+    for s in range(1, 5):
+        p.update(s, 2.0)
+    p.close()
+    out = tty.getvalue()
+    assert out.startswith("\r[") and "4/4" in out and "lines/s" in out and "ETA" in out and out.endswith("\n")
+    log = io.StringIO()
+    p = Progress(0, 4, 8, stream=log, every=2)
+    p.cer = 0.25
+    for s in range(1, 5):
+        p.update(s, 1.0)
+    lines = log.getvalue().splitlines()
+    assert len(lines) == 2 and "\r" not in log.getvalue() and "CER 25.00%" in lines[-1]
