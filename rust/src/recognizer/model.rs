@@ -530,7 +530,7 @@ impl Model {
                 x,
                 &st.blocks[b].win,
                 &st.dy,
-                &prep.conv_wt[b],
+                &self.params[wi],
                 &mut gw[0],
                 &mut gb[0],
                 if b > 0 { Some(&mut st.dx) } else { None },
