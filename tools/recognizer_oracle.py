@@ -118,9 +118,20 @@ def floor(a32, a64):
     return float(np.max(np.abs(np.asarray(a32, np.float64) - np.asarray(a64, np.float64)))) if np.size(a32) else 0.0
 
 
+_PUT_RNG = np.random.default_rng(77)
+
+
 def put(fx, key, a32, a64):
-    fx[key] = np.asarray(a32, np.float32)
+    """The fp32 reference and its floor; tensors over 8192 elements are
+    stored at SAMPLE sampled elements (`key.idx`), the floor taken over all."""
+    a32 = np.asarray(a32, np.float32)
     fx[key + ".floor"] = np.float64(floor(a32, a64))
+    if a32.size > 8192:
+        idx = sample_idx(a32.size, _PUT_RNG)
+        fx[key + ".idx"] = idx
+        fx[key] = a32.reshape(-1)[idx]
+    else:
+        fx[key] = a32
 
 
 def train_model(steps, seed=0):

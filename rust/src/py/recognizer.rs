@@ -141,7 +141,7 @@ impl TrainerCore {
         let tr = &mut self.trainer;
         let m = &model.model;
         let r = py.detach(|| tr.compute(m, &batch.lines())).map_err(|e| {
-            if e.contains("NaN") {
+            if e.contains("the loss is NaN") {
                 PyFloatingPointError::new_err(e)
             } else {
                 PyValueError::new_err(e)
@@ -164,7 +164,7 @@ impl TrainerCore {
         let r = py.detach(|| tr.train_step(m, &batch.lines()));
         match r {
             Ok(r) => Ok(result_tuple(&r)),
-            Err(e) if e.contains("non-finite") || e.contains("NaN") => Err(PyFloatingPointError::new_err(e)),
+            Err(e) if e.contains("(a non-finite gradient)") || e.contains("the loss is NaN") => Err(PyFloatingPointError::new_err(e)),
             Err(e) => Err(PyValueError::new_err(e)),
         }
     }
@@ -258,7 +258,7 @@ pub fn rec_conv_block<'py>(
             let mut db = vec![0f32; o];
             let mut dx = if need_dx { vec![0f32; h * w * c] } else { vec![] };
             let mut s = conv::BackScratch::default();
-            conv::backward(&g, &x, &win, &dy, &wt, &mut dw, &mut db, if need_dx { Some(&mut dx) } else { None }, &mut s);
+            conv::backward(&g, &x, &win, &dy, &wp, &mut dw, &mut db, if need_dx { Some(&mut dx) } else { None }, &mut s);
             let dwn: Vec<f32> = (0..o).flat_map(|oi| dw[oi * kp..oi * kp + k].to_vec()).collect();
             (y, dwn, db, dx)
         })

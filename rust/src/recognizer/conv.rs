@@ -3,7 +3,7 @@
 //! 16), then ReLU fused into max pooling that records each window's winner.
 //! Activations are channels-last `[H][W][C]`.
 
-use super::dot16::{gemm_nt, rowsum16, transpose};
+use super::dot16::{gemm16, gemm_nt, rowsum16, transpose};
 
 /// No positive value in the window: the pooled output is 0 and passes no
 /// gradient.
@@ -160,7 +160,7 @@ pub struct BackScratch {
 }
 
 /// Backward of one block. `dy` is the gradient of the pooled output, `x`
-/// the block's input, `wt` the weight transposed to `[K][O]` (real taps),
+/// the block's input, `w` the weight (`[O][KP]`),
 /// `dw` (`[O][KP]`, padding written as zero) and `db` are overwritten; when
 /// `dx` is given it receives the input gradient (the gather).
 #[allow(clippy::too_many_arguments)]
@@ -169,7 +169,7 @@ pub fn backward(
     x: &[f32],
     win: &[u32],
     dy: &[f32],
-    wt: &[f32],
+    w: &[f32],
     dw: &mut [f32],
     db: &mut [f32],
     dx: Option<&mut [f32]>,
@@ -196,7 +196,8 @@ pub fn backward(
     if let Some(dx) = dx {
         s.dcol.clear();
         s.dcol.resize(p * k, 0.0);
-        gemm_nt(p, k, o, &s.dc, o, wt, o, &mut s.dcol, k);
+        // dcol[p][k] = dot16_o(dC[p][o], W[o][k]): W's rows are contiguous in k.
+        gemm16(p, k, o, &s.dc, o, 1, w, kp, &mut s.dcol, k);
         gather(g, &s.dcol, dx);
     }
 }

@@ -77,7 +77,6 @@ pub fn loss_from_logits(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::ctc::logadd;
 
     /// Brute force: sum over every path of length T that collapses to the
     /// labels, in plain f64.

@@ -11,7 +11,7 @@
 //! The activated gates, c, tc and the starting hidden state are stored.
 
 use super::act::{sigmoid, tanh};
-use super::dot16::{gemm_nt, rowsum16, transpose_ld};
+use super::dot16::{gemm16, gemm_nt};
 
 /// Stored forward state of one direction.
 #[derive(Default)]
@@ -155,16 +155,14 @@ pub fn backward_dir(
     }
 }
 
-/// Workspace for the weight gradients.
+/// Workspace for the weight gradients (kept for API stability; the
+/// products read the stored activations in place).
 #[derive(Default)]
-pub struct GradScratch {
-    dzt: Vec<f32>,
-    xt: Vec<f32>,
-    ht: Vec<f32>,
-}
+pub struct GradScratch {}
 
 /// dW_ih, dW_hh, db of one direction after the recurrence (t ascending by
-/// time index).
+/// time index): `dW_ih[g][i] = dot16_t(dz[t][g], x[t][i])`,
+/// `dW_hh[g][j] = dot16_t(dz[t][g], hPrev[t][j])`, `db[g] = dot16_t(dz[t][g], 1)`.
 #[allow(clippy::too_many_arguments)]
 pub fn weight_grads(
     t_len: usize,
@@ -178,20 +176,13 @@ pub fn weight_grads(
     dw_ih: &mut [f32],
     dw_hh: &mut [f32],
     db: &mut [f32],
-    s: &mut GradScratch,
+    _s: &mut GradScratch,
 ) {
     let g4 = 4 * h;
-    s.dzt.resize(g4 * t_len, 0.0);
-    s.xt.resize(inp * t_len, 0.0);
-    s.ht.resize(h * t_len, 0.0);
-    transpose_ld(&dz[dzcol..], t_len, g4, lddz, &mut s.dzt);
-    transpose_ld(x, t_len, inp, inp, &mut s.xt);
-    transpose_ld(&st.hprev, t_len, h, h, &mut s.ht);
-    gemm_nt(g4, inp, t_len, &s.dzt, t_len, &s.xt, t_len, dw_ih, inp);
-    gemm_nt(g4, h, t_len, &s.dzt, t_len, &s.ht, t_len, dw_hh, h);
-    for g in 0..g4 {
-        db[g] = rowsum16(&s.dzt[g * t_len..][..t_len]);
-    }
+    let dzp = &dz[dzcol..];
+    gemm16(g4, inp, t_len, dzp, 1, lddz, x, inp, dw_ih, inp);
+    gemm16(g4, h, t_len, dzp, 1, lddz, &st.hprev, h, dw_hh, h);
+    gemm16(1, g4, t_len, &[1.0], 0, 0, dzp, lddz, db, g4);
 }
 
 /// The layer's input gradient: `dx[t][i]` = dot16 over the 8H gates

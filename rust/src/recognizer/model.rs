@@ -307,19 +307,6 @@ impl Model {
     /// The transposed weights the backward pass reads.
     pub fn prepare(&self) -> Prepared {
         let cfg = &self.cfg;
-        let mut conv_wt = Vec::new();
-        for (b, g) in cfg.geoms(cfg.min_width()).iter().enumerate() {
-            // W[o][k] for k < 9C → Wt[k][o].
-            let w = &self.params[cfg.conv_index(b)];
-            let (o, k, kp) = (g.o, g.k(), g.kp());
-            let mut t = vec![0f32; k * o];
-            for oi in 0..o {
-                for ki in 0..k {
-                    t[ki * o + oi] = w[oi * kp + ki];
-                }
-            }
-            conv_wt.push(t);
-        }
         let h = cfg.hidden;
         let mut w_hh_t = Vec::new();
         let mut w_cat_t = Vec::new();
@@ -345,7 +332,7 @@ impl Model {
         let k = cfg.classes;
         let mut cls_t = vec![0f32; 2 * h * k];
         transpose(&self.params[cfg.classifier_index()], k, 2 * h, &mut cls_t);
-        Prepared { conv_wt, w_hh_t, w_cat_t, cls_t }
+        Prepared { w_hh_t, w_cat_t, cls_t }
     }
 
     fn dir_params<'a>(&'a self, prep: &'a Prepared, l: usize, d: usize) -> DirParams<'a> {
@@ -530,7 +517,7 @@ impl Model {
                 x,
                 &st.blocks[b].win,
                 &st.dy,
-                &prep.conv_wt[b],
+                &self.params[wi],
                 &mut gw[0],
                 &mut gb[0],
                 if b > 0 { Some(&mut st.dx) } else { None },
@@ -545,7 +532,6 @@ impl Model {
 
 /// Transposed weights for one step (read-only, shared by every line).
 pub struct Prepared {
-    pub conv_wt: Vec<Vec<f32>>,
     pub w_hh_t: Vec<Vec<Vec<f32>>>,
     pub w_cat_t: Vec<Vec<f32>>,
     pub cls_t: Vec<f32>,
