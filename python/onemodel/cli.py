@@ -155,13 +155,6 @@ class Progress:
             self.stream.write(text + "\n")
         self.stream.flush()
 
-    def message(self, text: str):
-        """Print a line without breaking the bar."""
-        if self.tty and self.drawn:
-            self.stream.write("\r\x1b[K")
-        self.stream.write(text + "\n")
-        self.stream.flush()
-
     def close(self):
         if self.tty and self.drawn:
             self.stream.write("\n")
@@ -566,8 +559,6 @@ def _prepare_lines(model, lines, log):
 
 
 def _cmd_train(args, finetune: bool = False) -> int:
-    import numpy as np  # noqa: F401
-
     from .recognizer import CrnnV0, ContainerError, DEFAULT_CHARSET, Trainer
     from .recognizer.data import DataError, check_charset, charset_of, list_dataset, load_image, split
 
