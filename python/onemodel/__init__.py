@@ -42,6 +42,8 @@ from .creation import (
 from .ops.arith import add, div, mul, neg, relu, sub
 from .ops.linalg import bmm, linear, matmul, mm
 from .ops.reduce import mean, sum
+from .ops.shape_ops import cat, chunk, split, stack
+from .ops.softmax import log_softmax, softmax
 from .ops.views import (
     broadcast_to,
     contiguous,

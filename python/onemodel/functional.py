@@ -5,7 +5,16 @@ Importable as ``onemodel.functional`` or ``onemodel.nn.functional``."""
 from __future__ import annotations
 
 from .ops.arith import relu as _relu
+from .ops.attention import scaled_dot_product_attention
+from .ops.conv import conv2d, conv_transpose2d
+from .ops.dropout import dropout
+from .ops.embedding import embedding
 from .ops.linalg import linear
+from .ops.norm import batch_norm, layer_norm
+from .ops.pool import avg_pool2d, max_pool2d
+from .ops.resize import interpolate, upsample
+from .ops.shape_ops import pad
+from .ops.softmax import cross_entropy, log_softmax, nll_loss, softmax
 from .tensor import Tensor
 
 
@@ -15,4 +24,50 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return _relu(input)
 
 
-__all__ = ["linear", "relu"]
+def _transcendental(name: str):
+    """gelu/sigmoid/tanh come with the fixed transcendentals (not in this build yet)."""
+    from . import ops as _ops
+
+    fn = getattr(_ops, name, None)
+    if fn is None:
+        raise NotImplementedError(f"{name}: needs the fixed transcendental functions, which this build does not include yet")
+    return fn
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    if approximate != "none":
+        raise ValueError(f"gelu: approximate={approximate!r} is not supported (only 'none', the erf form)")
+    return _transcendental("gelu")(input)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return _transcendental("sigmoid")(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    return _transcendental("tanh")(input)
+
+
+__all__ = [
+    "avg_pool2d",
+    "batch_norm",
+    "conv2d",
+    "conv_transpose2d",
+    "cross_entropy",
+    "dropout",
+    "embedding",
+    "gelu",
+    "interpolate",
+    "layer_norm",
+    "linear",
+    "log_softmax",
+    "max_pool2d",
+    "nll_loss",
+    "pad",
+    "relu",
+    "scaled_dot_product_attention",
+    "sigmoid",
+    "softmax",
+    "tanh",
+    "upsample",
+]

@@ -3,6 +3,7 @@
 mod compute;
 mod ops;
 mod random;
+mod spatial;
 mod storage;
 
 use pyo3::prelude::*;
@@ -18,6 +19,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::unary, m)?)?;
     m.add_function(wrap_pyfunction!(ops::sum, m)?)?;
     m.add_function(wrap_pyfunction!(ops::matmul, m)?)?;
+    spatial::register(m)?;
     m.add_function(wrap_pyfunction!(compute::kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(compute::best_kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(compute::available_kernel_paths, m)?)?;
