@@ -17,7 +17,8 @@
 //!   each input element starts at +0 and adds the taps that read it in
 //!   (ky, kx) increasing order, one f32 add each.
 //! * weight gradient: per batch item `T_n = dY_n · cols_nᵀ` (one accumulator
-//!   over the output positions (oy, ox), increasing); then
+//!   over the output positions (oy, ox), increasing; `cols_nᵀ` is built
+//!   directly in row-major order, so the GEMM reads it row by row); then
 //!   `dW = ((+0 + T_0) + T_1) + …` in batch-item order, one f32 add per item.
 //!
 //! Threads take whole (item, group) pairs, or fixed-size element chunks of
@@ -77,31 +78,31 @@ impl Conv2d {
         self.kh == 1 && self.kw == 1 && self.stride == (1, 1) && self.padding == (0, 0) && self.oh == self.h && self.ow == self.w
     }
 
-    /// Fill `cols` ([k, p], row-major) for item `ni`, group `g`.
+    /// Fill the im2col matrix of item `ni`, group `g`: `[k, p]` row-major,
+    /// or its transpose `[p, k]` row-major when `transposed` (the weight
+    /// gradient's operand, so that the GEMM reads it row by row).
     ///
     /// # Safety
     /// `x` must hold the whole input.
-    unsafe fn im2col(&self, x: *const f32, ni: usize, g: usize, cols: &mut [f32]) {
-        let (h, w, p) = (self.h, self.w, self.p());
+    unsafe fn im2col(&self, x: *const f32, ni: usize, g: usize, cols: &mut [f32], transposed: bool) {
+        let (h, w, p, k) = (self.h, self.w, self.p(), self.k());
         let (sh, sw) = self.stride;
         let (ph, pw) = self.padding;
         let (dh, dw) = self.dilation;
+        // Element (row r, position q) of the [k, p] matrix lives at:
+        let (r_step, q_step) = if transposed { (1, k) } else { (p, 1) };
         for c in 0..self.cg() {
             // SAFETY: channel g·cg + c of item ni lies inside the input.
             let plane = unsafe { x.add((ni * self.c_in + g * self.cg() + c) * h * w) };
             for ky in 0..self.kh {
                 for kx in 0..self.kw {
-                    let row = &mut cols[((c * self.kh + ky) * self.kw + kx) * p..][..p];
+                    let r = (c * self.kh + ky) * self.kw + kx;
                     for oy in 0..self.oh {
-                        let dst = &mut row[oy * self.ow..(oy + 1) * self.ow];
                         let iy = (oy * sh + ky * dh) as isize - ph as isize;
-                        if iy < 0 || iy >= h as isize {
-                            dst.fill(0.0);
-                            continue;
-                        }
-                        for (ox, d) in dst.iter_mut().enumerate() {
+                        for ox in 0..self.ow {
                             let ix = (ox * sw + kx * dw) as isize - pw as isize;
-                            *d = if ix >= 0 && ix < w as isize {
+                            let inside = iy >= 0 && iy < h as isize && ix >= 0 && ix < w as isize;
+                            cols[r * r_step + (oy * self.ow + ox) * q_step] = if inside {
                                 // SAFETY: (iy, ix) lies inside the plane.
                                 unsafe { *plane.offset(iy * w as isize + ix) }
                             } else {
@@ -114,19 +115,24 @@ impl Conv2d {
         }
     }
 
-    /// The im2col matrix of item `ni`, group `g` as a GEMM operand [k, p]:
-    /// the input itself for a pointwise convolution, else `scratch` filled.
-    unsafe fn cols<'a>(&self, x: *const f32, ni: usize, g: usize, scratch: &'a mut Vec<f32>) -> MatRef {
+    /// The im2col matrix of item `ni`, group `g` as a GEMM operand: `[k, p]`,
+    /// or `[p, k]` when `transposed`. A pointwise convolution's `[k, p]`
+    /// matrix is the input itself; otherwise `scratch` is filled.
+    unsafe fn cols(&self, x: *const f32, ni: usize, g: usize, scratch: &mut Vec<f32>, transposed: bool) -> MatRef {
         let (k, p) = (self.k(), self.p());
-        if self.pointwise() {
+        if self.pointwise() && !transposed {
             // SAFETY: the group's channels of item ni are k contiguous planes of p.
             let ptr = unsafe { x.add((ni * self.c_in + g * self.cg()) * p) };
             return MatRef { ptr, rows: k, cols: p, rs: p as isize, cs: 1 };
         }
         scratch.resize(k * p, 0.0);
         // SAFETY: forwarded from the caller.
-        unsafe { self.im2col(x, ni, g, scratch) };
-        MatRef { ptr: scratch.as_ptr(), rows: k, cols: p, rs: p as isize, cs: 1 }
+        unsafe { self.im2col(x, ni, g, scratch, transposed) };
+        if transposed {
+            MatRef { ptr: scratch.as_ptr(), rows: p, cols: k, rs: k as isize, cs: 1 }
+        } else {
+            MatRef { ptr: scratch.as_ptr(), rows: k, cols: p, rs: p as isize, cs: 1 }
+        }
     }
 
     fn weight(&self, wt: *const f32, g: usize) -> MatRef {
@@ -150,7 +156,7 @@ pub unsafe fn forward(mode: Mode, s: &Conv2d, x: *const f32, wt: *const f32, bia
         // SAFETY: the pointers are valid for the sizes the caller promised;
         // each (item, group) writes its own block of og rows of `out`.
         unsafe {
-            let cols = s.cols(xa as *const f32, ni, g, &mut scratch);
+            let cols = s.cols(xa as *const f32, ni, g, &mut scratch, false);
             let c = (oa as *mut f32).add((ni * s.c_out + g * og) * p);
             gemm(mode, s.weight(wa as *const f32, g), cols, c, p);
             if let Some(b) = ba {
@@ -243,9 +249,9 @@ pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32,
         let mut scratch = Vec::new();
         // SAFETY: as for `forward`; each (item, group) writes its own block.
         unsafe {
-            let cols = s.cols(xa as *const f32, ni, g, &mut scratch);
+            let rows = s.cols(xa as *const f32, ni, g, &mut scratch, true);
             let a = MatRef { ptr: (da as *const f32).add((ni * s.c_out + g * og) * p), rows: og, cols: p, rs: p as isize, cs: 1 };
-            gemm(mode, a, cols.t(), (ta as *mut f32).add(idx * per), k);
+            gemm(mode, a, rows, (ta as *mut f32).add(idx * per), k);
         }
     });
     let total = s.groups * per;
