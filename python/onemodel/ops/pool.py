@@ -31,7 +31,6 @@ class MaxPool2dFn(Function):
         idx = Tensor._empty(shape, int64)
         _core.max_pool2d_forward(out, idx, x, *geo)
         self.save_for_backward(idx)
-        self.indices = idx
         return out
 
     def backward(self, g):
@@ -81,18 +80,13 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     wins only a window of NaNs. Indices are flat positions in the plane."""
     x, squeeze, k, s, p, d, out_hw = _geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
     out = MaxPool2dFn.apply(x, (k, s, p, d), out_hw)
-    rec = out._record
     if return_indices:
-        idx = rec.indices if rec is not None else None
-        if idx is None:  # not recorded: recompute the indices
+        if out._record is not None:
+            (idx,) = out._record.saved_tensors
+        else:  # not recorded, so nothing kept them: run the kernel for the indices
             idx = Tensor._empty(out.shape, int64)
-            tmp = Tensor._empty(out.shape)
-            _core.max_pool2d_forward(tmp, idx, contig(x), k, s, p, d)
-        if rec is not None:
-            rec.indices = None
+            _core.max_pool2d_forward(Tensor._empty(out.shape), idx, contig(x), k, s, p, d)
         return (out.squeeze(0), idx.squeeze(0)) if squeeze else (out, idx)
-    if rec is not None:
-        rec.indices = None
     return out.squeeze(0) if squeeze else out
 
 
