@@ -7,6 +7,7 @@ import pytest
 
 import onemodel as om
 import onemodel.functional as F
+import onemodel.nn as nn
 from onemodel.gradcheck import gradient_check
 
 GEN = om.Generator().manual_seed(7)
@@ -32,7 +33,7 @@ def exact_softmax_available():
 
 
 EXACT_SOFTMAX = exact_softmax_available()
-USES_SOFTMAX = {"softmax", "log_softmax", "cross_entropy", "nll_loss", "sdpa", "sdpa_masks", "sdpa_causal", "mha", "mha_masks", "encoder_layer", "cross_entropy_probs"}
+USES_SOFTMAX = {"softmax", "log_softmax", "cross_entropy", "nll_loss", "sdpa", "sdpa_masks", "sdpa_causal", "mha_masks", "mha_need_weights", "encoder_layer", "cross_entropy_probs"}
 
 CASES = {
     "conv2d_basic": (lambda x, w, b: F.conv2d(x, w, b), lambda: (leaf(2, 3, 5, 4), leaf(4, 3, 3, 3), leaf(4))),
@@ -75,7 +76,22 @@ CASES = {
     "pad": (lambda x: F.pad(x, (1, 2, -1, 0), value=0.5) * 2.0, lambda: (leaf(2, 3, 2),)),
     "embedding": (lambda w: F.embedding(om.tensor([[1, 3, 1], [0, 1, 2]]), w) * 1.5, lambda: (leaf(4, 3),)),
     "dropout": (lambda x: F.dropout(x, 0.4, generator=om.Generator().manual_seed(3)), lambda: (leaf(4, 5),)),
+    "mha_masks": (
+        lambda q, kv: _MHA(q, kv, kv, key_padding_mask=np.array([[0, 0, 1], [0, 0, 0]], bool), attn_mask=np.array([[0, 1, 0], [0, 0, 0]], bool), need_weights=False)[0],
+        lambda: (leaf(2, 2, 4, scale=0.5), leaf(2, 3, 4, scale=0.5)),
+    ),
+    "mha_need_weights": (lambda q: sum_outputs(_MHA(q, q, q)), lambda: (leaf(2, 3, 4, scale=0.5),)),
+    "encoder_layer": (lambda x: _LAYER(x, src_key_padding_mask=np.array([[0, 0, 1], [0, 0, 0]], bool)), lambda: (leaf(2, 3, 4, scale=0.5),)),
 }
+
+
+_MHA = nn.MultiheadAttention(4, 2, batch_first=True, generator=om.Generator().manual_seed(1))
+_LAYER = nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0, batch_first=True, norm_first=True, generator=om.Generator().manual_seed(2))
+
+
+def sum_outputs(pair):
+    out, weights = pair
+    return out * 1.0 + weights.sum() * 0.5
 
 
 @pytest.fixture(params=["fast", "exact"])

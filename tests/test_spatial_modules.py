@@ -185,3 +185,18 @@ def test_bad_input_raises_value_error_naming_op_and_shapes(i):
     fn, pattern = BAD[i]
     with pytest.raises(ValueError, match=pattern):
         fn()
+
+
+def test_encoder_layer_dropout_is_seeded_and_thread_independent():
+    x = om.randn(2, 5, 8, generator=om.Generator().manual_seed(4))
+    outs = set()
+    for threads in (1, 3):
+        with om.compute.threads(threads):
+            layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.2, batch_first=True, generator=om.Generator().manual_seed(9))
+            y = layer(x)
+            y.sum().backward()
+            outs.add(y.detach().numpy().tobytes() + layer.linear1.weight.grad.numpy().tobytes())
+    assert len(outs) == 1
+    layer.eval()
+    a, b = layer(x).detach().numpy(), layer(x).detach().numpy()
+    assert np.array_equal(a, b)  # eval: no dropout
