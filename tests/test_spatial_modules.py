@@ -171,7 +171,7 @@ BAD = [
     (lambda: nn.MultiheadAttention(8, 2)(om.randn(3, 2, 8), om.randn(5, 2, 8), om.randn(5, 2, 8), key_padding_mask=np.zeros((2, 4), bool)), r"MultiheadAttention.*key_padding_mask of shape \(2, 4\)"),
     (lambda: nn.MultiheadAttention(8, 3), r"MultiheadAttention.*divisible"),
     (lambda: F.embedding(om.tensor([0, 5]), om.randn(5, 2)), r"embedding.*index 5.*5 rows"),
-    (lambda: om.cat([om.randn(2, 3), om.randn(3, 2)], 0), r"cat.*\(3, 2\).*\(2, 3\)"),
+    (lambda: om.cat([om.randn(2, 3), om.randn(3, 2)], 0), r"cat.*\(2, 3\).*\(3, 2\)"),
     (lambda: om.stack([om.randn(2, 3), om.randn(3, 2)]), r"stack.*\(3, 2\)"),
     (lambda: om.split(om.randn(5, 2), [2, 2]), r"split.*\[2, 2\].*5"),
     (lambda: F.pad(om.randn(2, 2), (1, 1, 1)), r"pad.*\(1, 1, 1\)"),

@@ -40,9 +40,27 @@ from .creation import (
     zeros_like,
 )
 from .ops.arith import add, div, mul, neg, relu, sub
+from .ops.join import cat, stack
+from .ops.pointwise import (
+    abs,
+    clamp,
+    clip,
+    erf,
+    exp,
+    log,
+    maximum,
+    minimum,
+    pow,
+    sigmoid,
+    sqrt,
+    square,
+    tanh,
+    where,
+)
 from .ops.linalg import bmm, linear, matmul, mm
+from .ops.rnn import gru_layer, lstm_layer
 from .ops.reduce import mean, sum
-from .ops.shape_ops import cat, chunk, split, stack
+from .ops.shape_ops import chunk, split
 from .ops.softmax import log_softmax, softmax
 from .ops.views import (
     broadcast_to,

@@ -15,6 +15,7 @@ from .ops.pool import avg_pool2d, max_pool2d
 from .ops.resize import interpolate, upsample
 from .ops.shape_ops import pad
 from .ops.softmax import cross_entropy, log_softmax, nll_loss, softmax
+from .ops.pointwise import gelu, sigmoid, tanh
 from .tensor import Tensor
 
 
@@ -22,30 +23,6 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     if inplace:
         return input.relu_()
     return _relu(input)
-
-
-def _transcendental(name: str):
-    """gelu/sigmoid/tanh come with the fixed transcendentals (not in this build yet)."""
-    from . import ops as _ops
-
-    fn = getattr(_ops, name, None)
-    if fn is None:
-        raise NotImplementedError(f"{name}: needs the fixed transcendental functions, which this build does not include yet")
-    return fn
-
-
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    if approximate != "none":
-        raise ValueError(f"gelu: approximate={approximate!r} is not supported (only 'none', the erf form)")
-    return _transcendental("gelu")(input)
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    return _transcendental("sigmoid")(input)
-
-
-def tanh(input: Tensor) -> Tensor:
-    return _transcendental("tanh")(input)
 
 
 __all__ = [
@@ -71,3 +48,8 @@ __all__ = [
     "tanh",
     "upsample",
 ]
+
+
+from .ops.ctc import ctc_loss  # noqa: E402
+
+__all__ += ["ctc_loss"]

@@ -4,6 +4,7 @@
 //! arguments and release the GIL around calls into this crate.
 
 pub mod dispatch;
+pub mod gemm;
 pub mod kernels;
 pub mod layout;
 pub mod math;

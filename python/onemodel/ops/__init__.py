@@ -4,7 +4,7 @@ and Python operators that call them."""
 from __future__ import annotations
 
 from ..tensor import Tensor
-from . import arith, linalg, reduce, shape_ops, softmax, views
+from . import arith, linalg, pointwise, reduce, shape_ops, softmax, views
 
 _METHODS = {
     # arithmetic
@@ -23,6 +23,20 @@ _METHODS = {
     "zero_": arith.zero_,
     "fill_": arith.fill_,
     "copy_": arith.copy_,
+    # transcendentals and selections
+    "exp": pointwise.exp,
+    "log": pointwise.log,
+    "sigmoid": pointwise.sigmoid,
+    "tanh": pointwise.tanh,
+    "erf": pointwise.erf,
+    "sqrt": pointwise.sqrt,
+    "square": pointwise.square,
+    "abs": pointwise.abs,
+    "pow": pointwise.pow,
+    "clamp": pointwise.clamp,
+    "clip": pointwise.clip,
+    "maximum": pointwise.maximum,
+    "minimum": pointwise.minimum,
     # reductions
     "sum": reduce.sum,
     "mean": reduce.mean,
@@ -87,6 +101,12 @@ def _install() -> None:
     def cpu(self):
         return self
 
+    def where(self, condition, other):
+        return pointwise.where(condition, self, other)
+
+    Tensor.where = where
+    Tensor.__abs__ = lambda a: pointwise.abs(a)
+    Tensor.__pow__ = lambda a, p: pointwise.pow(a, p)
     Tensor.clone = clone
     Tensor.expand_as = expand_as
     Tensor.reshape_as = reshape_as

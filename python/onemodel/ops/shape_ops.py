@@ -1,5 +1,6 @@
-"""cat, stack, split, chunk and constant pad: copies into and out of strided
-views (no arithmetic, so the bits are the inputs' bits)."""
+"""split, chunk and constant pad (cat and stack are in ops/join.py): copies
+into and out of strided views (no arithmetic, so the bits are the inputs'
+bits)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from .. import _core, _shape
 from ..autograd.function import Function
 from ..tensor import Tensor
 from . import views
-from .arith import clone_contiguous
+from .join import cat, stack  # noqa: F401  (re-exported: the shape operators in one place)
 
 
 def _narrow(t: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -17,69 +18,6 @@ def _narrow(t: Tensor, dim: int, start: int, length: int) -> Tensor:
     shape = list(t._shape)
     shape[dim] = length
     return t._view(tuple(shape), t._strides, t._offset + start * t._strides[dim])
-
-
-class CatFn(Function):
-    name = "Cat"
-
-    def forward(self, *tensors, dim):
-        self.dim = dim
-        self.sizes = [t.shape[dim] for t in tensors]
-        shape = list(tensors[0].shape)
-        shape[dim] = sum(self.sizes)
-        out = Tensor._empty(tuple(shape), tensors[0].dtype)
-        start = 0
-        for t, n in zip(tensors, self.sizes):
-            if n:
-                _core.copy_(_narrow(out, dim, start, n), t)
-            start += n
-        return out
-
-    def backward(self, g):
-        grads = []
-        start = 0
-        for need, n in zip(self.needs_input_grad, self.sizes):
-            grads.append(clone_contiguous(_narrow(g, self.dim, start, n)) if need else None)
-            start += n
-        return tuple(grads)
-
-
-def cat(tensors, dim: int = 0) -> Tensor:
-    """torch.cat: tensors of one dtype and rank, equal except along dim."""
-    tensors = list(tensors)
-    if not tensors:
-        raise ValueError("cat: expected a non-empty sequence of tensors")
-    for t in tensors:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"cat: expected Tensors, got {type(t).__name__}")
-    first = tensors[0]
-    d = _shape.norm_dim("cat", dim, first.ndim)
-    for i, t in enumerate(tensors):
-        if t.dtype is not first.dtype:
-            raise TypeError(f"cat: tensor {i} has dtype {t.dtype.name}, tensor 0 has {first.dtype.name}")
-        if t.ndim != first.ndim or any(a != b for k, (a, b) in enumerate(zip(t.shape, first.shape)) if k != d):
-            raise ValueError(
-                f"cat: tensor {i} of shape {tuple(t.shape)} does not match tensor 0 of shape {tuple(first.shape)} "
-                f"except in dimension {d}"
-            )
-    if first.ndim == 0:
-        raise ValueError("cat: zero-dimensional tensors cannot be concatenated")
-    return CatFn.apply(*tensors, dim=d)
-
-
-def stack(tensors, dim: int = 0) -> Tensor:
-    """torch.stack: tensors of one shape, joined along a new dim."""
-    tensors = list(tensors)
-    if not tensors:
-        raise ValueError("stack: expected a non-empty sequence of tensors")
-    shape = tensors[0].shape
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"stack: expected Tensors, got {type(t).__name__}")
-        if t.shape != shape:
-            raise ValueError(f"stack: tensor {i} of shape {tuple(t.shape)} differs from tensor 0 of shape {tuple(shape)}")
-    d = _shape.norm_dim("stack", dim, len(shape), extra=1)
-    return cat([views.unsqueeze(t, d) for t in tensors], d)
 
 
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:

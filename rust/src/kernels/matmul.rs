@@ -1,47 +1,15 @@
 //! Matrix products in the canonical order: every output has one accumulator
 //! that starts at +0 and adds its terms in increasing k. Exact mode: each term
 //! is a rounded multiply followed by a rounded add. Fast mode: each term is
-//! one fma. Threads split output rows in chunks whose size depends on the
-//! shape only.
+//! one fma.
 //!
-//! This is the straightforward kernel; the blocked SIMD GEMM (issue 3)
-//! replaces the body of [`gemm`] and keeps this interface and this order.
+//! The work is done by the blocked SIMD GEMM in [`crate::gemm`] (packing,
+//! register tiles per kernel path, threads over output tiles); this module
+//! keeps the interface the engine calls.
 
-use crate::dispatch::{par_chunks, Mode};
+use crate::dispatch::Mode;
 
-/// A read-only strided matrix: element (i, j) is at `ptr + i*rs + j*cs`.
-#[derive(Clone, Copy, Debug)]
-pub struct MatRef {
-    pub ptr: *const f32,
-    pub rows: usize,
-    pub cols: usize,
-    pub rs: isize,
-    pub cs: isize,
-}
-
-// SAFETY: a MatRef is a read-only view; the callers of `gemm` guarantee the
-// memory stays valid and unmodified for the duration of the call.
-unsafe impl Send for MatRef {}
-// SAFETY: see Send.
-unsafe impl Sync for MatRef {}
-
-impl MatRef {
-    /// # Safety
-    /// (i, j) must lie inside the view.
-    #[inline(always)]
-    pub unsafe fn at(&self, i: usize, j: usize) -> f32 {
-        // SAFETY: guaranteed by the caller.
-        unsafe { *self.ptr.offset(i as isize * self.rs + j as isize * self.cs) }
-    }
-
-    /// The transposed view (no copy).
-    pub fn t(self) -> MatRef {
-        MatRef { ptr: self.ptr, rows: self.cols, cols: self.rows, rs: self.cs, cs: self.rs }
-    }
-}
-
-/// Rows of C per thread chunk.
-const ROWS_PER_CHUNK: usize = 16;
+pub use crate::gemm::MatRef;
 
 /// `C = A · B` with A m×k, B k×n, C m×n written row-major with row stride
 /// `ldc` (C is overwritten, never read).
@@ -50,27 +18,8 @@ const ROWS_PER_CHUNK: usize = 16;
 /// A and B must be valid for their views; C valid for m rows of n writes at
 /// row stride `ldc`, not overlapping A or B.
 pub unsafe fn gemm(mode: Mode, a: MatRef, b: MatRef, c: *mut f32, ldc: usize) {
-    let (m, k, n) = (a.rows, a.cols, b.cols);
-    debug_assert_eq!(b.rows, k);
-    let c = c as usize;
-    par_chunks(m.div_ceil(ROWS_PER_CHUNK), |chunk| {
-        let rows = chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(m);
-        for i in rows {
-            for j in 0..n {
-                let mut acc = 0.0f32;
-                for p in 0..k {
-                    // SAFETY: i < m, p < k, j < n lie inside the views.
-                    let (x, y) = unsafe { (a.at(i, p), b.at(p, j)) };
-                    acc = match mode {
-                        Mode::Exact => acc + x * y,
-                        Mode::Fast => x.mul_add(y, acc),
-                    };
-                }
-                // SAFETY: C is valid for row i < m, column j < n.
-                unsafe { *(c as *mut f32).add(i * ldc + j) = acc };
-            }
-        }
-    });
+    // SAFETY: forwarded from the caller.
+    unsafe { crate::gemm::gemm(mode, a, b, c, ldc) }
 }
 
 /// `C[i] = A[i] · B[i]` for `batch` products. The batch strides (elements)
@@ -78,13 +27,10 @@ pub unsafe fn gemm(mode: Mode, a: MatRef, b: MatRef, c: *mut f32, ldc: usize) {
 ///
 /// # Safety
 /// As [`gemm`] for every batch item.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn gemm_batched(mode: Mode, batch: usize, a: MatRef, a_bs: isize, b: MatRef, b_bs: isize, c: *mut f32, ldc: usize) {
-    for i in 0..batch {
-        let ai = MatRef { ptr: unsafe { a.ptr.offset(i as isize * a_bs) }, ..a };
-        let bi = MatRef { ptr: unsafe { b.ptr.offset(i as isize * b_bs) }, ..b };
-        // SAFETY: guaranteed by the caller for each batch item.
-        unsafe { gemm(mode, ai, bi, c.add(i * a.rows * ldc), ldc) };
-    }
+    // SAFETY: forwarded from the caller.
+    unsafe { crate::gemm::gemm_batched(mode, batch, a, a_bs, b, b_bs, c, ldc) }
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 pub mod conv;
 pub mod copy;
+pub mod ctc;
 pub mod elementwise;
 pub mod gather;
 pub mod matmul;
@@ -11,6 +12,7 @@ pub mod norm;
 pub mod pool;
 pub mod reduce;
 pub mod resize;
+pub mod rnn;
 pub mod softmax;
 
 /// The quiet NaN exact mode writes for every NaN result, so that the payload

@@ -3,6 +3,7 @@
 mod compute;
 mod ops;
 mod random;
+mod rnn;
 mod spatial;
 mod storage;
 
@@ -17,8 +18,15 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::fill_, m)?)?;
     m.add_function(wrap_pyfunction!(ops::binary, m)?)?;
     m.add_function(wrap_pyfunction!(ops::unary, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::ternary, m)?)?;
     m.add_function(wrap_pyfunction!(ops::sum, m)?)?;
     m.add_function(wrap_pyfunction!(ops::matmul, m)?)?;
+    m.add_function(wrap_pyfunction!(rnn::lstm_forward, m)?)?;
+    m.add_function(wrap_pyfunction!(rnn::lstm_backward, m)?)?;
+    m.add_function(wrap_pyfunction!(rnn::gru_forward, m)?)?;
+    m.add_function(wrap_pyfunction!(rnn::gru_backward, m)?)?;
+    m.add_function(wrap_pyfunction!(rnn::ctc_losses, m)?)?;
+    m.add_function(wrap_pyfunction!(rnn::ctc_grad, m)?)?;
     spatial::register(m)?;
     m.add_function(wrap_pyfunction!(compute::kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(compute::best_kernel_path, m)?)?;

@@ -57,14 +57,40 @@ fn exact() -> bool {
 }
 
 /// `out = op(a, b)`; all three of one shape (broadcast views have stride 0).
+/// `p`, `q`: the scalar parameters of `pow_backward` (exponent) and
+/// `clamp_backward` (bounds; NaN = none).
 #[pyfunction]
-pub fn binary(py: Python<'_>, op: &str, out: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<()> {
+#[pyo3(signature = (op, out, a, b, p=None, q=None))]
+pub fn binary(
+    py: Python<'_>,
+    op: &str,
+    out: &Bound<'_, PyAny>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    p: Option<f64>,
+    q: Option<f64>,
+) -> PyResult<()> {
+    use elementwise::BinaryOp as B;
+    let (p, q) = (p.unwrap_or(f64::NAN) as f32, q.unwrap_or(f64::NAN) as f32);
     let kind = match op {
-        "add" => elementwise::BinaryOp::Add,
-        "sub" => elementwise::BinaryOp::Sub,
-        "mul" => elementwise::BinaryOp::Mul,
-        "div" => elementwise::BinaryOp::Div,
-        "relu_backward" => elementwise::BinaryOp::ReluBackward,
+        "add" => B::Add,
+        "sub" => B::Sub,
+        "mul" => B::Mul,
+        "div" => B::Div,
+        "relu_backward" => B::ReluBackward,
+        "maximum" => B::Maximum,
+        "minimum" => B::Minimum,
+        "sigmoid_backward" => B::SigmoidBackward,
+        "tanh_backward" => B::TanhBackward,
+        "gelu_backward" => B::GeluBackward,
+        "exp_backward" => B::ExpBackward,
+        "log_backward" => B::LogBackward,
+        "erf_backward" => B::ErfBackward,
+        "sqrt_backward" => B::SqrtBackward,
+        "abs_backward" => B::AbsBackward,
+        "square_backward" => B::SquareBackward,
+        "pow_backward" => B::PowBackward(p),
+        "clamp_backward" => B::ClampBackward(p, q),
         other => return Err(PyValueError::new_err(format!("binary: unknown op {other:?}"))),
     };
     let o = TView::f32(out, op)?.writable(op)?;
@@ -94,12 +120,74 @@ pub fn binary(py: Python<'_>, op: &str, out: &Bound<'_, PyAny>, a: &Bound<'_, Py
     Ok(())
 }
 
-/// `out = op(a)`.
+/// `out = op(a, b, c)`: `where` (b where a ≠ 0, else c) and the gradients of
+/// maximum/minimum (`maximum_backward`: a = g, b = this input, c = the other).
 #[pyfunction]
-pub fn unary(py: Python<'_>, op: &str, out: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>) -> PyResult<()> {
+pub fn ternary(
+    py: Python<'_>,
+    op: &str,
+    out: &Bound<'_, PyAny>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    c: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    use elementwise::TernaryOp as T;
     let kind = match op {
-        "neg" => elementwise::UnaryOp::Neg,
-        "relu" => elementwise::UnaryOp::Relu,
+        "where" => T::Where,
+        "maximum_backward" => T::MaximumBackward,
+        "minimum_backward" => T::MinimumBackward,
+        other => return Err(PyValueError::new_err(format!("ternary: unknown op {other:?}"))),
+    };
+    let o = TView::f32(out, op)?.writable(op)?;
+    let x = TView::f32(a, op)?;
+    let y = TView::f32(b, op)?;
+    let z = TView::f32(c, op)?;
+    same_shape(op, &o, &x)?;
+    same_shape(op, &o, &y)?;
+    same_shape(op, &o, &z)?;
+    let exact = exact();
+    py.detach(move || {
+        // SAFETY: every view lies inside its storage (checked on extraction).
+        unsafe {
+            elementwise::ternary(
+                kind,
+                exact,
+                &o.shape,
+                o.addr() as *mut f32,
+                &o.strides,
+                x.addr() as *const f32,
+                &x.strides,
+                y.addr() as *const f32,
+                &y.strides,
+                z.addr() as *const f32,
+                &z.strides,
+            )
+        }
+    });
+    Ok(())
+}
+
+/// `out = op(a)`. `p`, `q`: the exponent of `pow`, the bounds of `clamp`
+/// (NaN = no bound on that side).
+#[pyfunction]
+#[pyo3(signature = (op, out, a, p=None, q=None))]
+pub fn unary(py: Python<'_>, op: &str, out: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>, p: Option<f64>, q: Option<f64>) -> PyResult<()> {
+    use elementwise::UnaryOp as U;
+    let (p, q) = (p.unwrap_or(f64::NAN) as f32, q.unwrap_or(f64::NAN) as f32);
+    let kind = match op {
+        "neg" => U::Neg,
+        "relu" => U::Relu,
+        "exp" => U::Exp,
+        "log" => U::Log,
+        "sigmoid" => U::Sigmoid,
+        "tanh" => U::Tanh,
+        "gelu" => U::Gelu,
+        "erf" => U::Erf,
+        "sqrt" => U::Sqrt,
+        "abs" => U::Abs,
+        "square" => U::Square,
+        "pow" => U::Pow(p),
+        "clamp" => U::Clamp(p, q),
         other => return Err(PyValueError::new_err(format!("unary: unknown op {other:?}"))),
     };
     let o = TView::f32(out, op)?.writable(op)?;

@@ -517,11 +517,10 @@ pub fn layer_norm_backward(
 
 /// The exp/log pair of the current mode: the platform's in fast mode, the
 /// fixed ones (crate::math) in exact mode.
-pub fn mode_fns(op: &str) -> PyResult<softmax::Fns> {
+pub fn mode_fns() -> softmax::Fns {
     match dispatch::mode() {
-        Mode::Fast => Ok(softmax::Fns { exp: f32::exp, log: f32::ln, exact: false }),
-        // TODO(merge transcendentals): Ok(softmax::Fns { exp: crate::math::exp, log: crate::math::log, exact: true })
-        Mode::Exact => err(format!("{op}: exact mode needs the fixed exp/log, which this build does not have yet")),
+        Mode::Fast => softmax::Fns { exp: f32::exp, log: f32::ln, exact: false },
+        Mode::Exact => softmax::Fns { exp: crate::math::exp, log: crate::math::log, exact: true },
     }
 }
 
@@ -537,7 +536,7 @@ pub fn softmax_rows(py: Python<'_>, out: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>
     }
     let d = *o.shape.last().unwrap();
     let rows = if d == 0 { 0 } else { o.numel() / d };
-    let f = mode_fns(op)?;
+    let f = mode_fns();
     if backward {
         let bv = cf32(b.ok_or_else(|| PyValueError::new_err(format!("{op} kernel: backward needs the gradient")))?, op)?;
         if bv.shape != o.shape {

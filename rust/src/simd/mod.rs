@@ -53,6 +53,82 @@ pub unsafe trait Lanes: Copy + Send + Sync + 'static {
     unsafe fn div(self, b: Self) -> Self;
     /// `self * b + c` with one rounding.
     unsafe fn fma(self, b: Self, c: Self) -> Self;
+
+    // ----- Everything below is what the fixed transcendentals (crate::math)
+    // and the element-wise loops need: compare → mask, select, bit
+    // operations, integer arithmetic on the lanes' bit patterns, and the
+    // remaining exactly specified IEEE operations. Each is exact or correctly
+    // rounded, so it too gives the same bits on every implementor. -----
+
+    /// The result of a lane comparison: one flag per lane.
+    type Mask: Copy;
+
+    /// Every lane set to the f32 whose bit pattern is `bits`.
+    #[inline(always)]
+    unsafe fn splat_bits(bits: u32) -> Self {
+        // SAFETY: forwarded to splat under the caller's guarantees.
+        unsafe { Self::splat(f32::from_bits(bits)) }
+    }
+    /// Bitwise and of the lanes' bit patterns.
+    unsafe fn and(self, b: Self) -> Self;
+    /// Bitwise or.
+    unsafe fn or(self, b: Self) -> Self;
+    /// Bitwise exclusive or.
+    unsafe fn xor(self, b: Self) -> Self;
+    /// `self & !b`, bitwise.
+    unsafe fn and_not(self, b: Self) -> Self;
+    /// The lanes' bit patterns as i32, added with wrap-around.
+    unsafe fn add_i32(self, b: Self) -> Self;
+    /// The lanes' bit patterns as i32, subtracted with wrap-around.
+    unsafe fn sub_i32(self, b: Self) -> Self;
+    /// Bit patterns shifted left by `K` (< 32).
+    unsafe fn shl_i32<const K: u32>(self) -> Self;
+    /// Bit patterns as i32 shifted right by `K` (< 32), sign-filling.
+    unsafe fn shr_i32<const K: u32>(self) -> Self;
+    /// Bit patterns as u32 shifted right by `K` (< 32), zero-filling.
+    unsafe fn shr_u32<const K: u32>(self) -> Self;
+    /// The lanes' bit patterns read as i32 and converted to f32, rounded to
+    /// nearest even (exact for |i| ≤ 2^24).
+    unsafe fn i32_to_f32(self) -> Self;
+    /// Correctly rounded square root.
+    unsafe fn sqrt(self) -> Self;
+    /// `if self < b { self } else { b }` per lane: the second operand when
+    /// either is NaN or both are zeros (the x86 `minps` rule).
+    unsafe fn min(self, b: Self) -> Self;
+    /// `if self > b { self } else { b }` per lane (the x86 `maxps` rule).
+    unsafe fn max(self, b: Self) -> Self;
+    /// Ordered comparisons: false when either lane is NaN.
+    unsafe fn lt(self, b: Self) -> Self::Mask;
+    unsafe fn le(self, b: Self) -> Self::Mask;
+    unsafe fn gt(self, b: Self) -> Self::Mask;
+    unsafe fn ge(self, b: Self) -> Self::Mask;
+    unsafe fn eq(self, b: Self) -> Self::Mask;
+    /// True where the lane is NaN.
+    unsafe fn is_nan(self) -> Self::Mask;
+    /// `a` where `m` is set, else `b`, per lane.
+    unsafe fn select(m: Self::Mask, a: Self, b: Self) -> Self;
+    unsafe fn mask_and(a: Self::Mask, b: Self::Mask) -> Self::Mask;
+    unsafe fn mask_or(a: Self::Mask, b: Self::Mask) -> Self::Mask;
+    unsafe fn mask_not(a: Self::Mask) -> Self::Mask;
+    /// Whether any lane of `m` is set.
+    unsafe fn any(m: Self::Mask) -> bool;
+    /// `table[i]` per lane, where the lane's bit pattern is the integer
+    /// i ∈ 0..16 (data movement only, exact). Lanes outside 0..16 are the
+    /// caller's error (implementations may use only the low 4 bits).
+    unsafe fn lookup16(table: &[f32; 16], idx: Self) -> Self;
+
+    /// Sign flipped (exact, NaN payload kept).
+    #[inline(always)]
+    unsafe fn neg(self) -> Self {
+        // SAFETY: forwarded under the caller's guarantees.
+        unsafe { self.xor(Self::splat_bits(0x8000_0000)) }
+    }
+    /// Sign cleared (exact).
+    #[inline(always)]
+    unsafe fn abs(self) -> Self {
+        // SAFETY: forwarded under the caller's guarantees.
+        unsafe { self.and_not(Self::splat_bits(0x8000_0000)) }
+    }
 }
 
 /// A computation generic over the lane type, run by [`run_on`] with the

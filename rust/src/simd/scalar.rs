@@ -49,4 +49,121 @@ unsafe impl Lanes for f32 {
     unsafe fn fma(self, b: f32, c: f32) -> f32 {
         self.mul_add(b, c)
     }
+
+    type Mask = bool;
+
+    #[inline(always)]
+    unsafe fn and(self, b: f32) -> f32 {
+        f32::from_bits(self.to_bits() & b.to_bits())
+    }
+    #[inline(always)]
+    unsafe fn or(self, b: f32) -> f32 {
+        f32::from_bits(self.to_bits() | b.to_bits())
+    }
+    #[inline(always)]
+    unsafe fn xor(self, b: f32) -> f32 {
+        f32::from_bits(self.to_bits() ^ b.to_bits())
+    }
+    #[inline(always)]
+    unsafe fn and_not(self, b: f32) -> f32 {
+        f32::from_bits(self.to_bits() & !b.to_bits())
+    }
+    #[inline(always)]
+    unsafe fn add_i32(self, b: f32) -> f32 {
+        f32::from_bits(self.to_bits().wrapping_add(b.to_bits()))
+    }
+    #[inline(always)]
+    unsafe fn sub_i32(self, b: f32) -> f32 {
+        f32::from_bits(self.to_bits().wrapping_sub(b.to_bits()))
+    }
+    #[inline(always)]
+    unsafe fn shl_i32<const K: u32>(self) -> f32 {
+        f32::from_bits(self.to_bits() << K)
+    }
+    #[inline(always)]
+    unsafe fn shr_i32<const K: u32>(self) -> f32 {
+        f32::from_bits(((self.to_bits() as i32) >> K) as u32)
+    }
+    #[inline(always)]
+    unsafe fn shr_u32<const K: u32>(self) -> f32 {
+        f32::from_bits(self.to_bits() >> K)
+    }
+    #[inline(always)]
+    unsafe fn i32_to_f32(self) -> f32 {
+        // `as` rounds to nearest even, as cvtdq2ps does under the default MXCSR.
+        (self.to_bits() as i32) as f32
+    }
+    #[inline(always)]
+    unsafe fn sqrt(self) -> f32 {
+        // IEEE correctly rounded (an intrinsic, not a libm call).
+        f32::sqrt(self)
+    }
+    #[inline(always)]
+    unsafe fn min(self, b: f32) -> f32 {
+        if self < b {
+            self
+        } else {
+            b
+        }
+    }
+    #[inline(always)]
+    unsafe fn max(self, b: f32) -> f32 {
+        if self > b {
+            self
+        } else {
+            b
+        }
+    }
+    #[inline(always)]
+    unsafe fn lt(self, b: f32) -> bool {
+        self < b
+    }
+    #[inline(always)]
+    unsafe fn le(self, b: f32) -> bool {
+        self <= b
+    }
+    #[inline(always)]
+    unsafe fn gt(self, b: f32) -> bool {
+        self > b
+    }
+    #[inline(always)]
+    unsafe fn ge(self, b: f32) -> bool {
+        self >= b
+    }
+    #[inline(always)]
+    unsafe fn eq(self, b: f32) -> bool {
+        self == b
+    }
+    #[inline(always)]
+    unsafe fn is_nan(self) -> bool {
+        self.is_nan()
+    }
+    #[inline(always)]
+    unsafe fn select(m: bool, a: f32, b: f32) -> f32 {
+        if m {
+            a
+        } else {
+            b
+        }
+    }
+    #[inline(always)]
+    unsafe fn mask_and(a: bool, b: bool) -> bool {
+        a & b
+    }
+    #[inline(always)]
+    unsafe fn mask_or(a: bool, b: bool) -> bool {
+        a | b
+    }
+    #[inline(always)]
+    unsafe fn mask_not(a: bool) -> bool {
+        !a
+    }
+    #[inline(always)]
+    unsafe fn any(m: bool) -> bool {
+        m
+    }
+    #[inline(always)]
+    unsafe fn lookup16(table: &[f32; 16], idx: f32) -> f32 {
+        table[(idx.to_bits() & 15) as usize]
+    }
 }

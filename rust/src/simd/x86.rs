@@ -21,11 +21,15 @@ pub struct Avx2(__m256);
 #[repr(transparent)]
 pub struct Avx512(__m512);
 
-// SAFETY (for the three impls below): the SSE/AVX/AVX-512 add, sub, mul, div
-// and fmadd instructions are IEEE binary32 operations rounded to nearest even
+// SAFETY (for the three impls below): the SSE/AVX/AVX-512 add, sub, mul, div,
+// sqrt, cvtdq2ps and fmadd instructions are IEEE binary32 operations rounded to nearest even
 // under the MXCSR rounding mode, which the library never changes; kernels run
 // with flush-to-zero and denormals-are-zero cleared (dispatch::FpEnvGuard), so
-// subnormals behave as in the scalar instantiation.
+// subnormals behave as in the scalar instantiation. Bit operations, integer
+// add/sub/shift, ordered/unordered compares, min/max (the `a < b ? a : b`
+// rule) and blends are exact and match scalar.rs lane by lane. A V128 or Avx2
+// mask is a vector whose lanes are all-ones or all-zeros; an Avx512 mask is a
+// k-register.
 unsafe impl Lanes for V128 {
     const N: usize = 4;
     const PATH: KernelPath = KernelPath::V128;
@@ -84,6 +88,140 @@ unsafe impl Lanes for V128 {
             V128(_mm_loadu_ps(x.as_ptr()))
         }
     }
+
+    type Mask = V128;
+
+    #[inline(always)]
+    unsafe fn and(self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_and_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn or(self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_or_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_xor_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn and_not(self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_andnot_ps(b.0, self.0)) }
+    }
+    #[inline(always)]
+    unsafe fn add_i32(self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_castsi128_ps(_mm_add_epi32(_mm_castps_si128(self.0), _mm_castps_si128(b.0)))) }
+    }
+    #[inline(always)]
+    unsafe fn sub_i32(self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_castsi128_ps(_mm_sub_epi32(_mm_castps_si128(self.0), _mm_castps_si128(b.0)))) }
+    }
+    #[inline(always)]
+    unsafe fn shl_i32<const K: u32>(self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_castsi128_ps(_mm_sll_epi32(_mm_castps_si128(self.0), _mm_cvtsi32_si128(K as i32)))) }
+    }
+    #[inline(always)]
+    unsafe fn shr_i32<const K: u32>(self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_castsi128_ps(_mm_sra_epi32(_mm_castps_si128(self.0), _mm_cvtsi32_si128(K as i32)))) }
+    }
+    #[inline(always)]
+    unsafe fn shr_u32<const K: u32>(self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_castsi128_ps(_mm_srl_epi32(_mm_castps_si128(self.0), _mm_cvtsi32_si128(K as i32)))) }
+    }
+    #[inline(always)]
+    unsafe fn i32_to_f32(self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_cvtepi32_ps(_mm_castps_si128(self.0))) }
+    }
+    #[inline(always)]
+    unsafe fn sqrt(self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_sqrt_ps(self.0)) }
+    }
+    #[inline(always)]
+    unsafe fn min(self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_min_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn max(self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_max_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn lt(self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_cmplt_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn le(self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_cmple_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn gt(self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_cmpgt_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn ge(self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_cmpge_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn eq(self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_cmpeq_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn is_nan(self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_cmpunord_ps(self.0, self.0)) }
+    }
+    #[inline(always)]
+    unsafe fn select(m: Self, a: Self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_blendv_ps(b.0, a.0, m.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mask_and(a: Self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_and_ps(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mask_or(a: Self, b: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_or_ps(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mask_not(a: Self) -> Self {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { V128(_mm_xor_ps(a.0, _mm_castsi128_ps(_mm_set1_epi32(-1)))) }
+    }
+    #[inline(always)]
+    unsafe fn any(m: Self) -> bool {
+        // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
+        unsafe { _mm_movemask_ps(m.0) != 0 }
+    }
+    #[inline(always)]
+    unsafe fn lookup16(table: &[f32; 16], idx: Self) -> Self {
+        // SSE4.1 has no variable permute: read the four indices and gather.
+        let mut i = [0u32; 4];
+        // SAFETY: `i` is valid for 4 u32 writes; each index is masked to 0..16.
+        unsafe {
+            _mm_storeu_si128(i.as_mut_ptr().cast(), _mm_castps_si128(idx.0));
+            let t = |k: usize| table[(i[k] & 15) as usize];
+            V128(_mm_setr_ps(t(0), t(1), t(2), t(3)))
+        }
+    }
 }
 
 unsafe impl Lanes for Avx2 {
@@ -135,6 +273,142 @@ unsafe impl Lanes for Avx2 {
         // SAFETY: called only inside run_avx2 (FMA enabled).
         unsafe { Avx2(_mm256_fmadd_ps(self.0, b.0, c.0)) }
     }
+
+    type Mask = Avx2;
+
+    #[inline(always)]
+    unsafe fn and(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_and_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn or(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_or_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_xor_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn and_not(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_andnot_ps(b.0, self.0)) }
+    }
+    #[inline(always)]
+    unsafe fn add_i32(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(self.0), _mm256_castps_si256(b.0)))) }
+    }
+    #[inline(always)]
+    unsafe fn sub_i32(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_castsi256_ps(_mm256_sub_epi32(_mm256_castps_si256(self.0), _mm256_castps_si256(b.0)))) }
+    }
+    #[inline(always)]
+    unsafe fn shl_i32<const K: u32>(self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_castsi256_ps(_mm256_sll_epi32(_mm256_castps_si256(self.0), _mm_cvtsi32_si128(K as i32)))) }
+    }
+    #[inline(always)]
+    unsafe fn shr_i32<const K: u32>(self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_castsi256_ps(_mm256_sra_epi32(_mm256_castps_si256(self.0), _mm_cvtsi32_si128(K as i32)))) }
+    }
+    #[inline(always)]
+    unsafe fn shr_u32<const K: u32>(self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_castsi256_ps(_mm256_srl_epi32(_mm256_castps_si256(self.0), _mm_cvtsi32_si128(K as i32)))) }
+    }
+    #[inline(always)]
+    unsafe fn i32_to_f32(self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_cvtepi32_ps(_mm256_castps_si256(self.0))) }
+    }
+    #[inline(always)]
+    unsafe fn sqrt(self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_sqrt_ps(self.0)) }
+    }
+    #[inline(always)]
+    unsafe fn min(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_min_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn max(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_max_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn lt(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_cmp_ps::<_CMP_LT_OQ>(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn le(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_cmp_ps::<_CMP_LE_OQ>(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn gt(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_cmp_ps::<_CMP_GT_OQ>(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn ge(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_cmp_ps::<_CMP_GE_OQ>(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn eq(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_cmp_ps::<_CMP_EQ_OQ>(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn is_nan(self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_cmp_ps::<_CMP_UNORD_Q>(self.0, self.0)) }
+    }
+    #[inline(always)]
+    unsafe fn select(m: Self, a: Self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_blendv_ps(b.0, a.0, m.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mask_and(a: Self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_and_ps(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mask_or(a: Self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_or_ps(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mask_not(a: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { Avx2(_mm256_xor_ps(a.0, _mm256_castsi256_ps(_mm256_set1_epi32(-1)))) }
+    }
+    #[inline(always)]
+    unsafe fn any(m: Self) -> bool {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled).
+        unsafe { _mm256_movemask_ps(m.0) != 0 }
+    }
+    #[inline(always)]
+    unsafe fn lookup16(table: &[f32; 16], idx: Self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled); the table is
+        // valid for 16 reads. Each half is an 8-entry permute on the low 3
+        // index bits; bit 3 (moved to the sign) picks the half.
+        unsafe {
+            let i = _mm256_castps_si256(idx.0);
+            let lo = _mm256_permutevar8x32_ps(_mm256_loadu_ps(table.as_ptr()), i);
+            let hi = _mm256_permutevar8x32_ps(_mm256_loadu_ps(table.as_ptr().add(8)), i);
+            let pick_hi = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(i));
+            Avx2(_mm256_blendv_ps(lo, hi, pick_hi))
+        }
+    }
 }
 
 unsafe impl Lanes for Avx512 {
@@ -185,6 +459,131 @@ unsafe impl Lanes for Avx512 {
     unsafe fn fma(self, b: Self, c: Self) -> Self {
         // SAFETY: called only inside run_avx512 (AVX-512F enabled).
         unsafe { Avx512(_mm512_fmadd_ps(self.0, b.0, c.0)) }
+    }
+
+    type Mask = __mmask16;
+
+    #[inline(always)]
+    unsafe fn and(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { Avx512(_mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(self.0), _mm512_castps_si512(b.0)))) }
+    }
+    #[inline(always)]
+    unsafe fn or(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { Avx512(_mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(self.0), _mm512_castps_si512(b.0)))) }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { Avx512(_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(self.0), _mm512_castps_si512(b.0)))) }
+    }
+    #[inline(always)]
+    unsafe fn and_not(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { Avx512(_mm512_castsi512_ps(_mm512_andnot_si512(_mm512_castps_si512(b.0), _mm512_castps_si512(self.0)))) }
+    }
+    #[inline(always)]
+    unsafe fn add_i32(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { Avx512(_mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(self.0), _mm512_castps_si512(b.0)))) }
+    }
+    #[inline(always)]
+    unsafe fn sub_i32(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { Avx512(_mm512_castsi512_ps(_mm512_sub_epi32(_mm512_castps_si512(self.0), _mm512_castps_si512(b.0)))) }
+    }
+    #[inline(always)]
+    unsafe fn shl_i32<const K: u32>(self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { Avx512(_mm512_castsi512_ps(_mm512_sll_epi32(_mm512_castps_si512(self.0), _mm_cvtsi32_si128(K as i32)))) }
+    }
+    #[inline(always)]
+    unsafe fn shr_i32<const K: u32>(self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { Avx512(_mm512_castsi512_ps(_mm512_sra_epi32(_mm512_castps_si512(self.0), _mm_cvtsi32_si128(K as i32)))) }
+    }
+    #[inline(always)]
+    unsafe fn shr_u32<const K: u32>(self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { Avx512(_mm512_castsi512_ps(_mm512_srl_epi32(_mm512_castps_si512(self.0), _mm_cvtsi32_si128(K as i32)))) }
+    }
+    #[inline(always)]
+    unsafe fn i32_to_f32(self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { Avx512(_mm512_cvtepi32_ps(_mm512_castps_si512(self.0))) }
+    }
+    #[inline(always)]
+    unsafe fn sqrt(self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { Avx512(_mm512_sqrt_ps(self.0)) }
+    }
+    #[inline(always)]
+    unsafe fn min(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { Avx512(_mm512_min_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn max(self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { Avx512(_mm512_max_ps(self.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn lt(self, b: Self) -> __mmask16 {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { _mm512_cmp_ps_mask::<_CMP_LT_OQ>(self.0, b.0) }
+    }
+    #[inline(always)]
+    unsafe fn le(self, b: Self) -> __mmask16 {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { _mm512_cmp_ps_mask::<_CMP_LE_OQ>(self.0, b.0) }
+    }
+    #[inline(always)]
+    unsafe fn gt(self, b: Self) -> __mmask16 {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { _mm512_cmp_ps_mask::<_CMP_GT_OQ>(self.0, b.0) }
+    }
+    #[inline(always)]
+    unsafe fn ge(self, b: Self) -> __mmask16 {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { _mm512_cmp_ps_mask::<_CMP_GE_OQ>(self.0, b.0) }
+    }
+    #[inline(always)]
+    unsafe fn eq(self, b: Self) -> __mmask16 {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(self.0, b.0) }
+    }
+    #[inline(always)]
+    unsafe fn is_nan(self) -> __mmask16 {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(self.0, self.0) }
+    }
+    #[inline(always)]
+    unsafe fn select(m: __mmask16, a: Self, b: Self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
+        unsafe { Avx512(_mm512_mask_blend_ps(m, b.0, a.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mask_and(a: __mmask16, b: __mmask16) -> __mmask16 {
+        a & b
+    }
+    #[inline(always)]
+    unsafe fn mask_or(a: __mmask16, b: __mmask16) -> __mmask16 {
+        a | b
+    }
+    #[inline(always)]
+    unsafe fn mask_not(a: __mmask16) -> __mmask16 {
+        !a
+    }
+    #[inline(always)]
+    unsafe fn any(m: __mmask16) -> bool {
+        m != 0
+    }
+    #[inline(always)]
+    unsafe fn lookup16(table: &[f32; 16], idx: Self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512F enabled); the table
+        // is valid for 16 reads; vpermps uses the low 4 index bits.
+        unsafe { Avx512(_mm512_permutexvar_ps(_mm512_castps_si512(idx.0), _mm512_loadu_ps(table.as_ptr()))) }
     }
 }
 

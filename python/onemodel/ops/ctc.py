@@ -1,0 +1,145 @@
+"""CTC loss (torch.nn.functional.ctc_loss's signature) over log-probabilities.
+
+The recursions run in double precision with the DetMath exp/log
+(rust/src/kernels/ctc.rs), identical in both modes and at every thread
+count. The gradient is the true partial derivative of the loss with respect
+to the log-probabilities. PyTorch's differs: it adds exp(lp)·w on every
+frame a line uses (w the line's loss weight), a term a following
+log_softmax removes, so gradients with respect to logits, and everything
+upstream, agree with torch's.
+
+Reductions: 'none' ([B]), 'sum', and 'mean' (each loss divided by
+max(1, target length), then averaged over the batch — torch's definition).
+A line whose input is too short for its target has loss +inf (0 with
+zero_infinity) and a zero gradient either way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from ..autograd.function import Function
+from ..tensor import Tensor, float32
+
+
+class CTCLoss(Function):
+    def forward(self, log_probs, targets, input_lengths, blank, reduction, zero_infinity):
+        self.targets, self.input_lengths, self.blank = targets, input_lengths, blank
+        self.reduction = reduction
+        losses = _core.ctc_losses(log_probs, targets, input_lengths, blank)
+        self.infinite = [v == float("inf") for v in losses]
+        if zero_infinity:
+            losses = [0.0 if inf else v for v, inf in zip(losses, self.infinite)]
+        self.save_for_backward(log_probs)
+        self.divisors = [float(max(1, len(t))) for t in targets]
+        if reduction == "none":
+            out = Tensor._empty((len(losses),))
+            if losses:
+                out.numpy(force=True)[...] = np.array(losses, dtype=np.float64).astype(np.float32)
+            return out
+        total = 0.0
+        for v, d in zip(losses, self.divisors):
+            total += v / d if reduction == "mean" else v
+        if reduction == "mean":
+            total = total / len(losses) if losses else float("nan")
+        out = Tensor._empty(())
+        out.numpy(force=True)[...] = np.float32(total)
+        return out
+
+    def backward(self, g):
+        (log_probs,) = self.saved_tensors
+        gv = g.numpy(force=True).astype(np.float64).reshape(-1)
+        n = len(self.targets)
+        scales = []
+        for b in range(n):
+            if self.infinite[b]:
+                scales.append(0.0)
+            elif self.reduction == "none":
+                scales.append(float(gv[b]))
+            elif self.reduction == "sum":
+                scales.append(float(gv[0]))
+            else:
+                scales.append(float(gv[0]) / self.divisors[b] / n)
+        grad = Tensor._empty(log_probs.shape, zeroed=True)
+        _core.ctc_grad(log_probs, self.targets, self.input_lengths, self.blank, scales, grad)
+        return grad
+
+
+def _int_list(name: str, value, n: int | None = None) -> list:
+    if isinstance(value, Tensor):
+        if value.dtype.is_floating_point:
+            raise TypeError(f"ctc_loss: {name} must hold integers, got {value.dtype.name}")
+        value = value.tolist()
+    elif isinstance(value, np.ndarray):
+        if not np.issubdtype(value.dtype, np.integer):
+            raise TypeError(f"ctc_loss: {name} must hold integers, got {value.dtype}")
+        value = value.tolist()
+    try:
+        out = [int(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+    except (TypeError, ValueError):
+        raise TypeError(f"ctc_loss: {name} must be a sequence of ints") from None
+    if n is not None and len(out) != n:
+        raise ValueError(f"ctc_loss: {name} has {len(out)} entries for a batch of {n}")
+    return out
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+    """torch.nn.functional.ctc_loss: log_probs [T, B, C] (or [T, C]),
+    targets padded [B, S] or concatenated 1-D."""
+    if not isinstance(log_probs, Tensor) or log_probs.dtype is not float32:
+        raise TypeError("ctc_loss: log_probs must be a float32 Tensor")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"ctc_loss: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
+    unbatched = log_probs.ndim == 2
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+    if log_probs.ndim != 3:
+        raise ValueError(f"ctc_loss: log_probs must be [T, B, C] or [T, C], got shape {log_probs.shape}")
+    t_len, n, c = log_probs.shape
+    if not (0 <= blank < c):
+        raise ValueError(f"ctc_loss: blank {blank} is not a class of {c}")
+    in_len = _int_list("input_lengths", input_lengths, n)
+    tg_len = _int_list("target_lengths", target_lengths, n)
+    for b, (il, tl) in enumerate(zip(in_len, tg_len)):
+        if il < 0 or il > t_len:
+            raise ValueError(f"ctc_loss: input_lengths[{b}] = {il} is outside 0..{t_len} for log_probs of shape {log_probs.shape}")
+        if tl < 0:
+            raise ValueError(f"ctc_loss: target_lengths[{b}] = {tl} is negative")
+    if isinstance(targets, Tensor):
+        if targets.dtype.is_floating_point:
+            raise TypeError(f"ctc_loss: targets must be int64, got {targets.dtype.name}")
+        tarr = np.asarray(targets.numpy(force=True))
+    else:
+        tarr = np.asarray(targets)
+        if tarr.size and not np.issubdtype(tarr.dtype, np.integer):
+            raise TypeError(f"ctc_loss: targets must hold integers, got {tarr.dtype}")
+    if unbatched and tarr.ndim == 1 and len(tg_len) == 1 and tarr.shape[0] != tg_len[0]:
+        tarr = tarr[None]
+    lines = []
+    if tarr.ndim == 2 and not (unbatched and tarr.shape[0] != 1):
+        if tarr.shape[0] != n:
+            raise ValueError(f"ctc_loss: padded targets of shape {tarr.shape} for a batch of {n}")
+        for b, tl in enumerate(tg_len):
+            if tl > tarr.shape[1]:
+                raise ValueError(f"ctc_loss: target_lengths[{b}] = {tl} exceeds the padded target width {tarr.shape[1]}")
+            lines.append([int(v) for v in tarr[b, :tl]])
+    elif tarr.ndim == 1:
+        if sum(tg_len) != tarr.shape[0]:
+            raise ValueError(f"ctc_loss: target_lengths sum to {sum(tg_len)} but the concatenated targets have {tarr.shape[0]} labels")
+        pos = 0
+        for tl in tg_len:
+            lines.append([int(v) for v in tarr[pos : pos + tl]])
+            pos += tl
+    else:
+        raise ValueError(f"ctc_loss: targets must be [B, S] or 1-D, got shape {tarr.shape}")
+    for b, line in enumerate(lines):
+        for v in line:
+            if v == blank:
+                raise ValueError(f"ctc_loss: target of line {b} contains the blank label {blank}")
+            if v < 0 or v >= c:
+                raise ValueError(f"ctc_loss: label {v} in line {b} is outside 0..{c - 1}")
+    out = CTCLoss.apply(log_probs, lines, in_len, int(blank), reduction, bool(zero_infinity))
+    if unbatched and reduction == "none":
+        out = out.reshape(())
+    return out

@@ -1,0 +1,149 @@
+//! The register-blocked microkernel: one MR × NR tile of C, written once over
+//! [`Lanes`].
+//!
+//! The tile is `MR` rows by `NV` registers of `L::N` lanes (NR = NV·N). Each
+//! output owns one accumulator lane, and for every k the kernel does, per
+//! output, exactly one step of the canonical order:
+//!
+//! * exact: `acc = acc + (a·b)` — a rounded multiply, then a rounded add;
+//! * fast:  `acc = fma(a, b, acc)` — one rounding.
+//!
+//! Lanes never talk to each other (no horizontal operation), so a vector lane
+//! performs the same sequence of IEEE operations as the scalar path does for
+//! that output: the vector width changes speed, never bits.
+//!
+//! Every function here is `#[inline(always)]`: it is compiled inside the
+//! `#[target_feature]` trampoline of [`crate::simd::run_on`] that reached it.
+
+use crate::kernels::CANONICAL_NAN;
+use crate::simd::Lanes;
+
+/// How the tile's accumulators start and end for one k block.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Edge {
+    /// Valid rows (≤ MR) and columns (≤ NR) of this tile of C.
+    pub rows: usize,
+    pub cols: usize,
+    /// First k block: the accumulators start at +0 and C is not read.
+    /// Otherwise they are reloaded from C, where the previous k block stored
+    /// them (an f32 store and load are exact, so the order is unbroken).
+    pub first: bool,
+    /// Last k block in exact mode: NaN results get the canonical bits.
+    pub canonicalize: bool,
+}
+
+/// Run `kc` steps of the canonical order on one tile.
+///
+/// `a`: packed A panel, `kc` groups of MR values (row i of step p at
+/// `a[p*MR + i]`). `b`: packed B sliver, `kc` groups of NR values. `c`: the
+/// tile's top-left element in C, row stride `ldc`.
+///
+/// # Safety
+/// Must run where `L`'s CPU features are enabled. `a` and `b` must be valid
+/// for `kc*MR` and `kc*NR` reads; `c` valid for `edge.rows` rows of
+/// `edge.cols` reads and writes at row stride `ldc`.
+#[inline(always)]
+pub(super) unsafe fn tile<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
+    kc: usize,
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    ldc: usize,
+    edge: Edge,
+) {
+    let nr = NV * L::N;
+    if edge.rows == MR && edge.cols == nr {
+        // SAFETY: a full tile: C itself is valid for MR × NR at stride ldc.
+        unsafe { full::<L, MR, NV, EXACT>(kc, a, b, c, ldc, edge.first) };
+    } else {
+        // A partial tile runs the same full-size kernel on a scratch tile
+        // (the padding of the packed panels is zero, its results unused) and
+        // copies the valid part in and out.
+        let mut scratch = [[0f32; 64]; MR];
+        debug_assert!(nr <= 64);
+        let s = scratch.as_mut_ptr() as *mut f32;
+        if !edge.first {
+            for i in 0..edge.rows {
+                // SAFETY: row i < rows of C holds `cols` valid accumulators;
+                // the scratch row holds 64 ≥ cols.
+                unsafe { std::ptr::copy_nonoverlapping(c.add(i * ldc), s.add(i * 64), edge.cols) };
+            }
+        }
+        // SAFETY: the scratch is MR rows of 64 ≥ NR f32 at stride 64.
+        unsafe { full::<L, MR, NV, EXACT>(kc, a, b, s, 64, edge.first) };
+        for i in 0..edge.rows {
+            // SAFETY: as the copy in, in the other direction.
+            unsafe { std::ptr::copy_nonoverlapping(s.add(i * 64), c.add(i * ldc), edge.cols) };
+        }
+    }
+    if edge.canonicalize {
+        for i in 0..edge.rows {
+            // SAFETY: row i of the tile is valid for `cols` writes.
+            unsafe { canonicalize_nan(c.add(i * ldc), edge.cols) };
+        }
+    }
+}
+
+/// The full MR × NR kernel. The accumulator array is indexed only by
+/// constants after unrolling, so it lives in registers.
+///
+/// # Safety
+/// As [`tile`], with C valid for MR × NR.
+#[inline(always)]
+unsafe fn full<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
+    kc: usize,
+    mut a: *const f32,
+    mut b: *const f32,
+    c: *mut f32,
+    ldc: usize,
+    first: bool,
+) {
+    // SAFETY (whole body): the caller guarantees the CPU features of L and
+    // the extents of a, b and c that every offset below stays inside.
+    unsafe {
+        let mut acc = [[L::zero(); NV]; MR];
+        if !first {
+            for (i, row) in acc.iter_mut().enumerate() {
+                for (v, r) in row.iter_mut().enumerate() {
+                    *r = L::load(c.add(i * ldc + v * L::N));
+                }
+            }
+        }
+        for _ in 0..kc {
+            let mut bv = [L::zero(); NV];
+            for (v, r) in bv.iter_mut().enumerate() {
+                *r = L::load(b.add(v * L::N));
+            }
+            for (i, row) in acc.iter_mut().enumerate() {
+                let ai = L::splat(*a.add(i));
+                for (v, r) in row.iter_mut().enumerate() {
+                    *r = if EXACT { r.add(ai.mul(bv[v])) } else { ai.fma(bv[v], *r) };
+                }
+            }
+            a = a.add(MR);
+            b = b.add(NV * L::N);
+        }
+        for (i, row) in acc.iter().enumerate() {
+            for (v, r) in row.iter().enumerate() {
+                r.store(c.add(i * ldc + v * L::N));
+            }
+        }
+    }
+}
+
+/// Replace every NaN in `x[0..n]` by the canonical quiet NaN (exact mode:
+/// the payload a NaN carries depends on the hardware's propagation rules, so
+/// it is normalised; see [`crate::kernels::canonical`]). Branch-free so that
+/// it vectorises.
+///
+/// # Safety
+/// `x` must be valid for `n` reads and writes.
+#[inline(always)]
+pub(super) unsafe fn canonicalize_nan(x: *mut f32, n: usize) {
+    // SAFETY: guaranteed by the caller; f32 and u32 have the same layout.
+    let bits = unsafe { std::slice::from_raw_parts_mut(x as *mut u32, n) };
+    for v in bits {
+        let nan = (*v & 0x7fff_ffff) > 0x7f80_0000;
+        *v = if nan { CANONICAL_NAN } else { *v };
+    }
+}

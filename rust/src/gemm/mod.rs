@@ -1,0 +1,124 @@
+//! The blocked SIMD GEMM under every product of the engine: matmul, linear,
+//! and the backward products.
+//!
+//! # The order (CONTRACT §2)
+//! Each output C[i, j] has one f32 accumulator that starts at +0 and adds
+//! its terms A[i, p]·B[p, j] for p = 0, 1, …, k−1 in that order. Exact mode:
+//! each term is a rounded multiply then a rounded add (no fma anywhere), and
+//! a NaN result is written as the canonical quiet NaN 0x7FC00000. Fast mode:
+//! each term is one fma. Everything else in this module — packing, register
+//! tiles, k blocks, chunks, threads, the vector width — moves data around
+//! that order and never changes it, so exact mode gives the same bits on
+//! every path and thread count, and fast mode the same bits on every thread
+//! count (and, since an fma is correctly rounded wherever it is done, on
+//! every path too, up to NaN payloads).
+//!
+//! # Structure
+//! * [`plan`]: blocking constants and the chunk grid (shape only);
+//! * [`loops`]: one chunk's BLIS loop nest (k blocks, slivers, panels);
+//! * [`pack`]: strided operands → contiguous panels (transposes are free);
+//! * [`kernel`]: the MR × NR register tile, written once over [`Lanes`];
+//! * [`peak`]: the measured arithmetic peak the benchmark compares against.
+//!
+//! Threads take whole chunks (output tiles with their whole k range) through
+//! [`par_chunks`], which also clears the MXCSR flush-to-zero bits on every
+//! thread that computes, the caller's included. There is no reduction
+//! across threads.
+//!
+//! [`Lanes`]: crate::simd::Lanes
+
+mod kernel;
+mod loops;
+mod pack;
+mod peak;
+mod plan;
+#[cfg(test)]
+mod tests;
+
+use crate::dispatch::{par_chunks, Mode};
+pub use peak::peak_gflops;
+use crate::simd::{run_on, Token};
+
+/// A read-only strided matrix: element (i, j) is at `ptr + i*rs + j*cs`.
+/// Strides are in elements and may be any value, negative or zero included.
+#[derive(Clone, Copy, Debug)]
+pub struct MatRef {
+    pub ptr: *const f32,
+    pub rows: usize,
+    pub cols: usize,
+    pub rs: isize,
+    pub cs: isize,
+}
+
+// SAFETY: a MatRef is a read-only view; the callers of `gemm` guarantee the
+// memory stays valid and unmodified for the duration of the call.
+unsafe impl Send for MatRef {}
+// SAFETY: see Send.
+unsafe impl Sync for MatRef {}
+
+impl MatRef {
+    /// # Safety
+    /// (i, j) must lie inside the view.
+    #[inline(always)]
+    pub unsafe fn at(&self, i: usize, j: usize) -> f32 {
+        // SAFETY: guaranteed by the caller.
+        unsafe { *self.ptr.offset(i as isize * self.rs + j as isize * self.cs) }
+    }
+
+    /// The transposed view (no copy).
+    pub fn t(self) -> MatRef {
+        MatRef { ptr: self.ptr, rows: self.cols, cols: self.rows, rs: self.cs, cs: self.rs }
+    }
+}
+
+/// `C = A · B` on the current kernel path: A m×k, B k×n, C m×n written
+/// row-major with row stride `ldc` (C is overwritten, never read).
+///
+/// # Safety
+/// A and B must be valid for their views; C valid for m rows of n writes at
+/// row stride `ldc`, not overlapping A or B.
+pub unsafe fn gemm(mode: Mode, a: MatRef, b: MatRef, c: *mut f32, ldc: usize) {
+    // SAFETY: forwarded from the caller (one batch item).
+    unsafe { gemm_on(Token::current(), mode, 1, a, 0, b, 0, c, ldc) }
+}
+
+/// `C[i] = A[i] · B[i]` for `batch` products on the current kernel path. The
+/// batch strides (elements) may be 0 to broadcast one operand; C's batch
+/// stride is `m * ldc`.
+///
+/// # Safety
+/// As [`gemm`] for every batch item.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gemm_batched(mode: Mode, batch: usize, a: MatRef, a_bs: isize, b: MatRef, b_bs: isize, c: *mut f32, ldc: usize) {
+    // SAFETY: forwarded from the caller.
+    unsafe { gemm_on(Token::current(), mode, batch, a, a_bs, b, b_bs, c, ldc) }
+}
+
+/// [`gemm_batched`] on the kernel path of `token`.
+///
+/// # Safety
+/// As [`gemm_batched`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gemm_on(token: Token, mode: Mode, batch: usize, a: MatRef, a_bs: isize, b: MatRef, b_bs: isize, c: *mut f32, ldc: usize) {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    assert_eq!(b.rows, k, "gemm: A is {m}×{k} but B has {} rows", b.rows);
+    assert!(ldc >= n, "gemm: ldc {ldc} < n {n}");
+    if batch == 0 || m == 0 || n == 0 {
+        return;
+    }
+    let c_bs = m * ldc;
+    if k == 0 {
+        // An empty sum is its starting value, +0.
+        for item in 0..batch {
+            for i in 0..m {
+                // SAFETY: C is valid for n writes on each of the m rows of
+                // each batch item.
+                unsafe { std::ptr::write_bytes(c.add(item * c_bs + i * ldc), 0, n) };
+            }
+        }
+        return;
+    }
+    let plan = plan::Plan::new(token.path(), batch, m, n, k);
+    let job = loops::Job { mode, plan, a, a_bs, b, b_bs, c: c as usize, ldc, c_bs };
+    par_chunks(plan.chunks(), |index| run_on(token, loops::Chunk { job: &job, index }));
+}

@@ -1,0 +1,126 @@
+//! Packing: copy a block of A or B into the contiguous panel layout the
+//! microkernel streams through, reading the operand through its strides (so
+//! transposed and strided views cost no extra copy).
+//!
+//! Both operands are packed the same way, as panels of a fixed width `W`
+//! across and `kc` steps along k:
+//!
+//! * A block (rows × kc) → panels of W = MR rows: `dst[p*MR + i] = A[i, p]`;
+//! * B block (kc × cols) → slivers of W = NR columns: `dst[p*NR + j] = B[p, j]`.
+//!
+//! A last panel narrower than W is padded with +0. The padded lanes only
+//! feed accumulators of outputs that do not exist, which are discarded.
+
+use crate::simd::Lanes;
+
+/// A strided block of an operand, seen from the packing: `len` steps along k
+/// (stride `along`) and `width` elements across (stride `across`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Block {
+    pub ptr: *const f32,
+    pub width: usize,
+    pub along: isize,
+    pub across: isize,
+}
+
+/// Pack `block` (all its `width` elements across, `kc` along) into panels of
+/// width `w = V·L::N` (A: `L = f32`, `V = MR`; B: the path's lanes, `V =
+/// NR/N`); panel `t` starts at `dst + t*w*kc`.
+///
+/// # Safety
+/// `block` must be valid for every element it spans; `dst` must be valid for
+/// `width.div_ceil(w) * w * kc` writes; `L`'s CPU features must be enabled.
+#[inline(always)]
+pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block, kc: usize) {
+    let w = V * L::N;
+    let full = block.width / w;
+    if block.across == 1 && full > 0 {
+        // Contiguous across (row-major B, column-major A): walk the source
+        // line by line (one contiguous read per step, whatever the stride
+        // between steps) and deal each line out to the full panels.
+        for p in 0..kc {
+            // SAFETY: step p < kc; elements t·w..(t+1)·w < width of it; the
+            // panel t holds step p at t·w·kc + p·w.
+            unsafe {
+                let src = block.ptr.offset(p as isize * block.along);
+                for t in 0..full {
+                    for v in 0..V {
+                        L::load(src.add(t * w + v * L::N)).store(dst.add(t * w * kc + p * w + v * L::N));
+                    }
+                }
+            }
+        }
+    } else if block.along == 1 && full > 0 {
+        // Contiguous along k (row-major A): read the panel's w lines side
+        // by side, write the panel in order.
+        for t in 0..full {
+            // SAFETY: lines t·w..(t+1)·w of the block, steps p < kc; panel t
+            // of dst.
+            unsafe {
+                let src = block.ptr.offset((t * w) as isize * block.across);
+                let d = dst.add(t * w * kc);
+                for p in 0..kc {
+                    for u in 0..w {
+                        *d.add(p * w + u) = *src.offset(u as isize * block.across + p as isize);
+                    }
+                }
+            }
+        }
+    } else {
+        for t in 0..full {
+            // SAFETY: panel t is inside the block and inside dst.
+            unsafe {
+                let src = block.ptr.offset((t * w) as isize * block.across);
+                panel(dst.add(t * w * kc), src, w, w, kc, block.along, block.across);
+            }
+        }
+    }
+    let t0 = full * w;
+    if t0 < block.width {
+        // The last, partial panel (zero padded).
+        // SAFETY: as above, for the panel starting at element t0.
+        unsafe {
+            let src = block.ptr.offset(t0 as isize * block.across);
+            panel(dst.add(full * w * kc), src, block.width - t0, w, kc, block.along, block.across);
+        }
+    }
+}
+
+/// One panel: `dst[p*w + t] = src[p*along + t*across]` for t < cols, +0 for
+/// cols ≤ t < w.
+///
+/// # Safety
+/// As [`pack`], for one panel.
+#[inline(never)]
+unsafe fn panel(dst: *mut f32, src: *const f32, cols: usize, w: usize, kc: usize, along: isize, across: isize) {
+    // SAFETY (whole body): every read is (p, t) with p < kc, t < cols, inside
+    // the block; every write is below kc*w.
+    unsafe {
+        if across == 1 {
+            for p in 0..kc {
+                std::ptr::copy_nonoverlapping(src.offset(p as isize * along), dst.add(p * w), cols);
+            }
+        } else if along == 1 {
+            // Contiguous along k (row-major A, column-major B): read each
+            // source line once, scatter it into the panel.
+            for t in 0..cols {
+                let s = src.offset(t as isize * across);
+                for p in 0..kc {
+                    *dst.add(p * w + t) = *s.add(p);
+                }
+            }
+        } else {
+            for p in 0..kc {
+                let s = src.offset(p as isize * along);
+                for t in 0..cols {
+                    *dst.add(p * w + t) = *s.offset(t as isize * across);
+                }
+            }
+        }
+        if cols < w {
+            for p in 0..kc {
+                std::ptr::write_bytes(dst.add(p * w + cols), 0, w - cols);
+            }
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! Connectionist temporal classification (Graves et al. 2006, §3.1–3.2 and
+//! §4.1) in double precision with the DetMath exp and log, scalar, so the
+//! loss and its gradient are the same bits on every machine and in both
+//! modes.
+//!
+//! Over the blank-extended label sequence l' (length S = 2L + 1, blanks at
+//! even positions), in the log domain:
+//! * alpha[0][0] = lp[0][blank], alpha[0][1] = lp[0][l'1];
+//!   alpha[t][s] = logadd(alpha[t-1][s], alpha[t-1][s-1], alpha[t-1][s-2]) +
+//!   lp[t][l's], the s-2 term only when l's is not blank and differs from
+//!   l'(s-2);
+//! * beta mirrors it from the last step; both include their own step's
+//!   emission;
+//! * logP = logadd(alpha[T-1][S-1], alpha[T-1][S-2]); the loss is −logP;
+//! * ∂loss/∂lp[t][k] = −exp(acc[t][k] − lp[t][k] − logP), with acc[t][k] the
+//!   logadd, in ascending s, of alpha[t][s] + beta[t][s] over the s labelled k
+//!   (zero for classes no entry uses). This is the true partial derivative
+//!   with respect to the log-probabilities.
+//!
+//! logadd(a, b) for a ≥ b is a + log(1 + exp(b − a)), and a itself when b is
+//! −∞ or b − a < −40; several terms are folded left to right.
+
+use crate::math::detmath;
+
+/// logadd of two log-domain values (order-independent by the swap).
+#[inline]
+pub fn logadd(a: f64, b: f64) -> f64 {
+    let (hi, lo) = if a >= b || b.is_nan() { (a, b) } else { (b, a) };
+    if lo == f64::NEG_INFINITY || lo - hi < -40.0 {
+        return hi;
+    }
+    hi + detmath::log(1.0 + detmath::exp(lo - hi))
+}
+
+/// One line's log-probabilities: element (t, c) at `ptr + t*st + c*sc`.
+#[derive(Clone, Copy)]
+pub struct LogProbs {
+    pub ptr: *const f32,
+    pub steps: usize,
+    pub classes: usize,
+    pub st: isize,
+    pub sc: isize,
+}
+
+impl LogProbs {
+    /// # Safety
+    /// (t, c) must lie inside the view.
+    #[inline]
+    unsafe fn at(&self, t: usize, c: usize) -> f64 {
+        // SAFETY: guaranteed by the caller.
+        unsafe { *self.ptr.offset(t as isize * self.st + c as isize * self.sc) as f64 }
+    }
+}
+
+fn extended(target: &[i64], blank: usize) -> Vec<usize> {
+    let mut l = Vec::with_capacity(2 * target.len() + 1);
+    l.push(blank);
+    for &c in target {
+        l.push(c as usize);
+        l.push(blank);
+    }
+    l
+}
+
+fn can_skip(l: &[usize], s: usize, blank: usize) -> bool {
+    s >= 2 && l[s] != blank && l[s] != l[s - 2]
+}
+
+/// alpha (and logP) of one line; alpha is [T][S] row-major.
+///
+/// # Safety
+/// `lp` must be valid for `steps` × `classes`; labels must be < classes.
+unsafe fn forward(lp: &LogProbs, l: &[usize], blank: usize) -> (Vec<f64>, f64) {
+    let (t_len, s_len) = (lp.steps, l.len());
+    let mut alpha = vec![f64::NEG_INFINITY; t_len * s_len];
+    if t_len == 0 {
+        return (alpha, if s_len == 1 { 0.0 } else { f64::NEG_INFINITY });
+    }
+    // SAFETY: t < steps and labels < classes (guaranteed by the caller).
+    unsafe {
+        alpha[0] = lp.at(0, blank);
+        if s_len > 1 {
+            alpha[1] = lp.at(0, l[1]);
+        }
+        for t in 1..t_len {
+            for s in 0..s_len {
+                let prev = &alpha[(t - 1) * s_len..t * s_len];
+                let mut a = prev[s];
+                if s >= 1 {
+                    a = logadd(a, prev[s - 1]);
+                }
+                if can_skip(l, s, blank) {
+                    a = logadd(a, prev[s - 2]);
+                }
+                alpha[t * s_len + s] = if a == f64::NEG_INFINITY { a } else { a + lp.at(t, l[s]) };
+            }
+        }
+    }
+    let last = &alpha[(t_len - 1) * s_len..];
+    let log_p = if s_len > 1 { logadd(last[s_len - 1], last[s_len - 2]) } else { last[0] };
+    (alpha, log_p)
+}
+
+/// beta of one line, [T][S] row-major.
+///
+/// # Safety
+/// As [`forward`].
+unsafe fn backward(lp: &LogProbs, l: &[usize], blank: usize) -> Vec<f64> {
+    let (t_len, s_len) = (lp.steps, l.len());
+    let mut beta = vec![f64::NEG_INFINITY; t_len * s_len];
+    if t_len == 0 {
+        return beta;
+    }
+    let last = t_len - 1;
+    // SAFETY: as in `forward`.
+    unsafe {
+        beta[last * s_len + s_len - 1] = lp.at(last, l[s_len - 1]);
+        if s_len > 1 {
+            beta[last * s_len + s_len - 2] = lp.at(last, l[s_len - 2]);
+        }
+        for t in (0..last).rev() {
+            for s in 0..s_len {
+                let next = &beta[(t + 1) * s_len..(t + 2) * s_len];
+                let mut v = next[s];
+                if s + 1 < s_len {
+                    v = logadd(v, next[s + 1]);
+                }
+                if s + 2 < s_len && can_skip(l, s + 2, blank) {
+                    v = logadd(v, next[s + 2]);
+                }
+                beta[t * s_len + s] = if v == f64::NEG_INFINITY { v } else { v + lp.at(t, l[s]) };
+            }
+        }
+    }
+    beta
+}
+
+/// The negative log-likelihood of one line (+∞ when no alignment exists).
+///
+/// # Safety
+/// `lp` valid for its steps × classes; every label < classes; blank < classes.
+pub unsafe fn loss(lp: &LogProbs, target: &[i64], blank: usize) -> f64 {
+    let l = extended(target, blank);
+    // SAFETY: forwarded from the caller.
+    let (_, log_p) = unsafe { forward(lp, &l, blank) };
+    -log_p
+}
+
+/// Loss and gradient of one line. `grad(t, c, value)` receives
+/// ∂loss/∂lp[t][c] (f64, before any scaling) for every t < steps and every
+/// class, in increasing t then c; it is not called when the loss is infinite
+/// (the gradient is then zero).
+///
+/// # Safety
+/// As [`loss`].
+pub unsafe fn loss_and_grad(lp: &LogProbs, target: &[i64], blank: usize, mut grad: impl FnMut(usize, usize, f64)) -> f64 {
+    let l = extended(target, blank);
+    // SAFETY: forwarded from the caller.
+    let (alpha, log_p) = unsafe { forward(lp, &l, blank) };
+    if log_p == f64::NEG_INFINITY || log_p.is_nan() {
+        return -log_p;
+    }
+    // SAFETY: forwarded from the caller.
+    let beta = unsafe { backward(lp, &l, blank) };
+    let s_len = l.len();
+    let mut acc = vec![f64::NEG_INFINITY; lp.classes];
+    for t in 0..lp.steps {
+        acc.iter_mut().for_each(|a| *a = f64::NEG_INFINITY);
+        for s in 0..s_len {
+            let ab = alpha[t * s_len + s] + beta[t * s_len + s];
+            acc[l[s]] = logadd(acc[l[s]], ab);
+        }
+        for (c, &a) in acc.iter().enumerate() {
+            let g = if a == f64::NEG_INFINITY {
+                0.0
+            } else {
+                // SAFETY: t < steps, c < classes.
+                -detmath::exp(a - unsafe { lp.at(t, c) } - log_p)
+            };
+            grad(t, c, g);
+        }
+    }
+    -log_p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lp_of(probs: &[Vec<f64>]) -> Vec<f32> {
+        probs.iter().flat_map(|row| row.iter().map(|p| p.ln() as f32)).collect()
+    }
+
+    #[test]
+    fn two_steps_one_label_by_hand() {
+        // Classes {blank, a}; y_t = (0.4, 0.6), (0.3, 0.7). Paths for "a":
+        // (a, a), (a, blank), (blank, a): P = .6·.7 + .6·.3 + .4·.7 = 0.88.
+        let probs = vec![vec![0.4, 0.6], vec![0.3, 0.7]];
+        let lp = lp_of(&probs);
+        let view = LogProbs { ptr: lp.as_ptr(), steps: 2, classes: 2, st: 2, sc: 1 };
+        let mut g = vec![0.0; 4];
+        let l = unsafe { loss_and_grad(&view, &[1], 0, |t, c, v| g[t * 2 + c] = v) };
+        let p: f64 = lp[1] as f64;
+        let (y00, y01, y10, y11) = ((lp[0] as f64).exp(), p.exp(), (lp[2] as f64).exp(), (lp[3] as f64).exp());
+        let big_p = y01 * y11 + y01 * y10 + y00 * y11;
+        assert!((l - (-big_p.ln())).abs() < 1e-12);
+        // ∂(−log P)/∂lp[t][k] = −y_t(k)·(∂P/∂y_t(k))/P.
+        let want = [-(y00 * y11) / big_p, -(y01 * y11 + y01 * y10) / big_p, -(y01 * y10) / big_p, -(y01 * y11 + y00 * y11) / big_p];
+        for i in 0..4 {
+            assert!((g[i] - want[i]).abs() < 1e-12, "{i}: {} vs {}", g[i], want[i]);
+        }
+    }
+
+    #[test]
+    fn impossible_alignment_is_infinite_and_repeats_need_a_blank() {
+        // "aa" needs at least 3 steps (a, blank, a).
+        let probs = vec![vec![0.5, 0.5], vec![0.5, 0.5]];
+        let lp = lp_of(&probs);
+        let view = LogProbs { ptr: lp.as_ptr(), steps: 2, classes: 2, st: 2, sc: 1 };
+        let mut called = false;
+        let l = unsafe { loss_and_grad(&view, &[1, 1], 0, |_, _, _| called = true) };
+        assert_eq!(l, f64::INFINITY);
+        assert!(!called);
+    }
+
+    #[test]
+    fn empty_target_is_all_blanks() {
+        let probs = vec![vec![0.25, 0.75], vec![0.5, 0.5], vec![0.1, 0.9]];
+        let lp = lp_of(&probs);
+        let view = LogProbs { ptr: lp.as_ptr(), steps: 3, classes: 2, st: 2, sc: 1 };
+        let l = unsafe { loss(&view, &[], 0) };
+        let want = -((lp[0] + lp[2] + lp[4]) as f64);
+        assert!((l - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn logadd_rules() {
+        assert_eq!(logadd(f64::NEG_INFINITY, f64::NEG_INFINITY), f64::NEG_INFINITY);
+        assert_eq!(logadd(1.0, -100.0), 1.0);
+        assert!((logadd(0.0, 0.0) - 2f64.ln()).abs() < 1e-15);
+        assert_eq!(logadd(2.0, 3.0), logadd(3.0, 2.0));
+    }
+}

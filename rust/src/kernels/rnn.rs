@@ -1,0 +1,472 @@
+//! LSTM and GRU layers (one direction), forward and backward through time.
+//!
+//! Layouts (all contiguous, row-major): x [T, B, I]; weights W_ih [G·H, I],
+//! W_hh [G·H, H] with G = 4 (gates i, f, g, o) or 3 (r, z, n); biases [G·H].
+//!
+//! Arithmetic, per seed 000 §8:
+//! * the input projection of all steps is one canonical-order GEMM
+//!   ([T·B, I] × W_ihᵀ), each step's recurrent product one [B, H] × W_hhᵀ
+//!   GEMM, so every sum has one accumulator in increasing k;
+//! * gate sums and cell updates are plain f32 operations in the order written
+//!   below; activations are the fixed sigmoid and tanh of `crate::math`
+//!   (the same functions in both modes);
+//! * backward: per step in reverse visiting order the element-wise rules
+//!   below, the recurrent gradient one GEMM; after the loop the weight
+//!   gradients are one GEMM each over all (t, b) rows in increasing time
+//!   index, the bias gradients f64 column sums in the same row order, and the
+//!   input gradient one GEMM.
+//!
+//! Visiting order: t = 0..T for a forward layer, T-1..0 for a reverse one.
+
+use crate::dispatch::Mode;
+use crate::kernels::matmul::{gemm, MatRef};
+use crate::math::{sigmoid, tanh};
+use crate::storage::Buffer;
+
+/// Sizes of one layer call.
+#[derive(Clone, Copy, Debug)]
+pub struct Dims {
+    pub t: usize,
+    pub b: usize,
+    pub i: usize,
+    pub h: usize,
+}
+
+fn row_major(ptr: *const f32, rows: usize, cols: usize) -> MatRef {
+    MatRef { ptr, rows, cols, rs: cols as isize, cs: 1 }
+}
+
+/// Wᵀ of a row-major [rows, cols] matrix, as a [cols, rows] view.
+fn transposed(ptr: *const f32, rows: usize, cols: usize) -> MatRef {
+    row_major(ptr, rows, cols).t()
+}
+
+fn step_index(reverse: bool, t: usize, k: usize) -> usize {
+    if reverse {
+        t - 1 - k
+    } else {
+        k
+    }
+}
+
+fn scratch(len: usize) -> Buffer {
+    Buffer::zeroed(len * 4)
+}
+
+fn f32s<'a>(b: &'a mut Buffer, len: usize) -> &'a mut [f32] {
+    &mut b.as_f32_mut()[..len]
+}
+
+/// What the LSTM forward keeps for backward, each [T, B, ·] by time index.
+pub struct LstmSaved {
+    pub gates: *mut f32,  // [T, B, 4H] activated i, f, g, o
+    pub cells: *mut f32,  // [T, B, H] c_t
+    pub tanh_c: *mut f32, // [T, B, H] tanh(c_t)
+    pub h_prev: *mut f32, // [T, B, H] the hidden state each step started from
+}
+
+/// LSTM forward. Writes every step's hidden state to `out[0..T]` and the
+/// final cell state (of the last visited step) to `out[T]` (`out` is
+/// [T + 1, B, H]). `saved` is None on the inference path.
+///
+/// # Safety
+/// Every pointer must be valid for its layout above; `out` and the saved
+/// buffers must not overlap the inputs.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn lstm_forward(
+    mode: Mode,
+    d: Dims,
+    reverse: bool,
+    x: *const f32,
+    w_ih: *const f32,
+    w_hh: *const f32,
+    b_ih: Option<*const f32>,
+    b_hh: Option<*const f32>,
+    h0: Option<*const f32>,
+    c0: Option<*const f32>,
+    out: *mut f32,
+    saved: Option<&LstmSaved>,
+) {
+    let (t_len, b, h) = (d.t, d.b, d.h);
+    let g4 = 4 * h;
+    let bh = b * h;
+    // Input projection of every step: xp = x · W_ihᵀ, [T·B, 4H].
+    let xp_buf = scratch(t_len * b * g4);
+    let xp = xp_buf.as_ptr() as *mut f32;
+    // SAFETY: x is [T·B, I], W_ih [4H, I]; xp has T·B·4H elements.
+    unsafe { gemm(mode, row_major(x, t_len * b, d.i), transposed(w_ih, g4, d.i), xp, g4) };
+    let hp_buf = scratch(b * g4);
+    let hp = hp_buf.as_ptr() as *mut f32;
+    let mut h_buf = scratch(bh);
+    let mut c_buf = scratch(bh);
+    let mut act_buf = scratch(b * g4);
+    // SAFETY: each buffer was allocated with the length it is viewed with.
+    let (hcur, ccur, act) = (f32s(&mut h_buf, bh), f32s(&mut c_buf, bh), f32s(&mut act_buf, b * g4));
+    if let Some(p) = h0 {
+        // SAFETY: h0 is [B, H].
+        hcur.copy_from_slice(unsafe { std::slice::from_raw_parts(p, bh) });
+    }
+    if let Some(p) = c0 {
+        // SAFETY: c0 is [B, H].
+        ccur.copy_from_slice(unsafe { std::slice::from_raw_parts(p, bh) });
+    }
+    for k in 0..t_len {
+        let t = step_index(reverse, t_len, k);
+        // Recurrent product hp = h · W_hhᵀ, [B, 4H].
+        // SAFETY: hcur is [B, H], W_hh [4H, H], hp [B, 4H].
+        unsafe { gemm(mode, row_major(hcur.as_ptr(), b, h), transposed(w_hh, g4, h), hp, g4) };
+        if let Some(s) = saved {
+            // SAFETY: h_prev is [T, B, H]; row t holds B·H elements.
+            unsafe { std::ptr::copy_nonoverlapping(hcur.as_ptr(), s.h_prev.add(t * bh), bh) };
+        }
+        for bi in 0..b {
+            for j in 0..g4 {
+                // SAFETY: indices lie inside xp [T·B, 4H], hp [B, 4H], biases [4H].
+                let pre = unsafe {
+                    let xv = *xp.add((t * b + bi) * g4 + j);
+                    let hv = *hp.add(bi * g4 + j);
+                    let xb = match b_ih {
+                        Some(p) => xv + *p.add(j),
+                        None => xv,
+                    };
+                    let hb = match b_hh {
+                        Some(p) => hv + *p.add(j),
+                        None => hv,
+                    };
+                    xb + hb
+                };
+                act[bi * g4 + j] = if (2 * h..3 * h).contains(&j) { tanh(pre) } else { sigmoid(pre) };
+            }
+            for j in 0..h {
+                let base = bi * g4;
+                let (ig, fg, gg, og) = (act[base + j], act[base + h + j], act[base + 2 * h + j], act[base + 3 * h + j]);
+                let c = fg * ccur[bi * h + j] + ig * gg;
+                let tc = tanh(c);
+                let hv = og * tc;
+                ccur[bi * h + j] = c;
+                hcur[bi * h + j] = hv;
+                if let Some(s) = saved {
+                    // SAFETY: cells and tanh_c are [T, B, H].
+                    unsafe {
+                        *s.cells.add(t * bh + bi * h + j) = c;
+                        *s.tanh_c.add(t * bh + bi * h + j) = tc;
+                    }
+                }
+            }
+        }
+        if let Some(s) = saved {
+            // SAFETY: gates is [T, B, 4H].
+            unsafe { std::ptr::copy_nonoverlapping(act.as_ptr(), s.gates.add(t * b * g4), b * g4) };
+        }
+        // SAFETY: out is [T + 1, B, H].
+        unsafe { std::ptr::copy_nonoverlapping(hcur.as_ptr(), out.add(t * bh), bh) };
+    }
+    // SAFETY: out row T holds the final cell state.
+    unsafe { std::ptr::copy_nonoverlapping(ccur.as_ptr(), out.add(t_len * bh), bh) };
+}
+
+/// Gradients a recurrent backward produces.
+pub struct RnnGrads {
+    pub dx: *mut f32,    // [T, B, I]
+    pub dw_ih: *mut f32, // [G·H, I]
+    pub dw_hh: *mut f32, // [G·H, H]
+    pub db_ih: *mut f32, // [G·H]
+    pub db_hh: *mut f32, // [G·H]
+    pub dh0: *mut f32,   // [B, H]
+    pub dc0: *mut f32,   // [B, H] (LSTM only; may be null for GRU)
+}
+
+/// f64 column sums of a [rows, cols] matrix, rows in increasing order.
+///
+/// # Safety
+/// `m` valid for rows·cols reads, `out` for cols writes.
+unsafe fn column_sums(m: *const f32, rows: usize, cols: usize, out: *mut f32) {
+    let mut acc = vec![0f64; cols];
+    for r in 0..rows {
+        for (c, a) in acc.iter_mut().enumerate() {
+            // SAFETY: r < rows, c < cols.
+            *a += unsafe { *m.add(r * cols + c) } as f64;
+        }
+    }
+    for (c, a) in acc.iter().enumerate() {
+        // SAFETY: c < cols.
+        unsafe { *out.add(c) = *a as f32 };
+    }
+}
+
+/// Shared tail of both backward passes: weight, bias and input gradients
+/// from the pre-activation gradients `dzx` (input side) and `dzh`
+/// (recurrent side), both [T, B, G·H] by time index.
+///
+/// # Safety
+/// As the callers'.
+#[allow(clippy::too_many_arguments)]
+unsafe fn parameter_gradients(
+    mode: Mode,
+    d: Dims,
+    gh: usize,
+    x: *const f32,
+    w_ih: *const f32,
+    h_prev: *const f32,
+    dzx: *const f32,
+    dzh: *const f32,
+    g: &RnnGrads,
+) {
+    let rows = d.t * d.b;
+    // SAFETY: shapes as documented on RnnGrads; dz is [T·B, G·H].
+    unsafe {
+        // dW_ih = dzxᵀ · x: [G·H, T·B] × [T·B, I], k = (t, b) rows ascending.
+        gemm(mode, row_major(dzx, rows, gh).t(), row_major(x, rows, d.i), g.dw_ih, d.i);
+        // dW_hh = dzhᵀ · h_prev.
+        gemm(mode, row_major(dzh, rows, gh).t(), row_major(h_prev, rows, d.h), g.dw_hh, d.h);
+        column_sums(dzx, rows, gh, g.db_ih);
+        column_sums(dzh, rows, gh, g.db_hh);
+        // dx = dzx · W_ih: [T·B, G·H] × [G·H, I].
+        gemm(mode, row_major(dzx, rows, gh), row_major(w_ih, gh, d.i), g.dx, d.i);
+    }
+}
+
+/// LSTM backward through time. `g_out` is the gradient of the forward's
+/// `out` ([T + 1, B, H]: every step's hidden state, then the final cell).
+///
+/// # Safety
+/// Pointers valid for their layouts; outputs must not overlap inputs.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn lstm_backward(
+    mode: Mode,
+    d: Dims,
+    reverse: bool,
+    x: *const f32,
+    w_ih: *const f32,
+    w_hh: *const f32,
+    c0: Option<*const f32>,
+    saved: &LstmSaved,
+    g_out: *const f32,
+    grads: &RnnGrads,
+) {
+    let (t_len, b, h) = (d.t, d.b, d.h);
+    let g4 = 4 * h;
+    let bh = b * h;
+    let dz_buf = scratch(t_len * b * g4);
+    let dz = dz_buf.as_ptr() as *mut f32;
+    let mut dh_buf = scratch(bh);
+    let mut dc_buf = scratch(bh);
+    let (dh_rec, dc_next) = (f32s(&mut dh_buf, bh), f32s(&mut dc_buf, bh));
+    // The final cell's gradient starts the cell recurrence.
+    // SAFETY: g_out row T is [B, H].
+    dc_next.copy_from_slice(unsafe { std::slice::from_raw_parts(g_out.add(t_len * bh), bh) });
+    for k in (0..t_len).rev() {
+        let t = step_index(reverse, t_len, k);
+        let c_prev: Option<*const f32> = if k == 0 {
+            c0
+        } else {
+            // SAFETY: cells is [T, B, H].
+            Some(unsafe { saved.cells.add(step_index(reverse, t_len, k - 1) * bh) as *const f32 })
+        };
+        for bi in 0..b {
+            for j in 0..h {
+                let e = bi * h + j;
+                // SAFETY: all indices lie inside their [T, B, ·] buffers.
+                unsafe {
+                    let gate = saved.gates.add(t * b * g4 + bi * g4);
+                    let (i, f, gg, o) = (*gate.add(j), *gate.add(h + j), *gate.add(2 * h + j), *gate.add(3 * h + j));
+                    let tc = *saved.tanh_c.add(t * bh + e);
+                    let cp = match c_prev {
+                        Some(p) => *p.add(e),
+                        None => 0.0,
+                    };
+                    let dh = *g_out.add(t * bh + e) + dh_rec[e];
+                    let dtc = dh * o;
+                    let d_o = dh * tc;
+                    let dc = dc_next[e] + dtc * (1.0 - tc * tc);
+                    let di = dc * gg;
+                    let dg = dc * i;
+                    let df = dc * cp;
+                    dc_next[e] = dc * f;
+                    let row = dz.add(t * b * g4 + bi * g4);
+                    *row.add(j) = di * (i * (1.0 - i));
+                    *row.add(h + j) = df * (f * (1.0 - f));
+                    *row.add(2 * h + j) = dg * (1.0 - gg * gg);
+                    *row.add(3 * h + j) = d_o * (o * (1.0 - o));
+                }
+            }
+        }
+        // dh for the previous step: dz_t · W_hh, [B, 4H] × [4H, H].
+        // SAFETY: dz row t is [B, 4H]; W_hh is [4H, H]; dh_rec is [B, H].
+        unsafe { gemm(mode, row_major(dz.add(t * b * g4), b, g4), row_major(w_hh, g4, h), dh_rec.as_mut_ptr(), h) };
+    }
+    // SAFETY: dh0/dc0 are [B, H].
+    unsafe {
+        std::ptr::copy_nonoverlapping(dh_rec.as_ptr(), grads.dh0, bh);
+        if !grads.dc0.is_null() {
+            std::ptr::copy_nonoverlapping(dc_next.as_ptr(), grads.dc0, bh);
+        }
+        parameter_gradients(mode, d, g4, x, w_ih, saved.h_prev, dz, dz, grads);
+    }
+}
+
+/// What the GRU forward keeps for backward, each by time index.
+pub struct GruSaved {
+    pub gates: *mut f32,  // [T, B, 3H] r, z, n (activated)
+    pub hp_n: *mut f32,   // [T, B, H] W_hn h + b_hn
+    pub h_prev: *mut f32, // [T, B, H]
+}
+
+/// GRU forward (torch's equations): r = σ(x_r + h_r), z = σ(x_z + h_z),
+/// n = tanh(x_n + r·h_n), h = (1 − z)·n + z·h_prev, where x_· = W_i· x + b_i·
+/// and h_· = W_h· h_prev + b_h·. Writes every step's hidden state to `out`
+/// ([T, B, H]).
+///
+/// # Safety
+/// As [`lstm_forward`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gru_forward(
+    mode: Mode,
+    d: Dims,
+    reverse: bool,
+    x: *const f32,
+    w_ih: *const f32,
+    w_hh: *const f32,
+    b_ih: Option<*const f32>,
+    b_hh: Option<*const f32>,
+    h0: Option<*const f32>,
+    out: *mut f32,
+    saved: Option<&GruSaved>,
+) {
+    let (t_len, b, h) = (d.t, d.b, d.h);
+    let g3 = 3 * h;
+    let bh = b * h;
+    let xp_buf = scratch(t_len * b * g3);
+    let xp = xp_buf.as_ptr() as *mut f32;
+    // SAFETY: x is [T·B, I], W_ih [3H, I].
+    unsafe { gemm(mode, row_major(x, t_len * b, d.i), transposed(w_ih, g3, d.i), xp, g3) };
+    let hp_buf = scratch(b * g3);
+    let hp = hp_buf.as_ptr() as *mut f32;
+    let mut h_buf = scratch(bh);
+    let mut act_buf = scratch(b * g3);
+    let (hcur, act) = (f32s(&mut h_buf, bh), f32s(&mut act_buf, b * g3));
+    if let Some(p) = h0 {
+        // SAFETY: h0 is [B, H].
+        hcur.copy_from_slice(unsafe { std::slice::from_raw_parts(p, bh) });
+    }
+    for k in 0..t_len {
+        let t = step_index(reverse, t_len, k);
+        // SAFETY: hcur [B, H], W_hh [3H, H], hp [B, 3H].
+        unsafe { gemm(mode, row_major(hcur.as_ptr(), b, h), transposed(w_hh, g3, h), hp, g3) };
+        if let Some(s) = saved {
+            // SAFETY: h_prev is [T, B, H].
+            unsafe { std::ptr::copy_nonoverlapping(hcur.as_ptr(), s.h_prev.add(t * bh), bh) };
+        }
+        for bi in 0..b {
+            for j in 0..h {
+                // SAFETY: indices inside xp [T·B, 3H], hp [B, 3H], biases [3H].
+                let (xr, xz, xn, hr, hz, hn) = unsafe {
+                    let xrow = xp.add((t * b + bi) * g3);
+                    let hrow = hp.add(bi * g3);
+                    let bias = |p: Option<*const f32>, k: usize| match p {
+                        Some(p) => *p.add(k),
+                        None => 0.0,
+                    };
+                    let add_b = |v: f32, p: Option<*const f32>, k: usize| if p.is_some() { v + bias(p, k) } else { v };
+                    (
+                        add_b(*xrow.add(j), b_ih, j),
+                        add_b(*xrow.add(h + j), b_ih, h + j),
+                        add_b(*xrow.add(2 * h + j), b_ih, 2 * h + j),
+                        add_b(*hrow.add(j), b_hh, j),
+                        add_b(*hrow.add(h + j), b_hh, h + j),
+                        add_b(*hrow.add(2 * h + j), b_hh, 2 * h + j),
+                    )
+                };
+                let r = sigmoid(xr + hr);
+                let z = sigmoid(xz + hz);
+                let n = tanh(xn + r * hn);
+                let hprev = hcur[bi * h + j];
+                let hv = (1.0 - z) * n + z * hprev;
+                act[bi * g3 + j] = r;
+                act[bi * g3 + h + j] = z;
+                act[bi * g3 + 2 * h + j] = n;
+                if let Some(s) = saved {
+                    // SAFETY: hp_n is [T, B, H].
+                    unsafe { *s.hp_n.add(t * bh + bi * h + j) = hn };
+                }
+                hcur[bi * h + j] = hv;
+            }
+        }
+        if let Some(s) = saved {
+            // SAFETY: gates is [T, B, 3H].
+            unsafe { std::ptr::copy_nonoverlapping(act.as_ptr(), s.gates.add(t * b * g3), b * g3) };
+        }
+        // SAFETY: out is [T, B, H].
+        unsafe { std::ptr::copy_nonoverlapping(hcur.as_ptr(), out.add(t * bh), bh) };
+    }
+}
+
+/// GRU backward through time; `g_out` is the gradient of `out` ([T, B, H]).
+///
+/// # Safety
+/// As [`lstm_backward`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gru_backward(
+    mode: Mode,
+    d: Dims,
+    reverse: bool,
+    x: *const f32,
+    w_ih: *const f32,
+    w_hh: *const f32,
+    saved: &GruSaved,
+    g_out: *const f32,
+    grads: &RnnGrads,
+) {
+    let (t_len, b, h) = (d.t, d.b, d.h);
+    let g3 = 3 * h;
+    let bh = b * h;
+    let dzx_buf = scratch(t_len * b * g3);
+    let dzh_buf = scratch(t_len * b * g3);
+    let (dzx, dzh) = (dzx_buf.as_ptr() as *mut f32, dzh_buf.as_ptr() as *mut f32);
+    let mut dh_buf = scratch(bh);
+    let mut direct_buf = scratch(bh);
+    let (dh_rec, direct) = (f32s(&mut dh_buf, bh), f32s(&mut direct_buf, bh));
+    for k in (0..t_len).rev() {
+        let t = step_index(reverse, t_len, k);
+        for bi in 0..b {
+            for j in 0..h {
+                let e = bi * h + j;
+                // SAFETY: indices inside their [T, B, ·] buffers.
+                unsafe {
+                    let gate = saved.gates.add(t * b * g3 + bi * g3);
+                    let (r, z, n) = (*gate.add(j), *gate.add(h + j), *gate.add(2 * h + j));
+                    let hn = *saved.hp_n.add(t * bh + e);
+                    let hprev = *saved.h_prev.add(t * bh + e);
+                    let dh = *g_out.add(t * bh + e) + dh_rec[e];
+                    let dn = dh * (1.0 - z);
+                    let dzg = dh * (hprev - n);
+                    direct[e] = dh * z;
+                    let dan = dn * (1.0 - n * n);
+                    let dr = dan * hn;
+                    let dhn = dan * r;
+                    let dar = dr * (r * (1.0 - r));
+                    let daz = dzg * (z * (1.0 - z));
+                    let xrow = dzx.add(t * b * g3 + bi * g3);
+                    let hrow = dzh.add(t * b * g3 + bi * g3);
+                    *xrow.add(j) = dar;
+                    *xrow.add(h + j) = daz;
+                    *xrow.add(2 * h + j) = dan;
+                    *hrow.add(j) = dar;
+                    *hrow.add(h + j) = daz;
+                    *hrow.add(2 * h + j) = dhn;
+                }
+            }
+        }
+        // dh_prev = dh·z + dzh_t · W_hh.
+        // SAFETY: dzh row t is [B, 3H]; W_hh is [3H, H]; dh_rec is [B, H].
+        unsafe { gemm(mode, row_major(dzh.add(t * b * g3), b, g3), row_major(w_hh, g3, h), dh_rec.as_mut_ptr(), h) };
+        for e in 0..bh {
+            dh_rec[e] = direct[e] + dh_rec[e];
+        }
+    }
+    // SAFETY: dh0 is [B, H]; shapes as documented.
+    unsafe {
+        std::ptr::copy_nonoverlapping(dh_rec.as_ptr(), grads.dh0, bh);
+        parameter_gradients(mode, d, g3, x, w_ih, saved.h_prev, dzx, dzh, grads);
+    }
+}

@@ -1,0 +1,301 @@
+//! Exhaustive accuracy of the fixed transcendentals.
+//!
+//!     cargo run --release --example accuracy -- [FUNCTION ...] [--sample N] [--threads T]
+//!
+//! FUNCTION is any of exp log tanh sigmoid erf gelu gelu_slope erf_slope
+//! det_exp det_log (default: all). Every f32 function is evaluated on all
+//! 2^32 inputs (or N random ones with --sample), on every kernel path this
+//! CPU has; the paths must agree bit for bit (NaN with NaN), and the scalar
+//! definition is compared with a binary64 reference (tools/reference.rs).
+//! DetMath exp/log are evaluated on 2^27 (≈1.3e8) inputs against
+//! double-double references. Output: one markdown table row per function.
+
+use onemodel::dispatch::available_paths;
+use onemodel::kernels::elementwise::{map_on, UnaryOp};
+use onemodel::math::detmath;
+use onemodel::simd::Token;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+#[path = "reference.rs"]
+mod reference_file;
+use reference_file::reference as r;
+
+#[derive(Clone, Copy, Default, Debug)]
+struct Stats {
+    n: u64,
+    max_ulp: f64,
+    max_at: u64,
+    not_cr: u64,
+    ambiguous: u64,
+    path_mismatch: u64,
+    max_abs: f64,
+    max_abs_at: u64,
+    // gelu: the contract's region split
+    max_ulp_in: f64,
+    max_in_at: u64,
+    max_abs_out: f64,
+    max_abs_out_at: u64,
+}
+
+impl Stats {
+    fn merge(&mut self, o: &Stats) {
+        self.n += o.n;
+        if o.max_ulp > self.max_ulp {
+            self.max_ulp = o.max_ulp;
+            self.max_at = o.max_at;
+        }
+        if o.max_ulp_in > self.max_ulp_in {
+            self.max_ulp_in = o.max_ulp_in;
+            self.max_in_at = o.max_in_at;
+        }
+        if o.max_abs_out > self.max_abs_out {
+            self.max_abs_out = o.max_abs_out;
+            self.max_abs_out_at = o.max_abs_out_at;
+        }
+        if o.max_abs > self.max_abs {
+            self.max_abs = o.max_abs;
+            self.max_abs_at = o.max_abs_at;
+        }
+        self.not_cr += o.not_cr;
+        self.ambiguous += o.ambiguous;
+        self.path_mismatch += o.path_mismatch;
+    }
+}
+
+fn f32_func(name: &str) -> Option<(UnaryOp, fn(f32) -> f64)> {
+    Some(match name {
+        "exp" => (UnaryOp::Exp, r::exp),
+        "log" => (UnaryOp::Log, r::log),
+        "tanh" => (UnaryOp::Tanh, r::tanh),
+        "sigmoid" => (UnaryOp::Sigmoid, r::sigmoid),
+        "erf" => (UnaryOp::Erf, r::erf_),
+        "gelu" => (UnaryOp::Gelu, r::gelu),
+        "gelu_slope" => (UnaryOp::GeluSlope, r::gelu_slope),
+        "erf_slope" => (UnaryOp::ErfSlope, r::erf_slope),
+        _ => return None,
+    })
+}
+
+/// xorshift64*: the sample's inputs (fixed seed, reproducible).
+fn rng(state: &mut u64) -> u64 {
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}
+
+fn run_f32(name: &str, sample: Option<u64>, threads: usize) -> Stats {
+    let (op, reference) = f32_func(name).unwrap();
+    let tokens: Vec<Token> = available_paths().into_iter().map(|p| Token::new(p).unwrap()).collect();
+    const CHUNK: u64 = 1 << 16;
+    let total = sample.unwrap_or(1 << 32);
+    let chunks = total.div_ceil(CHUNK);
+    let next = AtomicU64::new(0);
+    let result = Mutex::new(Stats::default());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut st = Stats::default();
+                let mut x = vec![0f32; CHUNK as usize];
+                let mut want = vec![0f32; CHUNK as usize];
+                let mut got = vec![0f32; CHUNK as usize];
+                loop {
+                    let c = next.fetch_add(1, Ordering::Relaxed);
+                    if c >= chunks {
+                        break;
+                    }
+                    let len = CHUNK.min(total - c * CHUNK) as usize;
+                    let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ c.wrapping_mul(0xD1B5_4A32_D192_ED03);
+                    for (i, v) in x[..len].iter_mut().enumerate() {
+                        let bits = if sample.is_some() { rng(&mut seed) as u32 } else { (c * CHUNK) as u32 + i as u32 };
+                        *v = f32::from_bits(bits);
+                    }
+                    map_on(tokens[0], op, false, &x[..len], &mut want[..len]);
+                    for &t in &tokens[1..] {
+                        map_on(t, op, false, &x[..len], &mut got[..len]);
+                        for i in 0..len {
+                            let (w, g) = (want[i], got[i]);
+                            if w.to_bits() != g.to_bits() && !(w.is_nan() && g.is_nan()) {
+                                st.path_mismatch += 1;
+                            }
+                        }
+                    }
+                    for i in 0..len {
+                        let y = want[i];
+                        let rf = reference(x[i]);
+                        let e = r::err_ulp32(y, rf);
+                        st.n += 1;
+                        let bits = x[i].to_bits() as u64;
+                        if e > st.max_ulp {
+                            st.max_ulp = e;
+                            st.max_at = bits;
+                        }
+                        if y.is_finite() && rf.is_finite() {
+                            let a = ((y as f64) - rf).abs();
+                            if a > st.max_abs {
+                                st.max_abs = a;
+                                st.max_abs_at = bits;
+                            }
+                        }
+                        if r::ambiguous32(rf) {
+                            st.ambiguous += 1;
+                        } else if !(y.to_bits() == (rf as f32).to_bits() || (y.is_nan() && rf.is_nan())) {
+                            st.not_cr += 1;
+                        }
+                        if name == "gelu" {
+                            let normal = (rf.abs() >= f32::MIN_POSITIVE as f64) && rf.is_finite();
+                            if normal && x[i].abs() <= 10.0 {
+                                if e > st.max_ulp_in {
+                                    st.max_ulp_in = e;
+                                    st.max_in_at = bits;
+                                }
+                            } else if !x[i].is_nan() {
+                                let a = if x[i].is_infinite() { 0.0 } else { ((y as f64) - rf).abs() };
+                                if a > st.max_abs_out {
+                                    st.max_abs_out = a;
+                                    st.max_abs_out_at = bits;
+                                }
+                            }
+                        }
+                    }
+                }
+                result.lock().unwrap().merge(&st);
+            });
+        }
+    });
+    result.into_inner().unwrap()
+}
+
+fn run_det(name: &str, n: u64, threads: usize) -> Stats {
+    let next = AtomicU64::new(0);
+    const CHUNK: u64 = 1 << 16;
+    let chunks = n.div_ceil(CHUNK);
+    let result = Mutex::new(Stats::default());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut st = Stats::default();
+                loop {
+                    let c = next.fetch_add(1, Ordering::Relaxed);
+                    if c >= chunks {
+                        break;
+                    }
+                    let mut seed = 0x2545_F491_4F6C_DD1Du64 ^ c.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    for i in 0..CHUNK {
+                        let u = rng(&mut seed);
+                        // Half uniform over the interesting range, half random
+                        // bit patterns (every exponent), for both functions.
+                        let x = match (name, i % 2) {
+                            ("det_exp", 0) => -745.2 + (u >> 11) as f64 * 2f64.powi(-53) * 1455.0,
+                            ("det_exp", _) => {
+                                let v = f64::from_bits(u & 0x7fff_ffff_ffff_ffff);
+                                if v.is_finite() && v < 750.0 { if u >> 63 == 1 { -v } else { v } } else { 0.5 }
+                            }
+                            (_, 0) => 0.5 + (u >> 11) as f64 * 2f64.powi(-53) * 1.5,
+                            _ => {
+                                let v = f64::from_bits(u & 0x7fef_ffff_ffff_ffff);
+                                if v == 0.0 { 1.0 } else { v }
+                            }
+                        };
+                        let (_, e) = if name == "det_exp" {
+                            let y = detmath::exp(x);
+                            let (m, k) = r::exp_dd_scaled(x);
+                            (y, r::err_ulp64_scaled(y, m, k))
+                        } else {
+                            let y = detmath::log(x);
+                            (y, r::err_ulp64(y, r::log_dd(x)))
+                        };
+                        st.n += 1;
+                        if e > st.max_ulp {
+                            st.max_ulp = e;
+                            st.max_at = x.to_bits();
+                        }
+                        // Correctly rounded: y is the double nearest to the
+                        // reference (error at most half an ulp).
+                        if e > 0.5 {
+                            st.not_cr += 1;
+                        }
+                    }
+                }
+                result.lock().unwrap().merge(&st);
+            });
+        }
+    });
+    result.into_inner().unwrap()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut names: Vec<String> = vec![];
+    let mut sample = None;
+    let mut threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--sample" => {
+                sample = Some(args[i + 1].parse::<u64>().expect("--sample N"));
+                i += 1;
+            }
+            "--threads" => {
+                threads = args[i + 1].parse().expect("--threads T");
+                i += 1;
+            }
+            n => names.push(n.to_string()),
+        }
+        i += 1;
+    }
+    if names.is_empty() {
+        names = ["exp", "log", "tanh", "sigmoid", "erf", "gelu", "gelu_slope", "erf_slope", "det_exp", "det_log"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    }
+    let paths: Vec<&str> = available_paths().iter().map(|p| p.name()).collect();
+    println!("paths compared: {}; threads: {threads}", paths.join(", "));
+    println!("| function | inputs | max error (ulp) | at x | not correctly rounded | ambiguous | path mismatches | max abs error |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    for name in &names {
+        let t0 = std::time::Instant::now();
+        if name.starts_with("det_") {
+            let st = run_det(name, sample.unwrap_or(1 << 27), threads);
+            println!(
+                "| {name} | {} | {:.3} | {:e} | {} | – | – | – |",
+                st.n,
+                st.max_ulp,
+                f64::from_bits(st.max_at),
+                st.not_cr
+            );
+        } else if f32_func(name).is_some() {
+            let st = run_f32(name, sample, threads);
+            println!(
+                "| {name} | {} | {:.3} | {:e} (0x{:08x}) | {} | {} | {} | {:.3e} at {:e} |",
+                st.n,
+                st.max_ulp,
+                f32::from_bits(st.max_at as u32),
+                st.max_at,
+                st.not_cr,
+                st.ambiguous,
+                st.path_mismatch,
+                st.max_abs,
+                f32::from_bits(st.max_abs_at as u32)
+            );
+            if name == "gelu" {
+                println!(
+                    "|   gelu, normal result and abs(x) ≤ 10 | | {:.3} | {:e} | | | | |",
+                    st.max_ulp_in,
+                    f32::from_bits(st.max_in_at as u32)
+                );
+                println!(
+                    "|   gelu, elsewhere (abs error) | | {:e} | {:e} | | | | |",
+                    st.max_abs_out,
+                    f32::from_bits(st.max_abs_out_at as u32)
+                );
+            }
+        } else {
+            eprintln!("unknown function {name}");
+            std::process::exit(2);
+        }
+        eprintln!("{name}: {:.1} s", t0.elapsed().as_secs_f64());
+    }
+}
