@@ -70,11 +70,13 @@ CASES = {
     ),
     "mha_need_weights": (lambda q: sum_outputs(_MHA(q, q, q)), lambda: (leaf(2, 3, 4, scale=0.5),)),
     "encoder_layer": (lambda x: _LAYER(x, src_key_padding_mask=np.array([[0, 0, 1], [0, 0, 0]], bool)), lambda: (leaf(2, 3, 4, scale=0.5),)),
+    "encoder_layer_gelu_causal": (lambda x: _GELU_LAYER(x, is_causal=True), lambda: (leaf(3, 2, 4, scale=0.5),)),
 }
 
 
 _MHA = nn.MultiheadAttention(4, 2, batch_first=True, generator=om.Generator().manual_seed(1))
 _LAYER = nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0, batch_first=True, norm_first=True, generator=om.Generator().manual_seed(2))
+_GELU_LAYER = nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0, activation="gelu", generator=om.Generator().manual_seed(3))
 
 
 def sum_outputs(pair):
