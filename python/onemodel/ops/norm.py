@@ -12,7 +12,7 @@ from ..tensor import Tensor
 from ._spatial_util import check_float, contig
 
 
-def _grads(needs, has_w, has_b, dx, dw, db):
+def _grads(has_w, has_b, dx, dw, db):
     out = [dx]
     if has_w:
         out.append(dw)
@@ -64,7 +64,7 @@ class BatchNormFn(Function):
         dw = Tensor._empty((c,)) if nw else None
         db = Tensor._empty((c,)) if nb else None
         _core.batch_norm_backward(dx, dw, db, x, contig(g), contig(weight) if weight is not None else None, mean, invstd, self.training)
-        return _grads(self.needs_input_grad, self.has_w, self.has_b, dx, dw, db)
+        return _grads(self.has_w, self.has_b, dx, dw, db)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5) -> Tensor:
@@ -115,7 +115,7 @@ class LayerNormFn(Function):
         dw = Tensor._empty(wshape) if nw else None
         db = Tensor._empty(bshape) if nb else None
         _core.layer_norm_backward(dx, dw, db, x, contig(g), self.d, weight, mean, invstd)
-        return _grads(self.needs_input_grad, self.has_w, self.has_b, dx, dw, db)
+        return _grads(self.has_w, self.has_b, dx, dw, db)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5) -> Tensor:
