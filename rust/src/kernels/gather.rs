@@ -3,7 +3,8 @@
 //!
 //! Scatter-adds accumulate in an f64 buffer in increasing index-position
 //! order and round each element once, so repeated indices sum in a fixed
-//! order. Everything here runs on the calling thread.
+//! order. Everything here runs on the calling thread (the bindings set the
+//! IEEE floating-point environment around the arithmetic ones).
 
 /// Check that every index lies in `0..n` (an `ignore` value is allowed).
 pub fn check_indices(idx: &[i64], n: usize, ignore: Option<i64>) -> Result<(), (usize, i64)> {

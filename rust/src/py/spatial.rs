@@ -584,7 +584,7 @@ pub fn embedding_backward(py: Python<'_>, dw: &Bound<'_, PyAny>, g: &Bound<'_, P
     if gather::check_indices(i64_slice(&iv), rows, None).is_err() {
         return err(format!("{op} kernel: index out of range"));
     }
-    py.detach(|| gather::scatter_add_rows(f32_slice(&gv), d, i64_slice(&iv), padding_idx, f32_slice_mut(&o)));
+    py.detach(|| dispatch::with_ieee(|| gather::scatter_add_rows(f32_slice(&gv), d, i64_slice(&iv), padding_idx, f32_slice_mut(&o))));
     Ok(())
 }
 
@@ -616,7 +616,7 @@ pub fn nll_pick(
     if let Err((pos, v)) = gather::check_indices(i64_slice(&tv), dims.1, Some(ignore_index)) {
         return err(format!("nll_loss: target {v} at position {pos} is out of bounds for {} classes (input shape {:?})", dims.1, lv.shape));
     }
-    py.detach(|| gather::nll_pick(f32_slice(&lv), dims, i64_slice(&tv), wv.as_ref().map(f32_slice), ignore_index, f32_slice_mut(&lo), f32_slice_mut(&wo)));
+    py.detach(|| dispatch::with_ieee(|| gather::nll_pick(f32_slice(&lv), dims, i64_slice(&tv), wv.as_ref().map(f32_slice), ignore_index, f32_slice_mut(&lo), f32_slice_mut(&wo))));
     Ok(())
 }
 
@@ -631,7 +631,7 @@ pub fn nll_scatter(py: Python<'_>, dlp: &Bound<'_, PyAny>, g: &Bound<'_, PyAny>,
     }
     let wv = opt_f32(weight, op, dims.1)?;
     gather::check_indices(i64_slice(&tv), dims.1, Some(ignore_index)).map_err(|_| PyValueError::new_err(format!("{op}: target out of range")))?;
-    py.detach(|| gather::nll_scatter(f32_slice(&gv), dims, i64_slice(&tv), wv.as_ref().map(f32_slice), ignore_index, f32_slice_mut(&dv)));
+    py.detach(|| dispatch::with_ieee(|| gather::nll_scatter(f32_slice(&gv), dims, i64_slice(&tv), wv.as_ref().map(f32_slice), ignore_index, f32_slice_mut(&dv))));
     Ok(())
 }
 
