@@ -5,6 +5,7 @@ mod ops;
 mod optim;
 mod random;
 mod rnn;
+mod spatial;
 mod storage;
 
 use pyo3::prelude::*;
@@ -34,6 +35,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(optim::clamp_, m)?)?;
     m.add_function(wrap_pyfunction!(optim::beta_power, m)?)?;
     m.add_function(wrap_pyfunction!(optim::adamw_scalars, m)?)?;
+    spatial::register(m)?;
     m.add_function(wrap_pyfunction!(compute::kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(compute::best_kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(compute::available_kernel_paths, m)?)?;
