@@ -75,6 +75,7 @@ from .ops.views import (
     unsqueeze,
 )
 from . import autograd, compute, functional, gradcheck, nn, optim
+from .serialization import load, save
 
 __version__ = _core.__version__
 

@@ -60,6 +60,44 @@ def pool_trim() -> int: ...
 def get_mxcsr() -> int: ...
 def set_mxcsr(value: int) -> None: ...
 
+# Optimizer kernels (rust/src/py/optim.rs): one call per parameter group.
+def adam_step(
+    params: list[Any],
+    grads: list[Any],
+    exp_avgs: list[Any],
+    exp_avg_sqs: list[Any],
+    max_exp_avg_sqs: Optional[list[Any]],
+    beta1_pows: list[float],
+    beta2_pows: list[float],
+    *,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    decoupled: bool,
+    maximize: bool,
+) -> None: ...
+def sgd_step(
+    params: list[Any],
+    grads: list[Any],
+    momentum_buffers: list[Optional[Any]],
+    first: list[bool],
+    *,
+    lr: float,
+    momentum: float,
+    dampening: float,
+    weight_decay: float,
+    nesterov: bool,
+    maximize: bool,
+) -> None: ...
+def global_norm(tensors: list[Any], norm_type: float) -> float: ...
+def scale_(tensors: list[Any], coef: float) -> None: ...
+def clamp_(tensors: list[Any], lo: float, hi: float) -> None: ...
+def beta_power(beta: float, t: int) -> float: ...
+def adamw_scalars(
+    lr: float, beta1: float, beta2: float, eps: float, weight_decay: float, step: int, decay: bool = True
+) -> list[tuple[str, float]]: ...
 # Spatial, normalization, softmax and gather kernels (rust/src/py/spatial.rs).
 Pair = tuple[int, int]
 def conv2d_forward(out: Any, x: Any, weight: Any, bias: Any | None, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> None: ...

@@ -14,6 +14,7 @@ from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .rnn import GRU, LSTM
 from .parameter import Parameter
+from . import utils
 from .pooling import AvgPool2d, MaxPool2d, Upsample
 from .sparse import Embedding
 from .transformer import TransformerEncoder, TransformerEncoderLayer
@@ -22,5 +23,5 @@ __all__ = [
     "Module", "Parameter", "Linear", "ReLU", "Identity", "Sequential", "ModuleList", "functional",
     "Conv2d", "ConvTranspose2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "MaxPool2d", "AvgPool2d", "Upsample",
     "Embedding", "Dropout", "Flatten", "GELU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "CrossEntropyLoss", "NLLLoss",
-    "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "LSTM", "GRU", "CTCLoss",
+    "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "LSTM", "GRU", "CTCLoss", "utils",
 ]

@@ -9,6 +9,7 @@ pub mod elementwise;
 pub mod gather;
 pub mod matmul;
 pub mod norm;
+pub mod optim;
 pub mod pool;
 pub mod reduce;
 pub mod resize;
