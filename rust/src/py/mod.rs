@@ -4,6 +4,7 @@ mod compute;
 mod ops;
 mod optim;
 mod random;
+mod recognizer;
 mod rnn;
 mod spatial;
 mod storage;
@@ -49,5 +50,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compute::pool_trim, m)?)?;
     m.add_function(wrap_pyfunction!(compute::get_mxcsr, m)?)?;
     m.add_function(wrap_pyfunction!(compute::set_mxcsr, m)?)?;
+    recognizer::register(m)?;
     Ok(())
 }
