@@ -77,3 +77,7 @@ def test_logits_match_float64_reference():
         u = use_of_allowance(ours, want, atol, TOL["logits"][1])
         WORST["logits"] = max(WORST.get("logits", 0), u)
         assert u <= 1.0, u
+
+
+def test_zz_report():
+    print("worst use of the allowance vs float64:", {k: round(v, 4) for k, v in WORST.items()})

@@ -1,8 +1,15 @@
-"""Optimizers (torch.optim's names). The namespace exists from the start so
-that imports are stable; the optimizers themselves (AdamW, Adam, SGD,
-schedulers) are not implemented yet and are listed in docs/api.md as
-planned."""
+"""Optimizers (torch.optim's names, arguments and defaults): AdamW, Adam,
+SGD and the learning-rate schedules in ``onemodel.optim.lr_scheduler``.
+
+Every step is one Rust kernel call per parameter group, element-wise, each
+operation rounded separately, so the updated parameters are the same bits on
+every kernel path, thread count and OS. See docs/optim.md."""
 
 from __future__ import annotations
 
-__all__: list = []
+from . import lr_scheduler
+from .adam import Adam, AdamW
+from .optimizer import Optimizer, required
+from .sgd import SGD
+
+__all__ = ["Optimizer", "AdamW", "Adam", "SGD", "lr_scheduler", "required"]

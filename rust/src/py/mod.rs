@@ -2,9 +2,11 @@
 
 mod compute;
 mod ops;
+mod optim;
 mod random;
 mod recognizer;
 mod rnn;
+mod spatial;
 mod storage;
 
 use pyo3::prelude::*;
@@ -27,6 +29,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rnn::gru_backward, m)?)?;
     m.add_function(wrap_pyfunction!(rnn::ctc_losses, m)?)?;
     m.add_function(wrap_pyfunction!(rnn::ctc_grad, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::adam_step, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::sgd_step, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::global_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::scale_, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::clamp_, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::beta_power, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::adamw_scalars, m)?)?;
+    spatial::register(m)?;
     m.add_function(wrap_pyfunction!(compute::kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(compute::best_kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(compute::available_kernel_paths, m)?)?;

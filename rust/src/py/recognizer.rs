@@ -411,13 +411,9 @@ pub fn rec_adamw<'py>(
     if step == 0 {
         return Err(PyValueError::new_err("step counts from 1"));
     }
-    let (mut b1p, mut b2p) = (1.0f64, 1.0f64);
-    for _ in 0..step {
-        b1p *= betas.0;
-        b2p *= betas.1;
-    }
-    let s = crate::recognizer::adamw::Scalars::new(lr, betas.0, betas.1, eps, weight_decay, b1p, b2p);
-    crate::recognizer::adamw::update(&mut p, &g, &mut m, &mut v, &s, decay && weight_decay != 0.0);
+    use crate::kernels::optim::{adamw_step, AdamScalars};
+    let s = AdamScalars::new(lr, betas.0, betas.1, eps, weight_decay, step, decay);
+    adamw_step(&mut p, &g, &mut m, &mut v, &s);
     Ok((p.into_pyarray(py), m.into_pyarray(py), v.into_pyarray(py)))
 }
 

@@ -5,7 +5,6 @@
 //! thread count and OS. See docs/recognizer.md.
 
 pub mod act;
-pub mod adamw;
 pub mod conv;
 pub mod ctc;
 pub mod dot16;

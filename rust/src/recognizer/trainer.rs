@@ -2,7 +2,7 @@
 //! batch gradient g₀ + g₁ + … in line order; the global norm in double in
 //! parameter order; clipping by float(limit / (norm + 1e-6)); AdamW.
 
-use super::adamw;
+use crate::kernels::optim::{adam_step_many, AdamScalars, AdamSlot};
 use super::ctc;
 use super::dot16::gemm_nt;
 use super::model::{LineState, Model};
@@ -244,17 +244,35 @@ impl Trainer {
         Ok(r)
     }
 
-    /// AdamW with the current `self.grads`.
+    /// AdamW with the current `self.grads`: the library's shared AdamW
+    /// kernel (kernels::optim, seed 002's arithmetic), every tensor in one
+    /// call; a tensor not flagged for decay gets weight decay 0 (its decay
+    /// factor is exactly 1).
     pub fn apply(&mut self, model: &mut Model) {
         let h = &self.hyper;
         self.step += 1;
         self.b1_pow *= h.beta1;
         self.b2_pow *= h.beta2;
-        let s = adamw::Scalars::new(h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, self.b1_pow, self.b2_pow);
+        let mut slots = Vec::with_capacity(model.info.len());
         for (i, info) in model.info.iter().enumerate() {
-            let decay = h.weight_decay != 0.0 && (!info.kind.is_bias() || h.decay_biases);
-            adamw::update(&mut model.params[i], &self.grads[i], &mut self.m[i], &mut self.v[i], &s, decay);
+            let decay = !info.kind.is_bias() || h.decay_biases;
+            let wd = if decay { h.weight_decay } else { 0.0 };
+            let scalars = AdamScalars::from_powers(h.lr, h.beta1, h.beta2, h.eps, wd, true, self.b1_pow, self.b2_pow);
+            let n = model.params[i].len();
+            assert!(self.grads[i].len() == n && self.m[i].len() == n && self.v[i].len() == n);
+            slots.push(AdamSlot {
+                p: model.params[i].as_mut_ptr(),
+                g: self.grads[i].as_ptr(),
+                m: self.m[i].as_mut_ptr(),
+                v: self.v[i].as_mut_ptr(),
+                vmax: std::ptr::null_mut(),
+                len: n,
+                scalars,
+            });
         }
+        // SAFETY: every slot points into distinct, live Vecs of `len`
+        // elements borrowed mutably (p, m, v) or shared (g) for this call.
+        unsafe { adam_step_many(&slots) }
     }
 }
 

@@ -1,0 +1,107 @@
+"""One AdamW step over the crnn-v0 recognizer's parameters (about 1.02M
+floats in 20 tensors), onemodel at 1 and 2 threads next to torch's AdamW
+with foreach=False and foreach=True in the same process (torch optional).
+
+    python benchmarks/bench_optim.py [--repeat 200] [--classes 100]
+
+Prints the median, the minimum and the 90th percentile of the wall time of
+``optimizer.step()`` (gradients set once; the step reads them again each
+time). A benchmark, not a test: it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+
+import onemodel as om
+
+
+def crnn_v0_shapes(classes: int) -> list:
+    """The container's tensors (docs: CONTRACT §6): three 3x3 conv blocks
+    (32, 64, 96 channels), two bidirectional LSTM layers of hidden 128 on
+    4*96 = 384 features, the classifier."""
+    shapes = []
+    cin = 1
+    for cout in (32, 64, 96):
+        shapes += [(cout, 3, 3, cin), (cout,)]
+        cin = cout
+    hidden, feat = 128, 4 * 96
+    for layer in range(2):
+        n_in = feat if layer == 0 else 2 * hidden
+        for _direction in range(2):
+            shapes += [(4 * hidden, n_in), (4 * hidden, hidden), (4 * hidden,)]
+    shapes += [(classes, 2 * hidden), (classes,)]
+    return shapes
+
+
+def timed(fn, repeat: int) -> tuple:
+    for _ in range(5):
+        fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    return statistics.median(times), times[0], times[min(len(times) - 1, int(0.9 * len(times)))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=200)
+    ap.add_argument("--classes", type=int, default=100)
+    args = ap.parse_args()
+
+    shapes = crnn_v0_shapes(args.classes)
+    rng = np.random.default_rng(0)
+    init = [(rng.standard_normal(s) * 0.1).astype(np.float32) for s in shapes]
+    grads = [(rng.standard_normal(s) * 1e-3).astype(np.float32) for s in shapes]
+    n = sum(a.size for a in init)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+    print(f"AdamW step: {n} parameters in {len(shapes)} tensors; kernel path {om.compute.kernel_path()}; "
+          f"{os.cpu_count()} CPUs, load average {load}; median (min-p90) of {args.repeat} steps")
+    rows = []
+
+    params = [om.nn.Parameter(om.tensor(a)) for a in init]
+    for p, g in zip(params, grads):
+        p.grad = om.tensor(g)
+    opt = om.optim.AdamW(params, lr=1e-3, weight_decay=0.01)
+    for threads in (1, 2):
+        with om.compute.threads(threads):
+            rows.append((f"onemodel AdamW, {threads} thread{'s' if threads > 1 else ''}", timed(opt.step, args.repeat)))
+
+    # The fixed cost of a step (Python bookkeeping, one kernel call): the
+    # same number of tensors, one element each.
+    tiny = [om.nn.Parameter(om.zeros(1)) for _ in shapes]
+    for p in tiny:
+        p.grad = om.ones(1)
+    rows.append((f"onemodel AdamW, {len(shapes)} one-element tensors", timed(om.optim.AdamW(tiny).step, args.repeat)))
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+        print("(torch not installed: its rows are skipped)")
+    if torch is not None:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            for foreach in (False, True):
+                tp = [torch.tensor(a, requires_grad=True) for a in init]
+                for p, g in zip(tp, grads):
+                    p.grad = torch.tensor(g)
+                topt = torch.optim.AdamW(tp, lr=1e-3, weight_decay=0.01, foreach=foreach)
+                rows.append((f"torch {torch.__version__} AdamW foreach={foreach}, {threads} thread{'s' if threads > 1 else ''}",
+                             timed(topt.step, args.repeat)))
+
+    width = max(len(name) for name, _ in rows)
+    for name, (med, lo, hi) in rows:
+        print(f"{name:<{width}}  {med * 1e3:8.3f} ms  ({lo * 1e3:.3f}-{hi * 1e3:.3f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,232 @@
+"""``onemodel.save`` / ``onemodel.load``: state dicts (of models, optimizers,
+schedulers, or dicts and lists of them) in one safetensors file.
+
+Every tensor is stored as a safetensors tensor (float32 → F32, int64 → I64,
+NumPy arrays in their own dtype), named by its path in the object
+(``fc.weight`` for a model's state dict, ``optimizer/state/0/exp_avg`` when
+nested). Everything else — the nesting, dict keys of any JSON scalar type
+(the optimizer's integer parameter ids), tuples, floats (bit-exact,
+non-finite ones included), ints, strings, booleans, None — is kept as JSON
+in the safetensors metadata entry ``onemodel.structure``, with
+``format = onemodel.state``. Loading a file without that entry (a plain
+safetensors file) returns a dict of its tensors.
+
+Writes are atomic: the bytes go to a temporary file in the target's
+directory, which is flushed and fsync'ed and then renamed over the target
+(``os.replace``), and the directory is fsync'ed; a crash leaves either the
+old file or the new one, never a torn one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import struct
+from collections import OrderedDict
+
+import numpy as np
+
+from . import scope
+from .tensor import Tensor
+
+__all__ = ["save", "load"]
+
+FORMAT = "onemodel.state"
+_VERSION = "1"
+_STRUCTURE = "onemodel.structure"
+
+
+def _c_order(a) -> np.ndarray:
+    """A C-contiguous array of the same shape (np.ascontiguousarray would
+    turn a 0-d array into a 1-d one)."""
+    return np.array(a, order="C", copy=True)
+
+
+def _tensor_key(path: tuple, used: dict) -> str:
+    base = "/".join(str(p) for p in path) or "tensor"
+    key, n = base, 1
+    while key in used:
+        key = f"{base}#{n}"
+        n += 1
+    return key
+
+
+def _encode(obj, path: tuple, arrays: dict, seen: dict):
+    if isinstance(obj, Tensor):
+        key = seen.get(id(obj))
+        if key is None:
+            key = _tensor_key(path, arrays)
+            seen[id(obj)] = key
+            arrays[key] = _c_order(obj.detach().numpy(force=True))
+        return {"__tensor__": key}
+    if isinstance(obj, np.ndarray):
+        key = seen.get(id(obj))
+        if key is None:
+            key = _tensor_key(path, arrays)
+            seen[id(obj)] = key
+            arrays[key] = _c_order(obj)
+        return {"__ndarray__": key}
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, int):
+        return obj
+    if isinstance(obj, float):
+        if math.isfinite(obj):
+            return obj
+        return {"__float__": repr(obj)}
+    if isinstance(obj, dict):
+        items = []
+        for k, v in obj.items():
+            if isinstance(k, np.generic):
+                k = k.item()
+            if not (k is None or isinstance(k, (str, int, float, bool))):
+                raise TypeError(f"save: dict key {k!r} at {'/'.join(map(str, path)) or '<root>'} is not a str, int, float, bool or None")
+            if isinstance(k, float) and not math.isfinite(k):
+                raise TypeError(f"save: non-finite dict key {k!r} at {'/'.join(map(str, path)) or '<root>'}")
+            items.append([k, _encode(v, path + (k,), arrays, seen)])
+        return {"__odict__" if isinstance(obj, OrderedDict) else "__dict__": items}
+    if isinstance(obj, tuple):
+        return {"__tuple__": [_encode(v, path + (i,), arrays, seen) for i, v in enumerate(obj)]}
+    if isinstance(obj, list):
+        return [_encode(v, path + (i,), arrays, seen) for i, v in enumerate(obj)]
+    where = "/".join(map(str, path)) or "<root>"
+    raise TypeError(
+        f"save: cannot store a {type(obj).__name__} at {where}; onemodel.save stores tensors, NumPy arrays, "
+        "dicts, lists, tuples, numbers, strings, booleans and None (state dicts)"
+    )
+
+
+def _decode(node, tensors: dict):
+    if isinstance(node, list):
+        return [_decode(v, tensors) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if "__tensor__" in node:
+        return tensors[node["__tensor__"]]
+    if "__ndarray__" in node:
+        return tensors[node["__ndarray__"]]
+    if "__float__" in node:
+        return float(node["__float__"])
+    if "__tuple__" in node:
+        return tuple(_decode(v, tensors) for v in node["__tuple__"])
+    if "__odict__" in node:
+        return OrderedDict((k, _decode(v, tensors)) for k, v in node["__odict__"])
+    if "__dict__" in node:
+        return {k: _decode(v, tensors) for k, v in node["__dict__"]}
+    raise ValueError(f"load: unknown entry {sorted(node)} in the file's structure")
+
+
+def _fsync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # e.g. Windows: directories cannot be opened
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _atomic_write(path, data: bytes) -> None:
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    base = os.path.basename(path)
+    tmp = None
+    for attempt in range(100):
+        candidate = os.path.join(directory, f".{base}.{os.getpid()}.{attempt}.tmp")
+        try:
+            # 0o666 less the umask, like an ordinary open(); O_EXCL: never
+            # write into someone else's temporary file.
+            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        except FileExistsError:
+            continue
+        tmp = candidate
+        break
+    if tmp is None:
+        raise OSError(f"save: could not create a temporary file next to {path}")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(directory)
+
+
+def save(obj, f) -> None:
+    """Save a state dict (or a dict/list of them) to ``f``, a path (written
+    atomically) or a binary file object."""
+    from safetensors.numpy import save as st_save
+
+    arrays: dict = {}
+    structure = _encode(obj, (), arrays, {})
+    metadata = {"format": FORMAT, "version": _VERSION, _STRUCTURE: json.dumps(structure, allow_nan=False)}
+    data = st_save(arrays, metadata=metadata)
+    if hasattr(f, "write"):
+        f.write(data)
+        return
+    _atomic_write(f, data)
+
+
+def _read_metadata(data: bytes) -> dict:
+    if len(data) < 8:
+        raise ValueError("load: not a safetensors file (too short)")
+    (n,) = struct.unpack("<Q", data[:8])
+    if n > len(data) - 8:
+        raise ValueError("load: not a safetensors file (bad header length)")
+    header = json.loads(data[8 : 8 + n])
+    return header.get("__metadata__") or {}
+
+
+def load(f, map_location=None, weights_only: bool = True):
+    """Load what :func:`save` wrote (tensors come back as onemodel tensors,
+    NumPy arrays as arrays). ``map_location`` and ``weights_only`` are
+    accepted for torch compatibility and ignored (everything is CPU, and
+    nothing but data is ever loaded)."""
+    from safetensors.numpy import load as st_load
+
+    from .creation import tensor as make_tensor
+
+    if hasattr(f, "read"):
+        data = f.read()
+    else:
+        with open(os.fspath(f), "rb") as fh:
+            data = fh.read()
+    metadata = _read_metadata(data)
+    arrays = st_load(data)
+    structure = metadata.get(_STRUCTURE)
+    if metadata.get("format") != FORMAT or structure is None:
+        # A plain safetensors file: its tensors by name.
+        with scope.suspend():
+            return OrderedDict((k, make_tensor(v) if v.dtype in (np.float32, np.int64) else v) for k, v in arrays.items())
+    node = json.loads(structure)
+    # Which stored entries are onemodel tensors (the rest stay NumPy).
+    tensor_keys: set = set()
+
+    def collect(n):
+        if isinstance(n, list):
+            for v in n:
+                collect(v)
+        elif isinstance(n, dict):
+            if "__tensor__" in n:
+                tensor_keys.add(n["__tensor__"])
+            for v in n.values():
+                collect(v)
+
+    collect(node)
+    values = {}
+    with scope.suspend():
+        for k, v in arrays.items():
+            values[k] = make_tensor(v) if k in tensor_keys else v
+    return _decode(node, values)
