@@ -29,7 +29,10 @@ fn now() -> f64 {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args().skip(1).map(|a| a.parse().expect("numbers")).collect();
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("numbers"))
+        .collect();
     let threads = args.first().copied().unwrap_or(1);
     let shapes: Vec<(usize, usize, usize)> = if args.len() > 1 {
         args[1..].chunks(3).map(|s| (s[0], s[1], s[2])).collect()
@@ -38,20 +41,41 @@ fn main() {
     };
     set_threads(threads).unwrap();
     let only = std::env::var("PATHS").unwrap_or_default();
-    let paths: Vec<_> = available_paths().into_iter().filter(|p| only.is_empty() || only.split(',').any(|o| o == p.name())).collect();
+    let paths: Vec<_> = available_paths()
+        .into_iter()
+        .filter(|p| only.is_empty() || only.split(',').any(|o| o == p.name()))
+        .collect();
     for &path in paths.iter().filter(|_| std::env::var("NOPEAK").is_err()) {
         for mode in [Mode::Fast, Mode::Exact] {
-            println!("peak {:>6} {:>5}: {:7.2} GFLOP/s", path.name(), mode.name(), peak_gflops(Token::new(path).unwrap(), mode, 0.2, 5));
+            println!(
+                "peak {:>6} {:>5}: {:7.2} GFLOP/s",
+                path.name(),
+                mode.name(),
+                peak_gflops(Token::new(path).unwrap(), mode, 0.2, 5)
+            );
         }
     }
     for (m, k, n) in shapes {
-        let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 1000) as f32 * 1e-3 - 0.5).collect();
-        let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 1000) as f32 * 1e-3 - 0.5).collect();
+        let a: Vec<f32> = (0..m * k)
+            .map(|i| ((i * 7919) % 1000) as f32 * 1e-3 - 0.5)
+            .collect();
+        let b: Vec<f32> = (0..k * n)
+            .map(|i| ((i * 104729) % 1000) as f32 * 1e-3 - 0.5)
+            .collect();
         let mut c = vec![0f32; m * n];
-        let ar = MatRef { ptr: a.as_ptr(), rows: m, cols: k, rs: k as isize, cs: 1 };
-        let br = MatRef { ptr: b.as_ptr(), rows: k, cols: n, rs: n as isize, cs: 1 };
+        let ar = MatRef {
+            ptr: a.as_ptr(),
+            rows: m,
+            cols: k,
+            rs: k as isize,
+            cs: 1,
+        };
+        // BT=1: B is the transposed view of an n × k row-major matrix (g·Wᵀ).
+        let bt = std::env::var("BT").is_ok();
+        let (rs, cs) = if bt { (1, k as isize) } else { (n as isize, 1) };
+        let br = MatRef { ptr: b.as_ptr(), rows: k, cols: n, rs, cs };
         for &path in &paths {
-            for mode in [Mode::Fast, Mode::Exact] {
+            for mode in [Mode::Fast, Mode::Exact].into_iter().filter(|m| std::env::var("MODES").map_or(true, |v| v.contains(m.name()))) {
                 let tok = Token::new(path).unwrap();
                 let flops = 2.0 * (m * n * k) as f64;
                 let reps = ((2e9 / flops) as usize).clamp(3, 2000);
@@ -65,7 +89,12 @@ fn main() {
                     times.push((now() - t) / reps as f64);
                 }
                 times.sort_by(|x, y| x.partial_cmp(y).unwrap());
-                println!("{m}x{k}x{n} t={threads} {:>6} {:>5}: {:7.2} GFLOP/s", path.name(), mode.name(), flops / times[0] / 1e9);
+                println!(
+                    "{m}x{k}x{n} t={threads} {:>6} {:>5}: {:7.2} GFLOP/s",
+                    path.name(),
+                    mode.name(),
+                    flops / times[0] / 1e9
+                );
             }
         }
     }

@@ -146,3 +146,29 @@ def test_gradient_check(case, mode):
     report = gradient_check(fn, make(), name=f"gemm_{case}_{mode}")
     assert report.passed
     assert report.max_scaled_error <= 1.0
+
+
+@pytest.mark.skipif(not om.compute.cpu_features() or "sse4.1" not in om.compute.cpu_features(), reason="x86-64 MXCSR")
+def test_flush_to_zero_left_set_by_the_caller_changes_nothing():
+    """A = 2^-149 (a subnormal input: DAZ would read 0), B = 1: each term is
+    2^-149 (FTZ would flush it) and k of them sum to k·2^-149, bits k."""
+    from onemodel import _core
+
+    m, k, n = 40, 300, 70
+    a = np.full((m, k), np.uint32(1), dtype=np.uint32).view(np.float32)
+    b = np.ones((k, n), dtype=np.float32)
+    before = _core.get_mxcsr()
+    for path, threads in every_setting((1, 2)):
+        for mode in ("exact", "fast"):
+            om.compute.set_kernel_path(path)
+            om.compute.set_threads(threads)
+            om.compute.set_mode(mode)
+            A, B = om.from_numpy(a), om.from_numpy(b)
+            _core.set_mxcsr(before | 0x8040)  # FTZ (bit 15) | DAZ (bit 6)
+            try:
+                c = om.matmul(A, B)
+                after = _core.get_mxcsr()
+            finally:
+                _core.set_mxcsr(before)
+            assert after == before | 0x8040, "the caller's MXCSR was not restored"
+            assert np.all(bits(c.numpy()) == k), (path, threads, mode)

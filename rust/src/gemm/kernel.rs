@@ -35,29 +35,32 @@ pub(super) struct Edge {
 /// Run `kc` steps of the canonical order on one tile.
 ///
 /// `a`: packed A panel, `kc` groups of MR values (row i of step p at
-/// `a[p*MR + i]`). `b`: packed B sliver, `kc` groups of NR values. `c`: the
+/// `a[p*MR + i]`). `b`: B sliver, `kc` groups of NR values, group p at
+/// `b + p*ldb` (packed: ldb = NR; read in place: B's row stride). `c`: the
 /// tile's top-left element in C, row stride `ldc`.
 ///
 /// # Safety
-/// Must run where `L`'s CPU features are enabled. `a` and `b` must be valid
-/// for `kc*MR` and `kc*NR` reads; `c` valid for `edge.rows` rows of
-/// `edge.cols` reads and writes at row stride `ldc`.
+/// Must run where `L`'s CPU features are enabled. `a` must be valid for
+/// `kc*MR` reads, `b` for NR reads at each of the `kc` steps; `c` valid for
+/// `edge.rows` rows of `edge.cols` reads and writes at row stride `ldc`.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn tile<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
     kc: usize,
     a: *const f32,
     b: *const f32,
+    ldb: usize,
     c: *mut f32,
     ldc: usize,
     edge: Edge,
 ) {
     let nr = NV * L::N;
-    if edge.rows == MR && edge.cols == nr {
-        // SAFETY: a full tile: C itself is valid for MR × NR at stride ldc.
-        unsafe { full::<L, MR, NV, EXACT>(kc, a, b, c, ldc, edge.first) };
+    if edge.cols == nr {
+        // SAFETY: full width: C itself is valid for rows × NR at stride ldc.
+        unsafe { rows::<L, MR, NV, EXACT>(edge.rows, kc, a, b, ldb, c, ldc, edge.first) };
     } else {
-        // A partial tile runs the same full-size kernel on a scratch tile
-        // (the padding of the packed panels is zero, its results unused) and
+        // A partial sliver runs the full-width kernel on a scratch tile
+        // (the padding of the packed sliver is zero, its results unused) and
         // copies the valid part in and out.
         let mut scratch = [[0f32; 64]; MR];
         debug_assert!(nr <= 64);
@@ -70,7 +73,7 @@ pub(super) unsafe fn tile<L: Lanes, const MR: usize, const NV: usize, const EXAC
             }
         }
         // SAFETY: the scratch is MR rows of 64 ≥ NR f32 at stride 64.
-        unsafe { full::<L, MR, NV, EXACT>(kc, a, b, s, 64, edge.first) };
+        unsafe { rows::<L, MR, NV, EXACT>(edge.rows, kc, a, b, ldb, s, 64, edge.first) };
         for i in 0..edge.rows {
             // SAFETY: as the copy in, in the other direction.
             unsafe { std::ptr::copy_nonoverlapping(s.add(i * 64), c.add(i * ldc), edge.cols) };
@@ -84,16 +87,51 @@ pub(super) unsafe fn tile<L: Lanes, const MR: usize, const NV: usize, const EXAC
     }
 }
 
-/// The full MR × NR kernel. The accumulator array is indexed only by
-/// constants after unrolling, so it lives in registers.
+/// The kernel for `rows` ≤ MR rows: the last panel of A may be short, and a
+/// kernel of exactly its height keeps short products (M = 8 on a 6-row
+/// tile) from paying for the padding.
 ///
 /// # Safety
-/// As [`tile`], with C valid for MR × NR.
+/// As [`tile`], with C valid for `rows` × NR.
 #[inline(always)]
-unsafe fn full<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
+#[allow(clippy::too_many_arguments)]
+unsafe fn rows<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
+    rows: usize,
+    kc: usize,
+    a: *const f32,
+    b: *const f32,
+    ldb: usize,
+    c: *mut f32,
+    ldc: usize,
+    first: bool,
+) {
+    // SAFETY (every arm): forwarded from the caller; R = rows ≤ MR.
+    unsafe {
+        match rows {
+            r if r == MR => full::<L, MR, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
+            1 => full::<L, 1, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
+            2 => full::<L, 2, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
+            3 => full::<L, 3, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
+            4 => full::<L, 4, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
+            5 => full::<L, 5, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
+            6 => full::<L, 6, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
+            7 => full::<L, 7, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
+            _ => unreachable!("gemm: a tile of {rows} rows (MR = {MR})"),
+        }
+    }
+}
+
+/// The R × NR kernel over an A panel of stride MR. The accumulator array
+/// is indexed only by constants after unrolling, so it lives in registers.
+///
+/// # Safety
+/// As [`tile`], with C valid for R × NR.
+#[inline(always)]
+unsafe fn full<L: Lanes, const R: usize, const MR: usize, const NV: usize, const EXACT: bool>(
     kc: usize,
     mut a: *const f32,
     mut b: *const f32,
+    ldb: usize,
     c: *mut f32,
     ldc: usize,
     first: bool,
@@ -101,7 +139,7 @@ unsafe fn full<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
     // SAFETY (whole body): the caller guarantees the CPU features of L and
     // the extents of a, b and c that every offset below stays inside.
     unsafe {
-        let mut acc = [[L::zero(); NV]; MR];
+        let mut acc = [[L::zero(); NV]; R];
         if !first {
             for (i, row) in acc.iter_mut().enumerate() {
                 for (v, r) in row.iter_mut().enumerate() {
@@ -117,11 +155,15 @@ unsafe fn full<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
             for (i, row) in acc.iter_mut().enumerate() {
                 let ai = L::splat(*a.add(i));
                 for (v, r) in row.iter_mut().enumerate() {
-                    *r = if EXACT { r.add(ai.mul(bv[v])) } else { ai.fma(bv[v], *r) };
+                    *r = if EXACT {
+                        r.add(ai.mul(bv[v]))
+                    } else {
+                        ai.fma(bv[v], *r)
+                    };
                 }
             }
             a = a.add(MR);
-            b = b.add(NV * L::N);
+            b = b.add(ldb);
         }
         for (i, row) in acc.iter().enumerate() {
             for (v, r) in row.iter().enumerate() {

@@ -1,8 +1,12 @@
-//! The loop nest of one chunk (one mc × nc tile of C, the whole k range),
-//! after BLIS (Van Zee & van de Geijn) as laid out in matrixmultiply's
-//! `gemm.rs`. BLIS's loops 5 (columns of C by NC) and 3 (rows of C by MC)
-//! are the chunk grid of [`super::plan::Plan`], which threads share out;
-//! loops 4, 2 and 1 run here, inside one chunk, on one thread.
+//! The loop nest, after BLIS (Van Zee & van de Geijn) as laid out in
+//! matrixmultiply's `gemm.rs`, in two parallel phases:
+//!
+//! 1. [`PackB`]: B is packed once per call into NR-wide slivers, k block by
+//!    k block (BLIS's loop 4 packing, hoisted out of the chunks so that no
+//!    chunk repacks what another packed). Skipped when B is read in place.
+//! 2. [`Chunk`]: BLIS's loops 5 and 3 (column and row blocks of C) are the
+//!    chunk grid of [`Plan`], which threads share out; loops 4, 2 and 1 run
+//!    inside one chunk, on one thread, packing the chunk's rows of A.
 
 use super::kernel::{tile, Edge};
 use super::pack::{pack, Block};
@@ -12,7 +16,7 @@ use crate::dispatch::{KernelPath, Mode};
 use crate::simd::{LaneFn, Lanes};
 use crate::storage::Buffer;
 
-/// Everything one chunk needs to read and write.
+/// Everything the phases read and write.
 pub(super) struct Job {
     pub mode: Mode,
     pub plan: Plan,
@@ -21,13 +25,105 @@ pub(super) struct Job {
     pub a_bs: isize,
     pub b: MatRef,
     pub b_bs: isize,
-    /// C's address (as usize, to cross threads), row stride, batch stride.
+    /// The packed B (address as usize, to cross threads): one item of
+    /// `k · n_pad` elements per distinct batch item of B. Unused when
+    /// `plan.direct_b`.
+    pub b_packed: usize,
+    /// C's address, row stride and batch stride.
     pub c: usize,
     pub ldc: usize,
     pub c_bs: usize,
 }
 
-/// One chunk of a [`Job`], run with the lane type of a kernel path.
+/// Slivers per packing chunk of phase 1.
+pub(super) const PACK_SLIVERS: usize = 16;
+
+impl Job {
+    /// Distinct batch items of B (1 when B is broadcast).
+    pub fn b_items(&self) -> usize {
+        if self.b_bs == 0 {
+            1
+        } else {
+            self.plan.batch
+        }
+    }
+
+    /// Phase 1 chunks: (item, k block, group of PACK_SLIVERS slivers).
+    pub fn pack_chunks(&self) -> usize {
+        let p = &self.plan;
+        self.b_items() * p.k.div_ceil(p.blk.kc) * p.n.div_ceil(p.blk.nr * PACK_SLIVERS)
+    }
+}
+
+/// The register tile per path and mode: the same table as
+/// `plan::blocking` (checked in `Chunk::go`).
+macro_rules! per_tile {
+    ($self:ident, $path:expr, $mode:expr, $go:ident) => {
+        match ($path, $mode) {
+            (KernelPath::Avx512, Mode::Exact) => $self.$go::<L, 8, 3, true>(),
+            (KernelPath::Avx512, Mode::Fast) => $self.$go::<L, 8, 3, false>(),
+            (KernelPath::Scalar, Mode::Exact) => $self.$go::<L, 4, 4, true>(),
+            (KernelPath::Scalar, Mode::Fast) => $self.$go::<L, 4, 4, false>(),
+            (_, Mode::Exact) => $self.$go::<L, 6, 2, true>(),
+            (_, Mode::Fast) => $self.$go::<L, 6, 2, false>(),
+        }
+    };
+}
+
+/// Phase 1: one chunk of the packing of B.
+pub(super) struct PackB<'a> {
+    pub job: &'a Job,
+    pub index: usize,
+}
+
+impl LaneFn for PackB<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<L: Lanes>(self) {
+        per_tile!(self, L::PATH, self.job.mode, go)
+    }
+}
+
+impl PackB<'_> {
+    #[inline(always)]
+    fn go<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(self) {
+        let (job, p) = (self.job, &self.job.plan);
+        let (nr, kcb) = (NV * L::N, p.blk.kc);
+        assert!(p.blk.nr == nr, "gemm: tile table out of step");
+        let groups = p.n.div_ceil(nr * PACK_SLIVERS);
+        let k_blocks = p.k.div_ceil(kcb);
+        let (item, rest) = (
+            self.index / (k_blocks * groups),
+            self.index % (k_blocks * groups),
+        );
+        let (pc, c0) = ((rest / groups) * kcb, (rest % groups) * nr * PACK_SLIVERS);
+        let (kc, cols) = (kcb.min(p.k - pc), (nr * PACK_SLIVERS).min(p.n - c0));
+        let b = job.b;
+        // SAFETY: item < b_items, pc + kc ≤ k, c0 + cols ≤ n: the block is
+        // inside B; its slivers land inside the packed buffer of
+        // b_items · k · n_pad elements at (item, block pc, column c0).
+        unsafe {
+            let src = b
+                .ptr
+                .offset(item as isize * job.b_bs + pc as isize * b.rs + c0 as isize * b.cs);
+            let dst =
+                (job.b_packed as *mut f32).add(item * p.k * p.n_pad() + p.b_block(pc) + c0 * kc);
+            pack::<L, NV>(
+                dst,
+                Block {
+                    ptr: src,
+                    width: cols,
+                    along: b.rs,
+                    across: b.cs,
+                },
+                kc,
+            );
+        }
+    }
+}
+
+/// Phase 2: one chunk of C (one mc × nc tile, the whole k range).
 pub(super) struct Chunk<'a> {
     pub job: &'a Job,
     pub index: usize,
@@ -38,15 +134,7 @@ impl LaneFn for Chunk<'_> {
 
     #[inline(always)]
     fn run<L: Lanes>(self) {
-        // The register tile per path: the same table as plan::blocking.
-        match (L::PATH, self.job.mode) {
-            (KernelPath::Avx512, Mode::Exact) => self.go::<L, 8, 3, true>(),
-            (KernelPath::Avx512, Mode::Fast) => self.go::<L, 8, 3, false>(),
-            (KernelPath::Scalar, Mode::Exact) => self.go::<L, 4, 4, true>(),
-            (KernelPath::Scalar, Mode::Fast) => self.go::<L, 4, 4, false>(),
-            (_, Mode::Exact) => self.go::<L, 6, 2, true>(),
-            (_, Mode::Fast) => self.go::<L, 6, 2, false>(),
-        }
+        per_tile!(self, L::PATH, self.job.mode, go)
     }
 }
 
@@ -56,25 +144,27 @@ impl Chunk<'_> {
         let job = self.job;
         let plan = &job.plan;
         let (mr, nr, kcb) = (MR, NV * L::N, plan.blk.kc);
-        assert!(plan.blk.mr == mr && plan.blk.nr == nr, "gemm: tile table out of step");
+        assert!(
+            plan.blk.mr == mr && plan.blk.nr == nr,
+            "gemm: tile table out of step"
+        );
         let (item, r0, rows, c0, cols) = plan.chunk(self.index);
 
-        // Packed B block (kc × cols in NR slivers, shared by every row
-        // block of the chunk) and A block (mc × kc in MR panels), from the
-        // pool: the same sizes every call, so after the first product they
-        // are reused, not allocated.
-        let mcb = plan.mc_block.min(rows);
-        let b_pack = Buffer::new(cols.next_multiple_of(nr) * kcb * 4);
-        let a_pack = Buffer::new(mcb.next_multiple_of(mr) * kcb * 4);
-        let (ap, bp) = (a_pack.as_ptr() as *mut f32, b_pack.as_ptr() as *mut f32);
+        // The chunk's packed A block (rows × kc in MR panels) and, when B is
+        // read in place, one zero-padded sliver for its last partial
+        // columns; from the pool, so after the first product of a shape
+        // they are reused, not allocated.
+        let a_pack = Buffer::new(rows.next_multiple_of(mr) * kcb * 4);
+        let edge_pack = Buffer::new(if plan.direct_b { nr * kcb * 4 } else { 0 });
+        let (ap, ep) = (a_pack.as_ptr() as *mut f32, edge_pack.as_ptr() as *mut f32);
 
         let (a, b) = (job.a, job.b);
+        let b_item = if job.b_bs == 0 { 0 } else { item };
         // SAFETY: the caller of gemm guarantees every batch item of A, B and
         // C is valid; item < batch, r0 + rows ≤ m, c0 + cols ≤ n.
-        let (a0, b0, c0) = unsafe {
+        let (a0, c0p) = unsafe {
             (
                 a.ptr.offset(item as isize * job.a_bs + r0 as isize * a.rs),
-                b.ptr.offset(item as isize * job.b_bs + c0 as isize * b.cs),
                 (job.c as *mut f32).add(item * job.c_bs + r0 * job.ldc + c0),
             )
         };
@@ -87,63 +177,112 @@ impl Chunk<'_> {
             let kc = kcb.min(plan.k - pc);
             let first = pc == 0;
             let canonicalize = EXACT && pc + kc == plan.k;
-            // SAFETY: the block kc × cols of B at row pc lies inside B; the
-            // buffer holds its padded slivers.
-            unsafe { pack::<L, NV>(bp, Block { ptr: b0.offset(pc as isize * b.rs), width: cols, along: b.rs, across: b.cs }, kc) };
-            // Loop 3: row blocks of the chunk; the packed A block stays in
-            // L2 while every sliver of the packed B passes over it.
-            let mut ic = 0;
-            while ic < rows {
-                let mc = mcb.min(rows - ic);
-                // SAFETY: the block mc × kc of A at (ic, pc) lies inside A.
-                unsafe {
-                    let blk = Block { ptr: a0.offset(ic as isize * a.rs + pc as isize * a.cs), width: mc, along: a.cs, across: a.rs };
-                    pack::<f32, MR>(ap, blk, kc);
-                }
-                // SAFETY: row ic < rows of this chunk's part of C.
-                let c = unsafe { c0.add(ic * job.ldc) };
-                self.block::<L, MR, NV, EXACT>(kc, ap, bp, c, mc, cols, first, canonicalize);
-                ic += mc;
+            // SAFETY: the block rows × kc of A at (r0, pc) lies inside A.
+            unsafe {
+                let blk = Block {
+                    ptr: a0.offset(pc as isize * a.cs),
+                    width: rows,
+                    along: a.cs,
+                    across: a.rs,
+                };
+                pack::<f32, MR>(ap, blk, kc);
             }
-            pc += kc;
-        }
-    }
-
-    /// Loops 2 and 1 over one packed A block (`rows` × kc) and the packed B
-    /// block (kc × `cols`), writing the tile of C at `c`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn block<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
-        &self,
-        kc: usize,
-        ap: *const f32,
-        bp: *const f32,
-        c: *mut f32,
-        rows: usize,
-        cols: usize,
-        first: bool,
-        canonicalize: bool,
-    ) {
-        let (mr, nr, ldc) = (MR, NV * L::N, self.job.ldc);
-        {
-            // Loop 2: NR-wide slivers of the packed B (one stays in L1).
+            // Loop 2: NR-wide slivers of B (one stays in L1).
             let mut jr = 0;
             while jr < cols {
+                let w = nr.min(cols - jr);
+                let (bp, ldb) = if !plan.direct_b {
+                    // SAFETY: the packed B holds item b_item, block pc,
+                    // sliver (c0 + jr) / nr.
+                    (
+                        unsafe {
+                            (job.b_packed as *const f32).add(
+                                b_item * plan.k * plan.n_pad() + plan.b_block(pc) + (c0 + jr) * kc,
+                            )
+                        },
+                        nr,
+                    )
+                } else {
+                    // SAFETY: row pc, column c0 + jr of B's item lie inside B.
+                    let src = unsafe {
+                        b.ptr.offset(
+                            b_item as isize * job.b_bs + pc as isize * b.rs + (c0 + jr) as isize,
+                        )
+                    };
+                    if w == nr {
+                        (src, b.rs as usize)
+                    } else {
+                        // SAFETY: kc × w of B at src; the edge buffer holds kc × nr.
+                        unsafe {
+                            pack::<L, NV>(
+                                ep,
+                                Block {
+                                    ptr: src,
+                                    width: w,
+                                    along: b.rs,
+                                    across: 1,
+                                },
+                                kc,
+                            )
+                        };
+                        (ep as *const f32, nr)
+                    }
+                };
                 // Loop 1: MR-high panels of the packed A (streamed from L2).
                 let mut ir = 0;
                 while ir < rows {
-                    let edge = Edge { rows: mr.min(rows - ir), cols: nr.min(cols - jr), first, canonicalize };
+                    let edge = Edge {
+                        rows: mr.min(rows - ir),
+                        cols: w,
+                        first,
+                        canonicalize,
+                    };
                     // SAFETY: running inside run_on's trampoline for L; the
-                    // panel and sliver are inside the packed buffers; the
-                    // tile (ir, jr) with its edge extents is inside this
-                    // chunk's part of C.
+                    // panel is inside the packed A, the sliver holds kc steps
+                    // of NR at stride ldb; the tile (ir, jr) with its edge
+                    // extents is inside this chunk's part of C.
                     unsafe {
-                        tile::<L, MR, NV, EXACT>(kc, ap.add(ir * kc), bp.add(jr * kc), c.add(ir * ldc + jr), ldc, edge);
-                    }
+                        if !first {
+                            // The next tile's stored accumulators, while
+                            // this one computes.
+                            let (ni, nj) = if ir + mr < rows { (ir + mr, jr) } else { (0, jr + nr) };
+                            if nj < cols {
+                                prefetch_tile(c0p.add(ni * job.ldc + nj), mr.min(rows - ni), job.ldc);
+                            }
+                        }
+                        tile::<L, MR, NV, EXACT>(
+                            kc,
+                            ap.add(ir * kc),
+                            bp,
+                            ldb,
+                            c0p.add(ir * job.ldc + jr),
+                            job.ldc,
+                            edge,
+                        )
+                    };
                     ir += mr;
                 }
                 jr += nr;
             }
+            pc += kc;
         }
     }
+}
+
+/// Ask for the rows of a tile of C to be brought into L1 (a hint: no
+/// architectural effect, on any path).
+#[inline(always)]
+fn prefetch_tile(c: *const f32, rows: usize, ldc: usize) {
+    #[cfg(target_arch = "x86_64")]
+    for i in 0..rows {
+        // SAFETY: prefetch never faults and has no architectural effect;
+        // SSE is baseline on x86-64. The address is computed with
+        // wrapping arithmetic, so even a far address is not UB.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(c.wrapping_add(i * ldc) as *const i8);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (c, rows, ldc);
 }

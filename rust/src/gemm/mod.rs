@@ -14,16 +14,18 @@
 //! every path too, up to NaN payloads).
 //!
 //! # Structure
-//! * [`plan`]: blocking constants and the chunk grid (shape only);
-//! * [`loops`]: one chunk's BLIS loop nest (k blocks, slivers, panels);
-//! * [`pack`]: strided operands → contiguous panels (transposes are free);
-//! * [`kernel`]: the MR × NR register tile, written once over [`Lanes`];
-//! * [`peak`]: the measured arithmetic peak the benchmark compares against.
+//! * `plan`: blocking constants and the chunk grid (shape only);
+//! * `loops`: the BLIS loop nest in two parallel phases: B packed once
+//!   (or read in place for short products), then the chunks of C, each
+//!   packing its rows of A (k blocks, slivers, panels);
+//! * `pack`: strided operands → contiguous panels (transposes are free);
+//! * `kernel`: the MR × NR register tile, written once over [`Lanes`];
+//! * `peak`: the measured arithmetic peak the benchmark compares against.
 //!
 //! Threads take whole chunks (output tiles with their whole k range) through
 //! [`par_chunks`], which also clears the MXCSR flush-to-zero bits on every
 //! thread that computes, the caller's included. There is no reduction
-//! across threads.
+//! across threads. See docs/kernels.md for the design and its limits.
 //!
 //! [`Lanes`]: crate::simd::Lanes
 
@@ -36,8 +38,9 @@ mod plan;
 mod tests;
 
 use crate::dispatch::{par_chunks, Mode};
-pub use peak::peak_gflops;
 use crate::simd::{run_on, Token};
+use crate::storage::Buffer;
+pub use peak::peak_gflops;
 
 /// A read-only strided matrix: element (i, j) is at `ptr + i*rs + j*cs`.
 /// Strides are in elements and may be any value, negative or zero included.
@@ -67,7 +70,13 @@ impl MatRef {
 
     /// The transposed view (no copy).
     pub fn t(self) -> MatRef {
-        MatRef { ptr: self.ptr, rows: self.cols, cols: self.rows, rs: self.cs, cs: self.rs }
+        MatRef {
+            ptr: self.ptr,
+            rows: self.cols,
+            cols: self.rows,
+            rs: self.cs,
+            cs: self.rs,
+        }
     }
 }
 
@@ -89,7 +98,16 @@ pub unsafe fn gemm(mode: Mode, a: MatRef, b: MatRef, c: *mut f32, ldc: usize) {
 /// # Safety
 /// As [`gemm`] for every batch item.
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn gemm_batched(mode: Mode, batch: usize, a: MatRef, a_bs: isize, b: MatRef, b_bs: isize, c: *mut f32, ldc: usize) {
+pub unsafe fn gemm_batched(
+    mode: Mode,
+    batch: usize,
+    a: MatRef,
+    a_bs: isize,
+    b: MatRef,
+    b_bs: isize,
+    c: *mut f32,
+    ldc: usize,
+) {
     // SAFETY: forwarded from the caller.
     unsafe { gemm_on(Token::current(), mode, batch, a, a_bs, b, b_bs, c, ldc) }
 }
@@ -99,7 +117,17 @@ pub unsafe fn gemm_batched(mode: Mode, batch: usize, a: MatRef, a_bs: isize, b: 
 /// # Safety
 /// As [`gemm_batched`].
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn gemm_on(token: Token, mode: Mode, batch: usize, a: MatRef, a_bs: isize, b: MatRef, b_bs: isize, c: *mut f32, ldc: usize) {
+pub unsafe fn gemm_on(
+    token: Token,
+    mode: Mode,
+    batch: usize,
+    a: MatRef,
+    a_bs: isize,
+    b: MatRef,
+    b_bs: isize,
+    c: *mut f32,
+    ldc: usize,
+) {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     assert_eq!(b.rows, k, "gemm: A is {m}×{k} but B has {} rows", b.rows);
     assert!(ldc >= n, "gemm: ldc {ldc} < n {n}");
@@ -118,7 +146,34 @@ pub unsafe fn gemm_on(token: Token, mode: Mode, batch: usize, a: MatRef, a_bs: i
         }
         return;
     }
-    let plan = plan::Plan::new(token.path(), batch, m, n, k);
-    let job = loops::Job { mode, plan, a, a_bs, b, b_bs, c: c as usize, ldc, c_bs };
-    par_chunks(plan.chunks(), |index| run_on(token, loops::Chunk { job: &job, index }));
+    // B is read in place only when its rows are contiguous (a non-negative
+    // row stride, as the kernel's step is a usize).
+    let plan = plan::Plan::new(token.path(), batch, m, n, k, b.cs == 1 && b.rs >= 0);
+    let mut job = loops::Job {
+        mode,
+        plan,
+        a,
+        a_bs,
+        b,
+        b_bs,
+        b_packed: 0,
+        c: c as usize,
+        ldc,
+        c_bs,
+    };
+    let b_pack = Buffer::new(if plan.direct_b {
+        0
+    } else {
+        job.b_items() * k * plan.n_pad() * 4
+    });
+    job.b_packed = b_pack.as_ptr() as usize;
+    let job = &job;
+    if !plan.direct_b {
+        par_chunks(job.pack_chunks(), |index| {
+            run_on(token, loops::PackB { job, index })
+        });
+    }
+    par_chunks(plan.chunks(), |index| {
+        run_on(token, loops::Chunk { job, index })
+    });
 }

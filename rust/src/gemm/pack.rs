@@ -45,25 +45,20 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block,
                 let src = block.ptr.offset(p as isize * block.along);
                 for t in 0..full {
                     for v in 0..V {
-                        L::load(src.add(t * w + v * L::N)).store(dst.add(t * w * kc + p * w + v * L::N));
+                        L::load(src.add(t * w + v * L::N))
+                            .store(dst.add(t * w * kc + p * w + v * L::N));
                     }
                 }
             }
         }
     } else if block.along == 1 && full > 0 {
-        // Contiguous along k (row-major A): read the panel's w lines side
-        // by side, write the panel in order.
+        // Contiguous along k (row-major A, column-major B): a transpose.
         for t in 0..full {
             // SAFETY: lines t·w..(t+1)·w of the block, steps p < kc; panel t
             // of dst.
             unsafe {
                 let src = block.ptr.offset((t * w) as isize * block.across);
-                let d = dst.add(t * w * kc);
-                for p in 0..kc {
-                    for u in 0..w {
-                        *d.add(p * w + u) = *src.offset(u as isize * block.across + p as isize);
-                    }
-                }
+                transpose(dst.add(t * w * kc), src, w, w, kc, block.across);
             }
         }
     } else {
@@ -71,7 +66,15 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block,
             // SAFETY: panel t is inside the block and inside dst.
             unsafe {
                 let src = block.ptr.offset((t * w) as isize * block.across);
-                panel(dst.add(t * w * kc), src, w, w, kc, block.along, block.across);
+                panel(
+                    dst.add(t * w * kc),
+                    src,
+                    w,
+                    w,
+                    kc,
+                    block.along,
+                    block.across,
+                );
             }
         }
     }
@@ -81,7 +84,15 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block,
         // SAFETY: as above, for the panel starting at element t0.
         unsafe {
             let src = block.ptr.offset(t0 as isize * block.across);
-            panel(dst.add(full * w * kc), src, block.width - t0, w, kc, block.along, block.across);
+            panel(
+                dst.add(full * w * kc),
+                src,
+                block.width - t0,
+                w,
+                kc,
+                block.along,
+                block.across,
+            );
         }
     }
 }
@@ -92,7 +103,15 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block,
 /// # Safety
 /// As [`pack`], for one panel.
 #[inline(never)]
-unsafe fn panel(dst: *mut f32, src: *const f32, cols: usize, w: usize, kc: usize, along: isize, across: isize) {
+unsafe fn panel(
+    dst: *mut f32,
+    src: *const f32,
+    cols: usize,
+    w: usize,
+    kc: usize,
+    along: isize,
+    across: isize,
+) {
     // SAFETY (whole body): every read is (p, t) with p < kc, t < cols, inside
     // the block; every write is below kc*w.
     unsafe {
@@ -101,14 +120,7 @@ unsafe fn panel(dst: *mut f32, src: *const f32, cols: usize, w: usize, kc: usize
                 std::ptr::copy_nonoverlapping(src.offset(p as isize * along), dst.add(p * w), cols);
             }
         } else if along == 1 {
-            // Contiguous along k (row-major A, column-major B): read each
-            // source line once, scatter it into the panel.
-            for t in 0..cols {
-                let s = src.offset(t as isize * across);
-                for p in 0..kc {
-                    *dst.add(p * w + t) = *s.add(p);
-                }
-            }
+            transpose(dst, src, cols, w, kc, across);
         } else {
             for p in 0..kc {
                 let s = src.offset(p as isize * along);
@@ -120,6 +132,55 @@ unsafe fn panel(dst: *mut f32, src: *const f32, cols: usize, w: usize, kc: usize
         if cols < w {
             for p in 0..kc {
                 std::ptr::write_bytes(dst.add(p * w + cols), 0, w - cols);
+            }
+        }
+    }
+}
+
+/// `dst[p*w + t] = src[t*across + p]` for t < cols, p < kc: the lines of a
+/// block contiguous along k, transposed into a panel. On x86-64, 4 × 4
+/// blocks go through SSE shuffles (baseline, pure data movement: the bits
+/// are copied, never computed); the rest element by element.
+///
+/// # Safety
+/// `src` valid for `cols` lines of `kc` elements at stride `across`; `dst`
+/// valid for `kc·w` writes; cols ≤ w.
+#[inline(always)]
+unsafe fn transpose(dst: *mut f32, src: *const f32, cols: usize, w: usize, kc: usize, across: isize) {
+    #[cfg(target_arch = "x86_64")]
+    let (t0, p0) = (cols / 4 * 4, kc / 4 * 4);
+    #[cfg(not(target_arch = "x86_64"))]
+    let (t0, p0) = (0, 0);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        for t in (0..t0).step_by(4) {
+            for p in (0..p0).step_by(4) {
+                // SAFETY: lines t..t+4 < cols, steps p..p+4 < kc of src;
+                // rows p..p+4, columns t..t+4 < w of dst; SSE is baseline.
+                unsafe {
+                    let line = |i: usize| _mm_loadu_ps(src.offset((t + i) as isize * across).add(p));
+                    let (r0, r1, r2, r3) = (line(0), line(1), line(2), line(3));
+                    let lo01 = _mm_unpacklo_ps(r0, r1); // r0[0] r1[0] r0[1] r1[1]
+                    let hi01 = _mm_unpackhi_ps(r0, r1); // r0[2] r1[2] r0[3] r1[3]
+                    let lo23 = _mm_unpacklo_ps(r2, r3);
+                    let hi23 = _mm_unpackhi_ps(r2, r3);
+                    _mm_storeu_ps(dst.add(p * w + t), _mm_movelh_ps(lo01, lo23));
+                    _mm_storeu_ps(dst.add((p + 1) * w + t), _mm_movehl_ps(lo23, lo01));
+                    _mm_storeu_ps(dst.add((p + 2) * w + t), _mm_movelh_ps(hi01, hi23));
+                    _mm_storeu_ps(dst.add((p + 3) * w + t), _mm_movehl_ps(hi23, hi01));
+                }
+            }
+        }
+    }
+    // The remainder: steps p0.. of the first t0 lines, then the lines t0...
+    for t in 0..cols {
+        let from = if t < t0 { p0 } else { 0 };
+        // SAFETY: line t < cols, steps < kc; dst below kc·w.
+        unsafe {
+            let s = src.offset(t as isize * across);
+            for p in from..kc {
+                *dst.add(p * w + t) = *s.add(p);
             }
         }
     }

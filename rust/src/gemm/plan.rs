@@ -27,13 +27,16 @@ pub(super) struct Blocking {
 /// | path   | lanes | MR × NR | accumulators | kc  | B sliver in L1   |
 /// |--------|-------|---------|--------------|-----|------------------|
 /// | scalar | 1     | 4 × 4   | 16           | 256 | 4 KiB            |
-/// | v128   | 4     | 4 × 12  | 12           | 256 | 12 KiB           |
-/// | avx2   | 8     | 4 × 24  | 12           | 256 | 24 KiB           |
+/// | v128   | 4     | 6 × 8   | 12           | 256 | 8 KiB            |
+/// | avx2   | 8     | 6 × 16  | 12           | 256 | 16 KiB           |
 /// | avx512 | 16    | 8 × 48  | 24           | 128 | 24 KiB           |
 ///
-/// MR = 4 or 8 makes the recurrent-step shape (M = 8) a whole number of
-/// tiles. `loops::Chunk::run` instantiates the kernel with the same MR and
-/// NR/N (checked there).
+/// avx2 is 6 × 16 rather than 4 × 24 (the same 12 accumulators): with 3 B
+/// registers LLVM spilled an accumulator in the loop, which measured at
+/// about half the speed. On avx512, MR = 8 makes the recurrent-step shape
+/// (M = 8) one tile; on the 6-row paths its last 2 rows run a 2-row kernel
+/// (`kernel::rows`). The macro `loops::per_tile!` instantiates the kernels
+/// with the same MR and NR/N (checked at run time in both phases).
 pub(super) const fn blocking(path: KernelPath) -> Blocking {
     match path {
         KernelPath::Scalar => Blocking { mr: 4, nr: 4, kc: 256 },
@@ -43,23 +46,23 @@ pub(super) const fn blocking(path: KernelPath) -> Blocking {
     }
 }
 
-/// Rows of a packed A block (a multiple of every MR): the block (MC × kc,
-/// 120 KiB at kc = 256) stays in L2 while every B sliver of the chunk
-/// passes over it.
-pub(super) const MC: usize = 120;
-/// Rows of C per chunk at most: several A blocks share one packed B block,
-/// which is packed once per chunk and k block.
-pub(super) const MC_CHUNK: usize = MC_CHUNK_BLOCKS * MC;
-const MC_CHUNK_BLOCKS: usize = 4;
-/// Columns of C per chunk at most (a multiple of every NR): the packed B
-/// block (kc × NC, 384 KiB at kc = 256) is reused by each A panel.
-pub(super) const NC: usize = 384;
-/// Chunks wanted before tiles are cut smaller, so that a few threads have
-/// work on a small product.
+/// Rows of C per chunk (a target; chunks are equalised in whole tiles): the
+/// chunk's packed A block (MC × kc, 64 KiB at kc = 256) stays in L2 while
+/// every B sliver of the chunk passes over it. Small enough that a large
+/// product has many equal chunks, so that threads finish together.
+pub(super) const MC: usize = 64;
+/// Columns of C per chunk at most: A is packed once per chunk and k block,
+/// so wide chunks pack it few times; threads split rows first.
+pub(super) const NC: usize = 1536;
+/// Chunks wanted before small products are cut finer.
 const MIN_CHUNKS: usize = 8;
 /// A chunk is not cut below this many flops (2·rows·cols·k): smaller pieces
-/// cost more in scheduling and repacking than they save.
-const MIN_CHUNK_FLOPS: usize = 1 << 17;
+/// cost more in scheduling than they save.
+const MIN_CHUNK_FLOPS: usize = 1 << 18;
+/// At most this many rows of C (per batch item): B is read in place rather
+/// than packed when its rows are contiguous, since each B element then
+/// serves too few rows to repay a copy.
+const DIRECT_B_ROWS: usize = 16;
 
 /// One product (or batch of products) cut into chunks: each chunk is one
 /// tile of `mc` × `nc` outputs of one batch item, and owns those outputs for
@@ -73,35 +76,66 @@ pub(super) struct Plan {
     pub k: usize,
     /// Chunk tile: rows (multiple of mr) and columns (multiple of nr).
     pub mc: usize,
-    /// Rows of one packed A block inside a chunk.
-    pub mc_block: usize,
     pub nc: usize,
     pub row_tiles: usize,
     pub col_tiles: usize,
+    /// B is read in place (contiguous rows, few rows of C); else it is
+    /// packed once, before the chunks run.
+    pub direct_b: bool,
+}
+
+/// `len` cut into `parts` near-equal pieces, each a multiple of `unit`:
+/// the piece size and the number of pieces that size gives.
+fn split(len: usize, parts: usize, unit: usize) -> (usize, usize) {
+    let units = len.div_ceil(unit).max(1);
+    let per = units.div_ceil(parts.clamp(1, units)) * unit;
+    (per, len.div_ceil(per).max(1))
 }
 
 impl Plan {
-    pub fn new(path: KernelPath, batch: usize, m: usize, n: usize, k: usize) -> Plan {
+    pub fn new(
+        path: KernelPath,
+        batch: usize,
+        m: usize,
+        n: usize,
+        k: usize,
+        b_contiguous_rows: bool,
+    ) -> Plan {
         let blk = blocking(path);
-        let mut mc = MC_CHUNK.min(m.next_multiple_of(blk.mr)).max(blk.mr);
-        let mut nc = NC.min(n.next_multiple_of(blk.nr)).max(blk.nr);
-        let chunks = |mc: usize, nc: usize| batch * m.div_ceil(mc) * n.div_ceil(nc);
-        // Cut the longer side of the tile in two while there are few chunks
-        // and the halves still carry enough work.
-        while chunks(mc, nc) < MIN_CHUNKS {
-            let (mc2, nc2) = if nc >= mc && nc > blk.nr {
-                (mc, (nc / 2).next_multiple_of(blk.nr))
-            } else if mc > blk.mr {
-                ((mc / 2).next_multiple_of(blk.mr), nc)
-            } else {
-                break;
-            };
-            if 2 * mc2.min(m) * nc2.min(n) * k < MIN_CHUNK_FLOPS {
+        let (mut row_parts, mut col_parts) = (m.div_ceil(MC), n.div_ceil(NC));
+        let flops = 2 * m * n * k;
+        // Few chunks: cut rows (free: B is shared), then columns, while the
+        // pieces keep enough work.
+        let max_rows = m.div_ceil(blk.mr);
+        let max_cols = n.div_ceil(blk.nr);
+        while batch * row_parts * col_parts < MIN_CHUNKS {
+            let next = batch * row_parts * col_parts * 2;
+            if flops * batch / next < MIN_CHUNK_FLOPS {
                 break;
             }
-            (mc, nc) = (mc2, nc2);
+            if row_parts * 2 <= max_rows && m / (row_parts * 2) >= 2 * blk.mr {
+                row_parts *= 2;
+            } else if col_parts * 2 <= max_cols {
+                col_parts *= 2;
+            } else {
+                break;
+            }
         }
-        Plan { blk, batch, m, n, k, mc, mc_block: MC.min(mc), nc, row_tiles: m.div_ceil(mc), col_tiles: n.div_ceil(nc) }
+        let (mc, row_tiles) = split(m, row_parts, blk.mr);
+        let (nc, col_tiles) = split(n, col_parts, blk.nr);
+        let direct_b = b_contiguous_rows && m <= DIRECT_B_ROWS;
+        Plan {
+            blk,
+            batch,
+            m,
+            n,
+            k,
+            mc,
+            nc,
+            row_tiles,
+            col_tiles,
+            direct_b,
+        }
     }
 
     pub fn chunks(&self) -> usize {
@@ -114,6 +148,23 @@ impl Plan {
         let (item, t) = (i / per_item, i % per_item);
         let (ti, tj) = (t / self.col_tiles, t % self.col_tiles);
         let (r0, c0) = (ti * self.mc, tj * self.nc);
-        (item, r0, self.mc.min(self.m - r0), c0, self.nc.min(self.n - c0))
+        (
+            item,
+            r0,
+            self.mc.min(self.m - r0),
+            c0,
+            self.nc.min(self.n - c0),
+        )
+    }
+
+    /// Columns of the packed B: n rounded up to whole slivers.
+    pub fn n_pad(&self) -> usize {
+        self.n.next_multiple_of(self.blk.nr)
+    }
+
+    /// Offset in the packed B of k block `pc` (its sliver of column c0 at
+    /// `+ c0·kc`), within one batch item of `k · n_pad` elements.
+    pub fn b_block(&self, pc: usize) -> usize {
+        pc * self.n_pad()
     }
 }

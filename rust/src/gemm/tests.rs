@@ -63,7 +63,13 @@ fn values(rng: &mut Rng, len: usize, special: bool) -> Vec<f32> {
 
 fn row_major(v: &[f32], rows: usize, cols: usize) -> MatRef {
     assert!(v.len() >= rows * cols);
-    MatRef { ptr: v.as_ptr(), rows, cols, rs: cols as isize, cs: 1 }
+    MatRef {
+        ptr: v.as_ptr(),
+        rows,
+        cols,
+        rs: cols as isize,
+        cs: 1,
+    }
 }
 
 /// The canonical order, as the contract states it (exact: NaN canonical).
@@ -81,7 +87,11 @@ fn naive(mode: Mode, a: MatRef, b: MatRef) -> Vec<f32> {
                     Mode::Fast => x.mul_add(y, acc),
                 };
             }
-            c[i * n + j] = if mode == Mode::Exact && acc.is_nan() { f32::from_bits(CANONICAL_NAN) } else { acc };
+            c[i * n + j] = if mode == Mode::Exact && acc.is_nan() {
+                f32::from_bits(CANONICAL_NAN)
+            } else {
+                acc
+            };
         }
     }
     c
@@ -96,11 +106,28 @@ fn run(path: KernelPath, threads: usize, mode: Mode, a: MatRef, b: MatRef) -> Ve
     let mut c = vec![sentinel; m * ldc];
     set_threads(threads).unwrap();
     // SAFETY: the views are inside live vectors; C holds m rows of ldc.
-    unsafe { gemm_on(Token::new(path).unwrap(), mode, 1, a, 0, b, 0, c.as_mut_ptr(), ldc) };
+    unsafe {
+        gemm_on(
+            Token::new(path).unwrap(),
+            mode,
+            1,
+            a,
+            0,
+            b,
+            0,
+            c.as_mut_ptr(),
+            ldc,
+        )
+    };
     let mut out = Vec::with_capacity(m * n);
     for i in 0..m {
         out.extend_from_slice(&c[i * ldc..i * ldc + n]);
-        assert!(c[i * ldc + n..(i + 1) * ldc].iter().all(|x| x.to_bits() == sentinel.to_bits()), "wrote past n");
+        assert!(
+            c[i * ldc + n..(i + 1) * ldc]
+                .iter()
+                .all(|x| x.to_bits() == sentinel.to_bits()),
+            "wrote past n"
+        );
     }
     out
 }
@@ -110,7 +137,12 @@ fn assert_bits(mode: Mode, want: &[f32], got: &[f32], what: &str) {
     assert_eq!(want.len(), got.len());
     for (i, (w, g)) in want.iter().zip(got).enumerate() {
         let ok = w.to_bits() == g.to_bits() || (mode == Mode::Fast && w.is_nan() && g.is_nan());
-        assert!(ok, "{what}: output {i}: want {w:e} ({:#010x}), got {g:e} ({:#010x})", w.to_bits(), g.to_bits());
+        assert!(
+            ok,
+            "{what}: output {i}: want {w:e} ({:#010x}), got {g:e} ({:#010x})",
+            w.to_bits(),
+            g.to_bits()
+        );
     }
 }
 
@@ -122,7 +154,10 @@ fn check_everywhere(a: MatRef, b: MatRef, threads: &[usize], what: &str) {
         for path in available_paths() {
             for &t in threads {
                 let got = run(path, t, mode, a, b);
-                let tag = format!("{what} {}x{}x{} {path:?} {mode:?} threads {t}", a.rows, a.cols, b.cols);
+                let tag = format!(
+                    "{what} {}x{}x{} {path:?} {mode:?} threads {t}",
+                    a.rows, a.cols, b.cols
+                );
                 assert_bits(mode, &want, &got, &tag);
             }
         }
@@ -141,7 +176,12 @@ fn every_tail_every_path_every_thread_count() {
             let special = (d + axis) % 3 == 0;
             let av = values(&mut rng, m * k, special);
             let bv = values(&mut rng, k * n, special);
-            check_everywhere(row_major(&av, m, k), row_major(&bv, k, n), &THREAD_COUNTS, "tail");
+            check_everywhere(
+                row_major(&av, m, k),
+                row_major(&bv, k, n),
+                &THREAD_COUNTS,
+                "tail",
+            );
         }
     }
 }
@@ -150,10 +190,21 @@ fn every_tail_every_path_every_thread_count() {
 fn large_shapes_every_path_every_thread_count() {
     let _g = THREADS.lock().unwrap_or_else(|e| e.into_inner());
     let mut rng = Rng(42);
-    for (m, k, n) in [(257, 300, 263), (8, 128, 512), (1, 1500, 517), (515, 3, 1029), (130, 700, 50)] {
+    for (m, k, n) in [
+        (257, 300, 263),
+        (8, 128, 512),
+        (1, 1500, 517),
+        (515, 3, 1029),
+        (130, 700, 50),
+    ] {
         let av = values(&mut rng, m * k, true);
         let bv = values(&mut rng, k * n, true);
-        check_everywhere(row_major(&av, m, k), row_major(&bv, k, n), &THREAD_COUNTS, "large");
+        check_everywhere(
+            row_major(&av, m, k),
+            row_major(&bv, k, n),
+            &THREAD_COUNTS,
+            "large",
+        );
     }
 }
 
@@ -191,7 +242,10 @@ fn both_modes_within_the_error_bound_of_f64() {
                         // added to the allowance.
                         let allow = bound(k, abs) + k as f64 * 2f64.powi(-53) * abs * 1.01;
                         let err = (got[i * n + j] as f64 - s).abs();
-                        assert!(err <= allow, "{path:?} {mode:?} {m}x{k}x{n} ({i},{j}): err {err:e} > {allow:e}");
+                        assert!(
+                            err <= allow,
+                            "{path:?} {mode:?} {m}x{k}x{n} ({i},{j}): err {err:e} > {allow:e}"
+                        );
                     }
                 }
             }
@@ -222,12 +276,36 @@ fn hand_derived_special_values() {
     let b = [0.0, nan(0xFFC1_2345), f32::NEG_INFINITY, nan(0x7FA0_0001)];
     // C00 = inf·0 + 0·(-inf) = NaN;  C01 = inf·NaN + 0·NaN = NaN;
     // C10 = 1·0 + 1·(-inf) = -inf;   C11 = NaN + NaN = NaN.
-    hand(&a, &b, 2, 2, 2, &[CANONICAL_NAN, CANONICAL_NAN, 0xFF80_0000, CANONICAL_NAN], &[CANONICAL_NAN, CANONICAL_NAN, 0xFF80_0000, CANONICAL_NAN]);
+    hand(
+        &a,
+        &b,
+        2,
+        2,
+        2,
+        &[CANONICAL_NAN, CANONICAL_NAN, 0xFF80_0000, CANONICAL_NAN],
+        &[CANONICAL_NAN, CANONICAL_NAN, 0xFF80_0000, CANONICAL_NAN],
+    );
     // Overflow: MAX + MAX = +inf, then inf + (-MAX) stays +inf.
-    hand(&[1.0, 1.0, 1.0], &[f32::MAX, f32::MAX, -f32::MAX], 1, 3, 1, &[0x7F80_0000], &[0x7F80_0000]);
+    hand(
+        &[1.0, 1.0, 1.0],
+        &[f32::MAX, f32::MAX, -f32::MAX],
+        1,
+        3,
+        1,
+        &[0x7F80_0000],
+        &[0x7F80_0000],
+    );
     // Subnormals: 2^-149 · 1 = 2^-149 (bits 1); 2^-70 · 2^-72 = 2^-142
     // (bits 2^7); summed over k = 2: bits 129.
-    hand(&[f32::from_bits(1), 2f32.powi(-70)], &[1.0, 2f32.powi(-72)], 1, 2, 1, &[129], &[129]);
+    hand(
+        &[f32::from_bits(1), 2f32.powi(-70)],
+        &[1.0, 2f32.powi(-72)],
+        1,
+        2,
+        1,
+        &[129],
+        &[129],
+    );
 }
 
 #[test]
@@ -264,11 +342,24 @@ fn ftz_daz_left_set_by_the_caller_change_nothing_and_are_restored() {
             for mode in [Mode::Exact, Mode::Fast] {
                 let before = read_mxcsr();
                 write_mxcsr(before | FTZ_DAZ);
-                let got = run(path, threads, mode, row_major(&av, m, k), row_major(&bv, k, n));
+                let got = run(
+                    path,
+                    threads,
+                    mode,
+                    row_major(&av, m, k),
+                    row_major(&bv, k, n),
+                );
                 let after = read_mxcsr();
                 write_mxcsr(before);
-                assert_eq!(after, before | FTZ_DAZ, "the caller's MXCSR was not restored");
-                assert!(got.iter().all(|x| x.to_bits() == k as u32), "{path:?} {mode:?} threads {threads}: subnormals flushed");
+                assert_eq!(
+                    after,
+                    before | FTZ_DAZ,
+                    "the caller's MXCSR was not restored"
+                );
+                assert!(
+                    got.iter().all(|x| x.to_bits() == k as u32),
+                    "{path:?} {mode:?} threads {threads}: subnormals flushed"
+                );
             }
         }
     }
@@ -291,7 +382,19 @@ fn empty_dimensions() {
     // batch = 0 writes nothing.
     let mut c = [f32::NAN; 4];
     // SAFETY: nothing is read or written for batch 0.
-    unsafe { gemm_on(Token::current(), Mode::Exact, 0, row_major(&v, 2, 2), 4, row_major(&v, 2, 2), 4, c.as_mut_ptr(), 2) };
+    unsafe {
+        gemm_on(
+            Token::current(),
+            Mode::Exact,
+            0,
+            row_major(&v, 2, 2),
+            4,
+            row_major(&v, 2, 2),
+            4,
+            c.as_mut_ptr(),
+            2,
+        )
+    };
     assert!(c.iter().all(|x| x.is_nan()));
 }
 
@@ -305,38 +408,89 @@ fn strided_transposed_and_reversed_views() {
     let wide = values(&mut rng, m * 3 * k, true); // A = every third column
     let at = row_major(&at_store, k, m).t();
     let bt = row_major(&bt_store, n, k).t();
-    let a_cols = MatRef { ptr: wide.as_ptr(), rows: m, cols: k, rs: 3 * k as isize, cs: 3 };
+    let a_cols = MatRef {
+        ptr: wide.as_ptr(),
+        rows: m,
+        cols: k,
+        rs: 3 * k as isize,
+        cs: 3,
+    };
     // Rows of A reversed through a negative row stride.
-    let a_rev = MatRef { ptr: at_store[(m - 1) * k..].as_ptr(), rows: m, cols: k, rs: -(k as isize), cs: 1 };
+    let a_rev = MatRef {
+        ptr: at_store[(m - 1) * k..].as_ptr(),
+        rows: m,
+        cols: k,
+        rs: -(k as isize),
+        cs: 1,
+    };
     let b_plain_store = values(&mut rng, k * n, true);
     let b = row_major(&b_plain_store, k, n);
     check_everywhere(at, b, &[1, 3], "xᵀ·g");
     check_everywhere(a_cols, bt, &[1, 3], "strided·Wᵀ");
     check_everywhere(at, bt, &[2], "ᵀ·ᵀ");
     check_everywhere(a_rev, b, &[2], "reversed");
+    // B with its rows reversed (packed, never read in place) and with a
+    // zero row stride (every k reads the same row; read in place), each
+    // for a short product (m ≤ 16) and a tall one.
+    let b_rev = MatRef { ptr: b_plain_store[(k - 1) * n..].as_ptr(), rows: k, cols: n, rs: -(n as isize), cs: 1 };
+    let b_row = MatRef { ptr: b_plain_store.as_ptr(), rows: k, cols: n, rs: 0, cs: 1 };
+    let a_short = MatRef { rows: 5, ..at };
+    for bv in [b_rev, b_row] {
+        check_everywhere(a_short, bv, &[2], "short·B view");
+        check_everywhere(at, bv, &[2], "tall·B view");
+    }
 }
 
 #[test]
 fn batched_with_broadcast_operands() {
     let _g = THREADS.lock().unwrap_or_else(|e| e.into_inner());
     let mut rng = Rng(5);
-    let (batch, m, k, n) = (5, 13, 29, 31);
-    let av = values(&mut rng, batch * m * k, true);
-    let bv = values(&mut rng, batch * k * n, true);
-    // (a batch stride, b batch stride): both batched, A broadcast, B broadcast.
-    for (a_bs, b_bs) in [((m * k) as isize, (k * n) as isize), (0, (k * n) as isize), ((m * k) as isize, 0)] {
-        for path in available_paths() {
-            for mode in [Mode::Exact, Mode::Fast] {
-                set_threads(3).unwrap();
-                let mut c = vec![f32::NAN; batch * m * n];
-                let (a, b) = (row_major(&av, m, k), row_major(&bv, k, n));
-                // SAFETY: every batch item's view lies inside av / bv; C holds batch·m·n.
-                unsafe { gemm_on(Token::new(path).unwrap(), mode, batch, a, a_bs, b, b_bs, c.as_mut_ptr(), n) };
-                for item in 0..batch {
-                    let ai = MatRef { ptr: av[item * a_bs as usize..].as_ptr(), ..a };
-                    let bi = MatRef { ptr: bv[item * b_bs as usize..].as_ptr(), ..b };
-                    let want = naive(mode, ai, bi);
-                    assert_bits(mode, &want, &c[item * m * n..(item + 1) * m * n], &format!("batch {item} {path:?} {mode:?}"));
+    // m = 13 reads B in place, m = 40 packs it (once per distinct item).
+    for (batch, m, k, n) in [(5, 13, 29, 31), (3, 40, 300, 37)] {
+        let av = values(&mut rng, batch * m * k, true);
+        let bv = values(&mut rng, batch * k * n, true);
+        // (a batch stride, b batch stride): both batched, A broadcast, B broadcast.
+        for (a_bs, b_bs) in [
+            ((m * k) as isize, (k * n) as isize),
+            (0, (k * n) as isize),
+            ((m * k) as isize, 0),
+        ] {
+            for path in available_paths() {
+                for mode in [Mode::Exact, Mode::Fast] {
+                    set_threads(3).unwrap();
+                    let mut c = vec![f32::NAN; batch * m * n];
+                    let (a, b) = (row_major(&av, m, k), row_major(&bv, k, n));
+                    // SAFETY: every batch item's view lies inside av / bv; C holds batch·m·n.
+                    unsafe {
+                        gemm_on(
+                            Token::new(path).unwrap(),
+                            mode,
+                            batch,
+                            a,
+                            a_bs,
+                            b,
+                            b_bs,
+                            c.as_mut_ptr(),
+                            n,
+                        )
+                    };
+                    for item in 0..batch {
+                        let ai = MatRef {
+                            ptr: av[item * a_bs as usize..].as_ptr(),
+                            ..a
+                        };
+                        let bi = MatRef {
+                            ptr: bv[item * b_bs as usize..].as_ptr(),
+                            ..b
+                        };
+                        let want = naive(mode, ai, bi);
+                        assert_bits(
+                            mode,
+                            &want,
+                            &c[item * m * n..(item + 1) * m * n],
+                            &format!("batch {item} {path:?} {mode:?}"),
+                        );
+                    }
                 }
             }
         }
@@ -347,8 +501,14 @@ fn batched_with_broadcast_operands() {
 fn chunks_cover_c_once_and_depend_on_the_shape_only() {
     for path in KernelPath::ALL {
         let blk = blocking(path);
-        for (batch, m, n, k) in [(1, 1, 1, 1), (1, 8, 512, 128), (1, 1024, 1024, 1024), (3, 70, 33, 5), (2, 2048, 512, 384)] {
-            let plan = Plan::new(path, batch, m, n, k);
+        for (batch, m, n, k) in [
+            (1, 1, 1, 1),
+            (1, 8, 512, 128),
+            (1, 1024, 1024, 1024),
+            (3, 70, 33, 5),
+            (2, 2048, 512, 384),
+        ] {
+            let plan = Plan::new(path, batch, m, n, k, true);
             assert_eq!(plan.mc % blk.mr, 0);
             assert_eq!(plan.nc % blk.nr, 0);
             let mut hits = vec![0u8; batch * m * n];

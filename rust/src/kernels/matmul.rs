@@ -28,7 +28,16 @@ pub unsafe fn gemm(mode: Mode, a: MatRef, b: MatRef, c: *mut f32, ldc: usize) {
 /// # Safety
 /// As [`gemm`] for every batch item.
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn gemm_batched(mode: Mode, batch: usize, a: MatRef, a_bs: isize, b: MatRef, b_bs: isize, c: *mut f32, ldc: usize) {
+pub unsafe fn gemm_batched(
+    mode: Mode,
+    batch: usize,
+    a: MatRef,
+    a_bs: isize,
+    b: MatRef,
+    b_bs: isize,
+    c: *mut f32,
+    ldc: usize,
+) {
     // SAFETY: forwarded from the caller.
     unsafe { crate::gemm::gemm_batched(mode, batch, a, a_bs, b, b_bs, c, ldc) }
 }
@@ -57,8 +66,20 @@ mod tests {
         let want = naive(&a, &b, m, k, n);
         for mode in [Mode::Exact, Mode::Fast] {
             let mut c = vec![0f32; m * n];
-            let ar = MatRef { ptr: a.as_ptr(), rows: m, cols: k, rs: k as isize, cs: 1 };
-            let br = MatRef { ptr: b.as_ptr(), rows: k, cols: n, rs: n as isize, cs: 1 };
+            let ar = MatRef {
+                ptr: a.as_ptr(),
+                rows: m,
+                cols: k,
+                rs: k as isize,
+                cs: 1,
+            };
+            let br = MatRef {
+                ptr: b.as_ptr(),
+                rows: k,
+                cols: n,
+                rs: n as isize,
+                cs: 1,
+            };
             unsafe { gemm(mode, ar, br, c.as_mut_ptr(), n) };
             for i in 0..m * n {
                 assert!((c[i] as f64 - want[i]).abs() < 1e-5);
@@ -77,8 +98,20 @@ mod tests {
     #[test]
     fn empty_k_gives_positive_zero() {
         let mut c = [f32::NAN; 4];
-        let a = MatRef { ptr: [0f32; 0].as_ptr(), rows: 2, cols: 0, rs: 0, cs: 1 };
-        let b = MatRef { ptr: [0f32; 0].as_ptr(), rows: 0, cols: 2, rs: 2, cs: 1 };
+        let a = MatRef {
+            ptr: [0f32; 0].as_ptr(),
+            rows: 2,
+            cols: 0,
+            rs: 0,
+            cs: 1,
+        };
+        let b = MatRef {
+            ptr: [0f32; 0].as_ptr(),
+            rows: 0,
+            cols: 2,
+            rs: 2,
+            cs: 1,
+        };
         unsafe { gemm(Mode::Exact, a, b, c.as_mut_ptr(), 2) };
         assert!(c.iter().all(|x| x.to_bits() == 0));
     }

@@ -50,6 +50,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compute::pool_trim, m)?)?;
     m.add_function(wrap_pyfunction!(compute::get_mxcsr, m)?)?;
     m.add_function(wrap_pyfunction!(compute::set_mxcsr, m)?)?;
+    m.add_function(wrap_pyfunction!(compute::peak_gflops, m)?)?;
     recognizer::register(m)?;
     Ok(())
 }
