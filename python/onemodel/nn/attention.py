@@ -71,10 +71,9 @@ class MultiheadAttention(Module):
         else:
             am = None
         mask = build_mask(op, (B, H), L, S, am, key_padding_mask, is_causal and am is None, attn_true_means_keep=False)
-        mask_t = tensor(mask) if mask is not None else None
         p = self.dropout if self.training else 0.0
         if need_weights:
-            mask3 = views.reshape(mask_t, (B * H, L, S)) if mask_t is not None else None
+            mask3 = tensor(mask.reshape(B * H, L, S)) if mask is not None else None
             q3, k3, v3 = (views.reshape(t, (B * H, t.shape[2], D)) for t in (q, k, v))
             out3, weights = attention_composed(q3, k3, v3, mask3, 1.0 / (D ** 0.5), p, self.generator)
             out = views.reshape(out3, (B, H, L, D))
@@ -82,7 +81,8 @@ class MultiheadAttention(Module):
             if average_attn_weights:
                 weights = weights.mean(1)
         else:
-            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask_t, dropout_p=p, generator=self.generator)
+            # The combined mask is already additive (a float NumPy array).
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, generator=self.generator)
             weights = None
         out = views.reshape(views.transpose(out, 1, 2), (B, L, E))
         out = self.out_proj(out)
