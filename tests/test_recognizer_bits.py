@@ -46,3 +46,25 @@ def test_weights_after_five_steps_are_pinned_on_every_path_and_thread_count():
                 seen[(path, threads)] = five_steps()
     assert len(set(seen.values())) == 1, seen
     assert next(iter(seen.values())) == WEIGHTS_AFTER_5_STEPS_SHA256
+
+
+def test_checkpoint_bytes_do_not_depend_on_the_process(tmp_path):
+    """Two processes saving the same model and trainer state write identical
+    bytes (the container's header is canonical, not hash-map ordered)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np\n"
+        "from onemodel.recognizer import CrnnV0, CrnnV0Config, Trainer\n"
+        "m = CrnnV0(CrnnV0Config(channels=(8, 8, 8), hidden=8, layers=1, charset='0123'), seed=3)\n"
+        "Trainer(m).save_checkpoint(sys.argv[1])\n"
+        "m.save(sys.argv[2])\n"
+    )
+    outs = []
+    for i in range(2):
+        ck, md = tmp_path / f"ck{i}.safetensors", tmp_path / f"m{i}.safetensors"
+        subprocess.run([sys.executable, "-c", code, str(ck), str(md)], check=True)
+        outs.append((ck.read_bytes(), md.read_bytes()))
+    assert outs[0][0] == outs[1][0]
+    assert outs[0][1] == outs[1][1]

@@ -66,12 +66,34 @@ def atomic_write(path: str | os.PathLike, data: bytes) -> None:
             os.close(dfd)
 
 
+def canonical_header(data: bytes) -> bytes:
+    """The same safetensors file with its JSON header in a fixed order.
+
+    The safetensors writer emits the metadata map in hash-map order, which
+    changes from process to process, so two saves of identical contents could
+    differ in their bytes. Tensor entries carry explicit offsets into the data
+    section, so sorting the metadata and the entries (and re-padding the header
+    to 8 bytes, as the format requires) leaves the data untouched and makes the
+    file a pure function of its contents."""
+    n = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8 : 8 + n])
+    out = {}
+    meta = header.pop("__metadata__", None)
+    if meta is not None:
+        out["__metadata__"] = dict(sorted(meta.items()))
+    for key in sorted(header):
+        out[key] = header[key]
+    text = json.dumps(out, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    text += b" " * (-len(text) % 8)
+    return len(text).to_bytes(8, "little") + text + data[8 + n :]
+
+
 def save(path, tensors: dict, metadata: dict) -> None:
     import safetensors.numpy
 
     _safetensors()
     data = safetensors.numpy.save({k: np.ascontiguousarray(v) for k, v in tensors.items()}, metadata=metadata)
-    atomic_write(path, data)
+    atomic_write(path, canonical_header(data))
 
 
 def read(path) -> tuple[dict, dict, dict]:
