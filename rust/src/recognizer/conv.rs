@@ -114,8 +114,7 @@ pub fn forward(
 ) {
     let (o, kp, p) = (g.o, g.kp(), g.positions());
     im2col(g, x, col);
-    conv.clear();
-    conv.resize(p * o, 0.0);
+    super::reuse(conv, p * o, 0.0);
     gemm_nt(p, o, kp, col, kp, w, kp, conv, o);
     for row in conv.chunks_exact_mut(o) {
         for (v, bias) in row.iter_mut().zip(b) {
@@ -123,10 +122,8 @@ pub fn forward(
         }
     }
     let (oh, ow) = (g.out_h(), g.out_w());
-    y.clear();
-    y.resize(oh * ow * o, 0.0);
-    win.clear();
-    win.resize(oh * ow * o, NONE);
+    super::reuse(y, oh * ow * o, 0.0);
+    super::reuse(win, oh * ow * o, NONE);
     for py in 0..oh {
         for px in 0..ow {
             let out = (py * ow + px) * o;
@@ -184,8 +181,7 @@ pub fn backward(
             s.dc[at as usize] = dy[i];
         }
     }
-    s.dct.clear();
-    s.dct.resize(o * p, 0.0);
+    super::reuse(&mut s.dct, o * p, 0.0);
     transpose(&s.dc, p, o, &mut s.dct);
     for ch in 0..o {
         db[ch] = rowsum16(&s.dct[ch * p..][..p]);
@@ -194,8 +190,7 @@ pub fn backward(
     dw.fill(0.0);
     gemm_nt(o, k, p, &s.dct, p, &s.colt, p, dw, kp);
     if let Some(dx) = dx {
-        s.dcol.clear();
-        s.dcol.resize(p * k, 0.0);
+        super::reuse(&mut s.dcol, p * k, 0.0);
         // dcol[p][k] = dot16_o(dC[p][o], W[o][k]): W's rows are contiguous in k.
         gemm16(p, k, o, &s.dc, o, 1, w, kp, &mut s.dcol, k);
         gather(g, &s.dcol, dx);

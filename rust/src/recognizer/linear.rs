@@ -6,8 +6,7 @@ use super::dot16::{gemm_nt, rowsum16, transpose};
 
 /// `y[t][o] = dot16(x[t], W[o]) + b[o]`.
 pub fn forward(t: usize, inp: usize, out: usize, x: &[f32], w: &[f32], b: &[f32], y: &mut Vec<f32>) {
-    y.clear();
-    y.resize(t * out, 0.0);
+    super::reuse(y, t * out, 0.0);
     gemm_nt(t, out, inp, x, inp, w, inp, y, out);
     for row in y.chunks_exact_mut(out) {
         for (v, bias) in row.iter_mut().zip(b) {

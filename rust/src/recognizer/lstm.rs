@@ -53,19 +53,16 @@ pub fn forward_dir(
     col: usize,
 ) {
     let g4 = 4 * h;
-    xp.clear();
-    xp.resize(t_len * g4, 0.0);
+    super::reuse(xp, t_len * g4, 0.0);
     gemm_nt(t_len, g4, inp, x, inp, p.w_ih, inp, xp, g4);
     for row in xp.chunks_exact_mut(g4) {
         for (v, bias) in row.iter_mut().zip(p.b) {
             *v += *bias;
         }
     }
-    st.gates.clear();
-    st.gates.resize(t_len * g4, 0.0);
+    super::reuse(&mut st.gates, t_len * g4, 0.0);
     for v in [&mut st.c, &mut st.tc, &mut st.hprev] {
-        v.clear();
-        v.resize(t_len * h, 0.0);
+        super::reuse(v, t_len * h, 0.0);
     }
     let mut hcur = vec![0f32; h];
     let mut ccur = vec![0f32; h];

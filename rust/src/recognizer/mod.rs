@@ -14,6 +14,18 @@ pub mod model;
 pub mod trainer;
 
 pub use model::{Config, Model};
+
+/// Size a reused buffer to `n` elements without clearing what it already
+/// holds: only for buffers that the next operation overwrites completely
+/// (new elements, when it grows, are `fill`).
+#[inline]
+pub(crate) fn reuse<T: Copy>(v: &mut Vec<T>, n: usize, fill: T) {
+    if v.len() >= n {
+        v.truncate(n);
+    } else {
+        v.resize(n, fill);
+    }
+}
 pub use trainer::{Hyper, Line, Trainer};
 
 #[cfg(test)]

@@ -375,8 +375,7 @@ impl Model {
         let (hf, t_len, c) = (last.out_h(), last.out_w(), last.o);
         let f = hf * c;
         st.t = t_len;
-        st.feat.clear();
-        st.feat.resize(t_len * f, 0.0);
+        super::reuse(&mut st.feat, t_len * f, 0.0);
         {
             let y = &st.blocks[cfg.blocks() - 1].y;
             for hh in 0..hf {
@@ -392,8 +391,7 @@ impl Model {
             let (before, rest) = st.layers.split_at_mut(l);
             let x: &[f32] = if l == 0 { &st.feat } else { &before[l - 1].out };
             let ls = &mut rest[0];
-            ls.out.clear();
-            ls.out.resize(t_len * 2 * h, 0.0);
+            super::reuse(&mut ls.out, t_len * 2 * h, 0.0);
             for d in 0..2 {
                 lstm::forward_dir(
                     t_len,
@@ -430,8 +428,7 @@ impl Model {
         let t_len = st.t;
         let ci = cfg.classifier_index();
         let top = &st.layers[cfg.layers - 1].out;
-        st.dx.clear();
-        st.dx.resize(t_len * 2 * h, 0.0);
+        super::reuse(&mut st.dx, t_len * 2 * h, 0.0);
         {
             let (gw, gb) = grads[ci..].split_at_mut(1);
             linear::backward(
@@ -449,8 +446,7 @@ impl Model {
         }
         for l in (0..cfg.layers).rev() {
             let inp = cfg.lstm_input(l);
-            st.dz.clear();
-            st.dz.resize(t_len * 8 * h, 0.0);
+            super::reuse(&mut st.dz, t_len * 8 * h, 0.0);
             for d in 0..2 {
                 lstm::backward_dir(
                     t_len,
@@ -486,8 +482,7 @@ impl Model {
                     &mut st.lstm_scratch,
                 );
             }
-            st.dx.clear();
-            st.dx.resize(t_len * inp, 0.0);
+            super::reuse(&mut st.dx, t_len * inp, 0.0);
             lstm::input_grad(t_len, inp, h, &st.dz, &prep.w_cat_t[l], &mut st.dx);
         }
         // Undo the collapse: dx [T][hf·C] → dy of the last block [hf][T][C].
@@ -496,8 +491,7 @@ impl Model {
         let last = geoms[nb - 1];
         let (hf, c) = (last.out_h(), last.o);
         let f = hf * c;
-        st.dy.clear();
-        st.dy.resize(hf * t_len * c, 0.0);
+        super::reuse(&mut st.dy, hf * t_len * c, 0.0);
         for hh in 0..hf {
             for t in 0..t_len {
                 st.dy[(hh * t_len + t) * c..][..c].copy_from_slice(&st.dx[t * f + hh * c..][..c]);
@@ -509,8 +503,7 @@ impl Model {
             let wi = cfg.conv_index(b);
             let (gw, gb) = grads[wi..].split_at_mut(1);
             if b > 0 {
-                st.dx.clear();
-                st.dx.resize(g.h * g.w * g.c, 0.0);
+                super::reuse(&mut st.dx, g.h * g.w * g.c, 0.0);
             }
             conv::backward(
                 g,

@@ -186,8 +186,7 @@ impl Trainer {
             let line = &lines[i];
             model.forward(&prep, line.pixels, line.width, &mut w.st);
             let t = w.st.t;
-            w.st.dlogits.clear();
-            w.st.dlogits.resize(t * k, 0.0);
+            super::reuse(&mut w.st.dlogits, t * k, 0.0);
             w.loss = ctc::loss_from_logits(&w.st.logits, t, k, line.labels, scale, &mut w.st.dlogits, &mut w.ctc);
             model.backward(&prep, &mut w.st, &mut w.grads);
         });
