@@ -9,9 +9,10 @@ height, channels, pools, hidden, layers), ``charset`` (JSON list).
 
 from __future__ import annotations
 
+from .._io import atomic_write, canonical_header  # noqa: F401 (re-exported)
+
 import json
 import os
-import tempfile
 
 import numpy as np
 
@@ -29,63 +30,6 @@ def _safetensors():
     except ImportError as e:  # pragma: no cover - a declared dependency
         raise ImportError("onemodel.recognizer needs the 'safetensors' package (pip install safetensors)") from e
     return safe_open
-
-
-def atomic_write(path: str | os.PathLike, data: bytes) -> None:
-    """Write `data` to `path` so that a crash leaves either the old file or
-    the new one: a temporary file in the same folder, fsync, rename."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".safetensors", dir=folder)
-    try:
-        # mkstemp makes the file 0600; give it the mode a plain open() would.
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    if hasattr(os, "O_DIRECTORY"):
-        try:
-            dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
-            return
-        try:
-            os.fsync(dfd)
-        except OSError:
-            pass
-        finally:
-            os.close(dfd)
-
-
-def canonical_header(data: bytes) -> bytes:
-    """The same safetensors file with its JSON header in a fixed order.
-
-    The safetensors writer emits the metadata map in hash-map order, which
-    changes from process to process, so two saves of identical contents could
-    differ in their bytes. Tensor entries carry explicit offsets into the data
-    section, so sorting the metadata and the entries (and re-padding the header
-    to 8 bytes, as the format requires) leaves the data untouched and makes the
-    file a pure function of its contents."""
-    n = int.from_bytes(data[:8], "little")
-    header = json.loads(data[8 : 8 + n])
-    out = {}
-    meta = header.pop("__metadata__", None)
-    if meta is not None:
-        out["__metadata__"] = dict(sorted(meta.items()))
-    for key in sorted(header):
-        out[key] = header[key]
-    text = json.dumps(out, separators=(",", ":"), ensure_ascii=True).encode("ascii")
-    text += b" " * (-len(text) % 8)
-    return len(text).to_bytes(8, "little") + text + data[8 + n :]
 
 
 def save(path, tensors: dict, metadata: dict) -> None:
