@@ -16,7 +16,8 @@ larger shapes of that configuration are skipped (`—`) when they would take
 longer than --max-time (the scalar and v128 paths in fast mode do their fma
 in software and run below 1 GFLOP/s).
 
-Peak: `_core.peak_gflops(path, mode)`, a Rust loop of 12 independent
+Peak: `_core.peak_gflops(path, mode)` (with --clock thread, in thread CPU
+time like the 1-thread rows), a Rust loop of 12 independent
 accumulator chains per register lane doing one fma (fast) or one multiply
 and one add (exact) per step, no memory traffic; best of 5 runs of 0.2 s,
 one thread. The 2-thread peak is reported as twice that.
@@ -129,7 +130,7 @@ def main():
         + ("" if threadpool_limits else f"; numpy threads from OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}"))
     out()
     out("Measured single-thread peak (GFLOP/s): " + ", ".join(
-        f"{p} {m} {_core.peak_gflops(p, m):.1f}" for p, m in configs))
+        f"{p} {m} {_core.peak_gflops(p, m, thread_clock=args.clock == 'thread'):.1f}" for p, m in configs))
     out()
 
     best = paths[-1]

@@ -51,7 +51,7 @@ fn main() {
                 "peak {:>6} {:>5}: {:7.2} GFLOP/s",
                 path.name(),
                 mode.name(),
-                peak_gflops(Token::new(path).unwrap(), mode, 0.2, 5)
+                peak_gflops(Token::new(path).unwrap(), mode, 0.2, 5, std::env::var("CPU").is_ok())
             );
         }
     }

@@ -107,12 +107,13 @@ pub fn set_mxcsr(value: u32) {
 
 /// The measured single-thread arithmetic peak (GFLOP/s) of a kernel path in
 /// a mode's arithmetic (fast: fma; exact: multiply then add), for the GEMM
-/// benchmark. Runs about `seconds` per repeat, best of `repeats`.
+/// benchmark. Runs about `seconds` per repeat, best of `repeats`; with
+/// `thread_clock`, timed in CPU seconds of the calling thread (Linux).
 #[pyfunction]
-#[pyo3(signature = (path, mode, seconds=0.2, repeats=5))]
-pub fn peak_gflops(py: Python<'_>, path: &str, mode: &str, seconds: f64, repeats: usize) -> PyResult<f64> {
+#[pyo3(signature = (path, mode, seconds=0.2, repeats=5, thread_clock=false))]
+pub fn peak_gflops(py: Python<'_>, path: &str, mode: &str, seconds: f64, repeats: usize, thread_clock: bool) -> PyResult<f64> {
     let p = dispatch::parse_path(path).map_err(|e| PyRuntimeError::new_err(format!("peak_gflops: {e}")))?;
     let m = Mode::from_name(mode).ok_or_else(|| PyValueError::new_err(format!("peak_gflops: unknown mode {mode:?}")))?;
     let token = crate::simd::Token::new(p).expect("parse_path checked the features");
-    Ok(py.detach(move || crate::gemm::peak_gflops(token, m, seconds, repeats)))
+    Ok(py.detach(move || crate::gemm::peak_gflops(token, m, seconds, repeats, thread_clock)))
 }
