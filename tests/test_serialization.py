@@ -222,3 +222,23 @@ def test_resuming_from_a_checkpoint_gives_the_same_bits_as_never_stopping(tmp_pa
     model2, opt2, sched2 = _make()
     _train(model2, opt2, sched2, data[:4])
     assert _fingerprint(model2, opt2) != straight
+
+
+def test_saved_bytes_do_not_depend_on_the_process(tmp_path):
+    """The safetensors writer orders its metadata by hash; onemodel.save
+    canonicalises the header, so two processes write identical files."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, onemodel as om\n"
+        "m = om.nn.Linear(3, 2, generator=om.Generator().manual_seed(1))\n"
+        "opt = om.optim.AdamW(m.parameters())\n"
+        "om.save({'model': m.state_dict(), 'optim': opt.state_dict()}, sys.argv[1])\n"
+    )
+    files = []
+    for i in range(2):
+        p = tmp_path / f"s{i}.safetensors"
+        subprocess.run([sys.executable, "-c", code, str(p)], check=True)
+        files.append(p.read_bytes())
+    assert files[0] == files[1]

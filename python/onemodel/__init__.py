@@ -60,6 +60,8 @@ from .ops.pointwise import (
 from .ops.linalg import bmm, linear, matmul, mm
 from .ops.rnn import gru_layer, lstm_layer
 from .ops.reduce import mean, sum
+from .ops.shape_ops import chunk, split
+from .ops.softmax import log_softmax, softmax
 from .ops.views import (
     broadcast_to,
     contiguous,

@@ -19,6 +19,8 @@ old file or the new one, never a torn one.
 
 from __future__ import annotations
 
+from ._io import atomic_write, canonical_header
+
 import json
 import math
 import os
@@ -119,51 +121,6 @@ def _decode(node, tensors: dict):
     raise ValueError(f"load: unknown entry {sorted(node)} in the file's structure")
 
 
-def _fsync_dir(directory: str) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # e.g. Windows: directories cannot be opened
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _atomic_write(path, data: bytes) -> None:
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    base = os.path.basename(path)
-    tmp = None
-    for attempt in range(100):
-        candidate = os.path.join(directory, f".{base}.{os.getpid()}.{attempt}.tmp")
-        try:
-            # 0o666 less the umask, like an ordinary open(); O_EXCL: never
-            # write into someone else's temporary file.
-            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-        except FileExistsError:
-            continue
-        tmp = candidate
-        break
-    if tmp is None:
-        raise OSError(f"save: could not create a temporary file next to {path}")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_dir(directory)
-
-
 def save(obj, f) -> None:
     """Save a state dict (or a dict/list of them) to ``f``, a path (written
     atomically) or a binary file object."""
@@ -174,9 +131,9 @@ def save(obj, f) -> None:
     metadata = {"format": FORMAT, "version": _VERSION, _STRUCTURE: json.dumps(structure, allow_nan=False)}
     data = st_save(arrays, metadata=metadata)
     if hasattr(f, "write"):
-        f.write(data)
+        f.write(canonical_header(data))
         return
-    _atomic_write(f, data)
+    atomic_write(f, canonical_header(data))
 
 
 def _read_metadata(data: bytes) -> dict:

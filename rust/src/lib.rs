@@ -8,6 +8,7 @@ pub mod gemm;
 pub mod kernels;
 pub mod layout;
 pub mod math;
+pub mod recognizer;
 pub mod simd;
 pub mod storage;
 

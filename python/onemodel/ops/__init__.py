@@ -4,7 +4,7 @@ and Python operators that call them."""
 from __future__ import annotations
 
 from ..tensor import Tensor
-from . import arith, linalg, pointwise, reduce, views
+from . import arith, linalg, pointwise, reduce, shape_ops, softmax, views
 
 _METHODS = {
     # arithmetic
@@ -56,6 +56,11 @@ _METHODS = {
     "squeeze": views.squeeze,
     "flatten": views.flatten,
     "contiguous": views.contiguous,
+    # shape operators and softmax
+    "split": shape_ops.split,
+    "chunk": shape_ops.chunk,
+    "softmax": softmax.softmax,
+    "log_softmax": softmax.log_softmax,
 }
 
 

@@ -52,6 +52,52 @@ impl LogProbs {
     }
 }
 
+/// Where the recursion reads log-probabilities from: the engine's strided
+/// f32 view ([`LogProbs`]) or the recognizer's dense f64 log-softmax
+/// ([`LogProbs64`]). One recursion serves both front ends (CONTRACT §5).
+pub trait LogProbSource {
+    fn steps(&self) -> usize;
+    fn classes(&self) -> usize;
+    /// # Safety
+    /// t < steps, c < classes.
+    unsafe fn at(&self, t: usize, c: usize) -> f64;
+}
+
+impl LogProbSource for LogProbs {
+    fn steps(&self) -> usize {
+        self.steps
+    }
+    fn classes(&self) -> usize {
+        self.classes
+    }
+    #[inline]
+    unsafe fn at(&self, t: usize, c: usize) -> f64 {
+        // SAFETY: forwarded from the caller.
+        unsafe { LogProbs::at(self, t, c) }
+    }
+}
+
+/// Dense `[steps][classes]` f64 log-probabilities (the recognizer's).
+#[derive(Clone, Copy)]
+pub struct LogProbs64<'a> {
+    pub lp: &'a [f64],
+    pub steps: usize,
+    pub classes: usize,
+}
+
+impl LogProbSource for LogProbs64<'_> {
+    fn steps(&self) -> usize {
+        self.steps
+    }
+    fn classes(&self) -> usize {
+        self.classes
+    }
+    #[inline]
+    unsafe fn at(&self, t: usize, c: usize) -> f64 {
+        self.lp[t * self.classes + c]
+    }
+}
+
 fn extended(target: &[i64], blank: usize) -> Vec<usize> {
     let mut l = Vec::with_capacity(2 * target.len() + 1);
     l.push(blank);
@@ -70,8 +116,8 @@ fn can_skip(l: &[usize], s: usize, blank: usize) -> bool {
 ///
 /// # Safety
 /// `lp` must be valid for `steps` × `classes`; labels must be < classes.
-unsafe fn forward(lp: &LogProbs, l: &[usize], blank: usize) -> (Vec<f64>, f64) {
-    let (t_len, s_len) = (lp.steps, l.len());
+unsafe fn forward<L: LogProbSource>(lp: &L, l: &[usize], blank: usize) -> (Vec<f64>, f64) {
+    let (t_len, s_len) = (lp.steps(), l.len());
     let mut alpha = vec![f64::NEG_INFINITY; t_len * s_len];
     if t_len == 0 {
         return (alpha, if s_len == 1 { 0.0 } else { f64::NEG_INFINITY });
@@ -105,8 +151,8 @@ unsafe fn forward(lp: &LogProbs, l: &[usize], blank: usize) -> (Vec<f64>, f64) {
 ///
 /// # Safety
 /// As [`forward`].
-unsafe fn backward(lp: &LogProbs, l: &[usize], blank: usize) -> Vec<f64> {
-    let (t_len, s_len) = (lp.steps, l.len());
+unsafe fn backward<L: LogProbSource>(lp: &L, l: &[usize], blank: usize) -> Vec<f64> {
+    let (t_len, s_len) = (lp.steps(), l.len());
     let mut beta = vec![f64::NEG_INFINITY; t_len * s_len];
     if t_len == 0 {
         return beta;
@@ -139,7 +185,7 @@ unsafe fn backward(lp: &LogProbs, l: &[usize], blank: usize) -> Vec<f64> {
 ///
 /// # Safety
 /// `lp` valid for its steps × classes; every label < classes; blank < classes.
-pub unsafe fn loss(lp: &LogProbs, target: &[i64], blank: usize) -> f64 {
+pub unsafe fn loss<L: LogProbSource>(lp: &L, target: &[i64], blank: usize) -> f64 {
     let l = extended(target, blank);
     // SAFETY: forwarded from the caller.
     let (_, log_p) = unsafe { forward(lp, &l, blank) };
@@ -153,7 +199,12 @@ pub unsafe fn loss(lp: &LogProbs, target: &[i64], blank: usize) -> f64 {
 ///
 /// # Safety
 /// As [`loss`].
-pub unsafe fn loss_and_grad(lp: &LogProbs, target: &[i64], blank: usize, mut grad: impl FnMut(usize, usize, f64)) -> f64 {
+pub unsafe fn loss_and_grad<L: LogProbSource>(
+    lp: &L,
+    target: &[i64],
+    blank: usize,
+    mut grad: impl FnMut(usize, usize, f64),
+) -> f64 {
     let l = extended(target, blank);
     // SAFETY: forwarded from the caller.
     let (alpha, log_p) = unsafe { forward(lp, &l, blank) };
@@ -163,8 +214,8 @@ pub unsafe fn loss_and_grad(lp: &LogProbs, target: &[i64], blank: usize, mut gra
     // SAFETY: forwarded from the caller.
     let beta = unsafe { backward(lp, &l, blank) };
     let s_len = l.len();
-    let mut acc = vec![f64::NEG_INFINITY; lp.classes];
-    for t in 0..lp.steps {
+    let mut acc = vec![f64::NEG_INFINITY; lp.classes()];
+    for t in 0..lp.steps() {
         acc.iter_mut().for_each(|a| *a = f64::NEG_INFINITY);
         for s in 0..s_len {
             let ab = alpha[t * s_len + s] + beta[t * s_len + s];

@@ -13,7 +13,7 @@
 //! order can change a bit. No multiply-add is ever formed.
 //!
 //! In exact mode a NaN result is written as the canonical quiet NaN
-//! 0x7FC00000; in fast mode NaNs are whatever the hardware makes. The
+//! 0x7FC00000 (`Lanes::canonicalize_nan`, a test the optimiser cannot fold); in fast mode NaNs are whatever the hardware makes. The
 //! transcendentals are the fixed ones in both modes (they are faster than
 //! the platform's scalar libm calls, and erf/gelu must be the fixed ones
 //! anyway), so the modes differ only in NaN payloads.
@@ -21,7 +21,6 @@
 //! These loops run on the calling thread, inside the IEEE floating-point
 //! environment (no flush-to-zero).
 
-use super::CANONICAL_NAN;
 use crate::dispatch::with_ieee;
 use crate::layout::{coalesce, row_count};
 use crate::math::fixed;
@@ -255,7 +254,7 @@ unsafe fn finish<L: Lanes>(r: L, exact: bool) -> L {
     // SAFETY: forwarded contract.
     unsafe {
         if exact {
-            L::select(r.is_nan(), L::splat_bits(CANONICAL_NAN), r)
+            r.canonicalize_nan()
         } else {
             r
         }
@@ -300,11 +299,56 @@ impl Operand {
 /// The row kernel: `out[j] = f(inputs[j])` for j < n.
 trait RowOp: Copy {
     const ARITY: usize;
+    /// The variant's index (0..32), used to specialise the loop per variant.
+    fn tag(self) -> u8;
     unsafe fn eval<L: Lanes>(self, x: [L; 3]) -> L;
+}
+
+/// `O` known to be variant `V`: `eval` tells the optimiser so, which folds
+/// the per-element `match` away and lets it hoist the constants out of the
+/// loop. Only constructed after checking `op.tag() == V`.
+#[derive(Clone, Copy)]
+struct Spec<O, const V: u8>(O);
+
+impl<O: RowOp, const V: u8> RowOp for Spec<O, V> {
+    const ARITY: usize = O::ARITY;
+    #[inline(always)]
+    fn tag(self) -> u8 {
+        V
+    }
+    #[inline(always)]
+    unsafe fn eval<L: Lanes>(self, x: [L; 3]) -> L {
+        // SAFETY: a Spec<O, V> is only made for an op whose tag is V.
+        unsafe {
+            std::hint::assert_unchecked(self.0.tag() == V);
+            self.0.eval(x)
+        }
+    }
 }
 
 impl RowOp for UnaryOp {
     const ARITY: usize = 1;
+    #[inline(always)]
+    fn tag(self) -> u8 {
+        use UnaryOp::*;
+        match self {
+            Neg => 0,
+            Relu => 1,
+            Exp => 2,
+            Log => 3,
+            Sigmoid => 4,
+            Tanh => 5,
+            Gelu => 6,
+            Erf => 7,
+            Sqrt => 8,
+            Abs => 9,
+            Square => 10,
+            Pow(_) => 11,
+            Clamp(..) => 12,
+            GeluSlope => 13,
+            ErfSlope => 14,
+        }
+    }
     #[inline(always)]
     unsafe fn eval<L: Lanes>(self, x: [L; 3]) -> L {
         // SAFETY: forwarded contract.
@@ -314,6 +358,30 @@ impl RowOp for UnaryOp {
 impl RowOp for BinaryOp {
     const ARITY: usize = 2;
     #[inline(always)]
+    fn tag(self) -> u8 {
+        use BinaryOp::*;
+        match self {
+            Add => 0,
+            Sub => 1,
+            Mul => 2,
+            Div => 3,
+            ReluBackward => 4,
+            Maximum => 5,
+            Minimum => 6,
+            SigmoidBackward => 7,
+            TanhBackward => 8,
+            GeluBackward => 9,
+            ExpBackward => 10,
+            LogBackward => 11,
+            ErfBackward => 12,
+            SqrtBackward => 13,
+            AbsBackward => 14,
+            SquareBackward => 15,
+            PowBackward(_) => 16,
+            ClampBackward(..) => 17,
+        }
+    }
+    #[inline(always)]
     unsafe fn eval<L: Lanes>(self, x: [L; 3]) -> L {
         // SAFETY: forwarded contract.
         unsafe { BinaryOp::eval(self, x[0], x[1]) }
@@ -321,6 +389,14 @@ impl RowOp for BinaryOp {
 }
 impl RowOp for TernaryOp {
     const ARITY: usize = 3;
+    #[inline(always)]
+    fn tag(self) -> u8 {
+        match self {
+            TernaryOp::Where => 0,
+            TernaryOp::MaximumBackward => 1,
+            TernaryOp::MinimumBackward => 2,
+        }
+    }
     #[inline(always)]
     unsafe fn eval<L: Lanes>(self, x: [L; 3]) -> L {
         // SAFETY: forwarded contract.
@@ -362,14 +438,32 @@ struct Loop<'a, O: RowOp> {
 
 impl<O: RowOp> LaneFn for Loop<'_, O> {
     type Output = ();
-    // The row walk is written out here (no closures) so that the whole loop,
-    // `row` included, is inlined into the path's #[target_feature] trampoline.
+    // One specialised copy of the loop per variant (the `match` on the op
+    // is taken once per call, not per element).
     #[inline(always)]
     fn run<L: Lanes>(self) {
+        macro_rules! by_tag {
+            ($($v:literal)*) => {
+                match self.op.tag() {
+                    $($v => walk::<L, O, Spec<O, $v>>(&self, Spec(self.op)),)*
+                    _ => unreachable!("op tags are below 18"),
+                }
+            };
+        }
+        by_tag!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17)
+    }
+}
+
+/// The row walk, written out (no closures) so that the whole loop, `row`
+/// included, is inlined into the path's #[target_feature] trampoline.
+#[inline(always)]
+fn walk<L: Lanes, O: RowOp, K: RowOp>(lp: &Loop<'_, O>, op: K) {
+    let l = lp;
+    {
         let k = O::ARITY;
-        let mut strides: Vec<&[isize]> = vec![self.out_strides];
-        strides.extend(self.ins[..k].iter().map(|i| i.1));
-        let c = coalesce(self.shape, &strides);
+        let mut strides: Vec<&[isize]> = vec![l.out_strides];
+        strides.extend(l.ins[..k].iter().map(|i| i.1));
+        let c = coalesce(l.shape, &strides);
         let nd = c.shape.len();
         let inner = c.shape[nd - 1];
         let so = c.strides[0][nd - 1];
@@ -381,15 +475,15 @@ impl<O: RowOp> LaneFn for Loop<'_, O> {
         let mut idx = vec![0usize; outer.len()];
         let mut offs = vec![0isize; k + 1];
         for _ in 0..row_count(&c) {
-            let mut ops = [Operand { p: self.ins[0].0, stride: 0 }; 3];
+            let mut ops = [Operand { p: l.ins[0].0, stride: 0 }; 3];
             for i in 0..k {
                 // SAFETY: the caller of the public function guarantees every
                 // reached offset is valid.
-                ops[i] = Operand { p: unsafe { self.ins[i].0.offset(offs[i + 1]) }, stride: inner_strides[i] };
+                ops[i] = Operand { p: unsafe { l.ins[i].0.offset(offs[i + 1]) }, stride: inner_strides[i] };
             }
             // SAFETY: as above; `row` only touches offsets of this row; the
             // lane type matches the path run_on instantiated.
-            unsafe { row::<L, O>(self.op, self.exact, inner, self.out.offset(offs[0]), so, ops) };
+            unsafe { row::<L, K>(op, l.exact, inner, l.out.offset(offs[0]), so, ops) };
             // Next row (row-major odometer over the outer dimensions).
             for d in (0..outer.len()).rev() {
                 idx[d] += 1;

@@ -2,13 +2,19 @@
 //! Python objects: the bindings validate shapes, and the callers guarantee
 //! that pointers are valid for the strides they pass.
 
+pub mod conv;
 pub mod copy;
 pub mod ctc;
 pub mod elementwise;
+pub mod gather;
 pub mod matmul;
+pub mod norm;
 pub mod optim;
+pub mod pool;
 pub mod reduce;
+pub mod resize;
 pub mod rnn;
+pub mod softmax;
 
 /// The quiet NaN exact mode writes for every NaN result, so that the payload
 /// of a NaN (which hardware propagates differently) never differs.

@@ -19,9 +19,19 @@
 //! Visiting order: t = 0..T for a forward layer, T-1..0 for a reverse one.
 
 use crate::dispatch::Mode;
+use crate::kernels::elementwise::{unary, UnaryOp};
 use crate::kernels::matmul::{gemm, MatRef};
-use crate::math::{sigmoid, tanh};
 use crate::storage::Buffer;
+
+/// Apply a fixed activation in place to a contiguous run, on the lane loops
+/// of the current kernel path (the same bits as the scalar definition).
+fn activate(op: UnaryOp, mode: Mode, v: &mut [f32]) {
+    let n = v.len();
+    let p = v.as_mut_ptr();
+    // SAFETY: `p` is valid for `n` reads and writes; the loop reads and writes
+    // each element at the same index (element-for-element aliasing).
+    unsafe { unary(op, mode == Mode::Exact, &[n], p, &[1], p, &[1]) };
+}
 
 /// Sizes of one layer call.
 #[derive(Clone, Copy, Debug)]
@@ -100,8 +110,9 @@ pub unsafe fn lstm_forward(
     let mut h_buf = scratch(bh);
     let mut c_buf = scratch(bh);
     let mut act_buf = scratch(b * g4);
-    // SAFETY: each buffer was allocated with the length it is viewed with.
+    let mut tanh_buf = scratch(h);
     let (hcur, ccur, act) = (f32s(&mut h_buf, bh), f32s(&mut c_buf, bh), f32s(&mut act_buf, b * g4));
+    let tanh_row = f32s(&mut tanh_buf, h);
     if let Some(p) = h0 {
         // SAFETY: h0 is [B, H].
         hcur.copy_from_slice(unsafe { std::slice::from_raw_parts(p, bh) });
@@ -120,9 +131,10 @@ pub unsafe fn lstm_forward(
             unsafe { std::ptr::copy_nonoverlapping(hcur.as_ptr(), s.h_prev.add(t * bh), bh) };
         }
         for bi in 0..b {
-            for j in 0..g4 {
+            let row = &mut act[bi * g4..(bi + 1) * g4];
+            for (j, slot) in row.iter_mut().enumerate() {
                 // SAFETY: indices lie inside xp [T·B, 4H], hp [B, 4H], biases [4H].
-                let pre = unsafe {
+                *slot = unsafe {
                     let xv = *xp.add((t * b + bi) * g4 + j);
                     let hv = *hp.add(bi * g4 + j);
                     let xb = match b_ih {
@@ -135,22 +147,25 @@ pub unsafe fn lstm_forward(
                     };
                     xb + hb
                 };
-                act[bi * g4 + j] = if (2 * h..3 * h).contains(&j) { tanh(pre) } else { sigmoid(pre) };
             }
+            activate(UnaryOp::Sigmoid, mode, &mut row[..2 * h]);
+            activate(UnaryOp::Tanh, mode, &mut row[2 * h..3 * h]);
+            activate(UnaryOp::Sigmoid, mode, &mut row[3 * h..]);
+            let crow = &mut ccur[bi * h..(bi + 1) * h];
             for j in 0..h {
-                let base = bi * g4;
-                let (ig, fg, gg, og) = (act[base + j], act[base + h + j], act[base + 2 * h + j], act[base + 3 * h + j]);
-                let c = fg * ccur[bi * h + j] + ig * gg;
-                let tc = tanh(c);
-                let hv = og * tc;
-                ccur[bi * h + j] = c;
-                hcur[bi * h + j] = hv;
-                if let Some(s) = saved {
-                    // SAFETY: cells and tanh_c are [T, B, H].
-                    unsafe {
-                        *s.cells.add(t * bh + bi * h + j) = c;
-                        *s.tanh_c.add(t * bh + bi * h + j) = tc;
-                    }
+                crow[j] = row[h + j] * crow[j] + row[j] * row[2 * h + j];
+            }
+            let trow = &mut tanh_row[..h];
+            trow.copy_from_slice(crow);
+            activate(UnaryOp::Tanh, mode, trow);
+            for j in 0..h {
+                hcur[bi * h + j] = row[3 * h + j] * trow[j];
+            }
+            if let Some(s) = saved {
+                // SAFETY: cells and tanh_c are [T, B, H]; row (t, bi) holds H elements.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(crow.as_ptr(), s.cells.add(t * bh + bi * h), h);
+                    std::ptr::copy_nonoverlapping(trow.as_ptr(), s.tanh_c.add(t * bh + bi * h), h);
                 }
             }
         }
@@ -344,7 +359,9 @@ pub unsafe fn gru_forward(
     let hp = hp_buf.as_ptr() as *mut f32;
     let mut h_buf = scratch(bh);
     let mut act_buf = scratch(b * g3);
+    let mut hn_buf = scratch(h);
     let (hcur, act) = (f32s(&mut h_buf, bh), f32s(&mut act_buf, b * g3));
+    let hn_buf_v = f32s(&mut hn_buf, h);
     if let Some(p) = h0 {
         // SAFETY: h0 is [B, H].
         hcur.copy_from_slice(unsafe { std::slice::from_raw_parts(p, bh) });
@@ -358,38 +375,36 @@ pub unsafe fn gru_forward(
             unsafe { std::ptr::copy_nonoverlapping(hcur.as_ptr(), s.h_prev.add(t * bh), bh) };
         }
         for bi in 0..b {
-            for j in 0..h {
-                // SAFETY: indices inside xp [T·B, 3H], hp [B, 3H], biases [3H].
-                let (xr, xz, xn, hr, hz, hn) = unsafe {
-                    let xrow = xp.add((t * b + bi) * g3);
-                    let hrow = hp.add(bi * g3);
-                    let bias = |p: Option<*const f32>, k: usize| match p {
-                        Some(p) => *p.add(k),
-                        None => 0.0,
-                    };
-                    let add_b = |v: f32, p: Option<*const f32>, k: usize| if p.is_some() { v + bias(p, k) } else { v };
-                    (
-                        add_b(*xrow.add(j), b_ih, j),
-                        add_b(*xrow.add(h + j), b_ih, h + j),
-                        add_b(*xrow.add(2 * h + j), b_ih, 2 * h + j),
-                        add_b(*hrow.add(j), b_hh, j),
-                        add_b(*hrow.add(h + j), b_hh, h + j),
-                        add_b(*hrow.add(2 * h + j), b_hh, 2 * h + j),
-                    )
+            let row = &mut act[bi * g3..(bi + 1) * g3];
+            let hn_row = &mut hn_buf_v[..h];
+            // SAFETY: indices inside xp [T·B, 3H], hp [B, 3H], biases [3H].
+            unsafe {
+                let xrow = xp.add((t * b + bi) * g3);
+                let hrow = hp.add(bi * g3);
+                let with_bias = |v: f32, p: Option<*const f32>, k: usize| match p {
+                    Some(p) => v + *p.add(k),
+                    None => v,
                 };
-                let r = sigmoid(xr + hr);
-                let z = sigmoid(xz + hz);
-                let n = tanh(xn + r * hn);
-                let hprev = hcur[bi * h + j];
-                let hv = (1.0 - z) * n + z * hprev;
-                act[bi * g3 + j] = r;
-                act[bi * g3 + h + j] = z;
-                act[bi * g3 + 2 * h + j] = n;
-                if let Some(s) = saved {
-                    // SAFETY: hp_n is [T, B, H].
-                    unsafe { *s.hp_n.add(t * bh + bi * h + j) = hn };
+                for j in 0..2 * h {
+                    row[j] = with_bias(*xrow.add(j), b_ih, j) + with_bias(*hrow.add(j), b_hh, j);
                 }
-                hcur[bi * h + j] = hv;
+                for j in 0..h {
+                    hn_row[j] = with_bias(*hrow.add(2 * h + j), b_hh, 2 * h + j);
+                }
+                activate(UnaryOp::Sigmoid, mode, &mut row[..2 * h]);
+                for j in 0..h {
+                    row[2 * h + j] = with_bias(*xrow.add(2 * h + j), b_ih, 2 * h + j) + row[j] * hn_row[j];
+                }
+            }
+            activate(UnaryOp::Tanh, mode, &mut row[2 * h..]);
+            for j in 0..h {
+                let (z, n) = (row[h + j], row[2 * h + j]);
+                let e = bi * h + j;
+                hcur[e] = (1.0 - z) * n + z * hcur[e];
+            }
+            if let Some(s) = saved {
+                // SAFETY: hp_n is [T, B, H]; row (t, bi) holds H elements.
+                unsafe { std::ptr::copy_nonoverlapping(hn_row.as_ptr(), s.hp_n.add(t * bh + bi * h), h) };
             }
         }
         if let Some(s) = saved {

@@ -4,7 +4,9 @@ mod compute;
 mod ops;
 mod optim;
 mod random;
+mod recognizer;
 mod rnn;
+mod spatial;
 mod storage;
 
 use pyo3::prelude::*;
@@ -34,6 +36,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(optim::clamp_, m)?)?;
     m.add_function(wrap_pyfunction!(optim::beta_power, m)?)?;
     m.add_function(wrap_pyfunction!(optim::adamw_scalars, m)?)?;
+    spatial::register(m)?;
     m.add_function(wrap_pyfunction!(compute::kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(compute::best_kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(compute::available_kernel_paths, m)?)?;
@@ -48,5 +51,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compute::get_mxcsr, m)?)?;
     m.add_function(wrap_pyfunction!(compute::set_mxcsr, m)?)?;
     m.add_function(wrap_pyfunction!(compute::peak_gflops, m)?)?;
+    recognizer::register(m)?;
     Ok(())
 }

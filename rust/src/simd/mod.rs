@@ -117,6 +117,14 @@ pub unsafe trait Lanes: Copy + Send + Sync + 'static {
     /// caller's error (implementations may use only the low 4 bits).
     unsafe fn lookup16(table: &[f32; 16], idx: Self) -> Self;
 
+    /// Every NaN lane replaced by the canonical quiet NaN 0x7FC00000, other
+    /// lanes unchanged. The test is made where the optimiser cannot see
+    /// through it: Rust (like LLVM) treats the payload of an arithmetic NaN
+    /// as unspecified and folds `if r.is_nan() { C } else { r }` to `r` when
+    /// it can see that `r` came from arithmetic, which would let the
+    /// hardware's payload through.
+    unsafe fn canonicalize_nan(self) -> Self;
+
     /// Sign flipped (exact, NaN payload kept).
     #[inline(always)]
     unsafe fn neg(self) -> Self {

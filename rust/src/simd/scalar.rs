@@ -163,6 +163,26 @@ unsafe impl Lanes for f32 {
         m
     }
     #[inline(always)]
+    unsafe fn canonicalize_nan(self) -> f32 {
+        // An opaque copy: the optimiser no longer knows where the value came
+        // from, so it must keep the test (see the trait's note).
+        #[cfg(target_arch = "x86_64")]
+        let r = {
+            let mut r = self;
+            // SAFETY: an empty asm block that only claims to modify `r` in
+            // its register; it touches no memory and no flags.
+            unsafe { std::arch::asm!("/* {0} */", inout(xmm_reg) r, options(pure, nomem, nostack, preserves_flags)) };
+            r
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let r = std::hint::black_box(self);
+        if r.is_nan() {
+            f32::from_bits(0x7fc0_0000)
+        } else {
+            r
+        }
+    }
+    #[inline(always)]
     unsafe fn lookup16(table: &[f32; 16], idx: f32) -> f32 {
         table[(idx.to_bits() & 15) as usize]
     }

@@ -222,6 +222,17 @@ unsafe impl Lanes for V128 {
             V128(_mm_setr_ps(t(0), t(1), t(2), t(3)))
         }
     }
+    #[inline(always)]
+    unsafe fn canonicalize_nan(self) -> Self {
+        // SAFETY: SSE2 integer ops (baseline) and SSE4.1 blendv (enabled in
+        // run_v128). NaN ⇔ (bits & 0x7fffffff) > 0x7f800000 as i32, tested on
+        // the integer bits (opaque to NaN-payload folding).
+        unsafe {
+            let b = _mm_and_si128(_mm_castps_si128(self.0), _mm_set1_epi32(0x7fff_ffff));
+            let m = _mm_cmpgt_epi32(b, _mm_set1_epi32(0x7f80_0000));
+            V128(_mm_blendv_ps(self.0, _mm_castsi128_ps(_mm_set1_epi32(0x7fc0_0000)), _mm_castsi128_ps(m)))
+        }
+    }
 }
 
 unsafe impl Lanes for Avx2 {
@@ -409,6 +420,16 @@ unsafe impl Lanes for Avx2 {
             Avx2(_mm256_blendv_ps(lo, hi, pick_hi))
         }
     }
+    #[inline(always)]
+    unsafe fn canonicalize_nan(self) -> Self {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled). NaN ⇔
+        // (bits & 0x7fffffff) > 0x7f800000 as i32, tested on the integer bits.
+        unsafe {
+            let b = _mm256_and_si256(_mm256_castps_si256(self.0), _mm256_set1_epi32(0x7fff_ffff));
+            let m = _mm256_cmpgt_epi32(b, _mm256_set1_epi32(0x7f80_0000));
+            Avx2(_mm256_blendv_ps(self.0, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc0_0000)), _mm256_castsi256_ps(m)))
+        }
+    }
 }
 
 unsafe impl Lanes for Avx512 {
@@ -584,6 +605,16 @@ unsafe impl Lanes for Avx512 {
         // SAFETY: called only inside run_avx512 (AVX-512F enabled); the table
         // is valid for 16 reads; vpermps uses the low 4 index bits.
         unsafe { Avx512(_mm512_permutexvar_ps(_mm512_castps_si512(idx.0), _mm512_loadu_ps(table.as_ptr()))) }
+    }
+    #[inline(always)]
+    unsafe fn canonicalize_nan(self) -> Self {
+        // SAFETY: called only inside run_avx512 (AVX-512F enabled). NaN ⇔
+        // (bits & 0x7fffffff) > 0x7f800000 as i32, tested on the integer bits.
+        unsafe {
+            let b = _mm512_and_si512(_mm512_castps_si512(self.0), _mm512_set1_epi32(0x7fff_ffff));
+            let m = _mm512_cmpgt_epi32_mask(b, _mm512_set1_epi32(0x7f80_0000));
+            Avx512(_mm512_mask_blend_ps(m, self.0, _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc0_0000))))
+        }
     }
 }
 

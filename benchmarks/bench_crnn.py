@@ -1,0 +1,171 @@
+"""The CRNN training step at its real size (issue 6): input 8×1×32×256,
+conv blocks 1→32→64→96 (3×3, ReLU, max-pool (2,2), (2,2), (2,1)), collapse
+height (4·96 = 384 features), 2-layer bidirectional LSTM (hidden 128),
+linear to 97 classes, log_softmax, CTC loss, backward and an AdamW step.
+
+Each (framework, threads, mode) runs in a fresh subprocess, so the peak
+resident memory (VmHWM) of one framework is not mixed with the other's.
+Medians of --repeats steps after two warm-up steps.
+
+    python benchmarks/bench_crnn.py [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+B, H, W, CLASSES = 8, 32, 256, 97
+T_STEPS = W // 4
+TARGET_LEN = 20
+
+
+def data():
+    rng = np.random.default_rng(0)
+    x = rng.random((B, 1, H, W), dtype=np.float32)
+    targets = rng.integers(1, CLASSES, size=(B, TARGET_LEN)).astype(np.int64)
+    return x, targets
+
+
+def run_ours(threads, mode, repeats):
+    import onemodel as om
+    import onemodel.functional as F
+
+    om.compute.set_threads(threads)
+    om.compute.set_mode(mode)
+
+    class CRNN(om.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1, self.c2, self.c3 = om.nn.Conv2d(1, 32, 3, padding=1), om.nn.Conv2d(32, 64, 3, padding=1), om.nn.Conv2d(64, 96, 3, padding=1)
+            self.lstm = om.nn.LSTM(384, 128, num_layers=2, bidirectional=True)
+            self.fc = om.nn.Linear(256, CLASSES)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.c1(x)), 2)
+            x = F.max_pool2d(F.relu(self.c2(x)), 2)
+            x = F.max_pool2d(F.relu(self.c3(x)), (2, 1))
+            b, c, h, w = x.shape
+            out, _ = self.lstm(x.permute(3, 0, 1, 2).reshape(w, b, c * h))
+            return self.fc(out)
+
+    model = CRNN()
+    opt = om.optim.AdamW(model.parameters(), lr=1e-3)
+    xn, tn = data()
+    x, targets = om.tensor(xn), om.tensor(tn)
+
+    def step():
+        with om.ActivationScope():
+            opt.zero_grad()
+            lp = F.log_softmax(model(x), dim=-1)
+            loss = F.ctc_loss(lp, targets, [T_STEPS] * B, [TARGET_LEN] * B)
+            loss.backward()
+            opt.step()
+            return loss.item()
+
+    return step
+
+
+def run_torch(threads, mode, repeats):
+    import torch
+    import torch.nn.functional as F
+
+    torch.set_num_threads(threads)
+
+    class CRNN(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1, self.c2, self.c3 = torch.nn.Conv2d(1, 32, 3, padding=1), torch.nn.Conv2d(32, 64, 3, padding=1), torch.nn.Conv2d(64, 96, 3, padding=1)
+            self.lstm = torch.nn.LSTM(384, 128, num_layers=2, bidirectional=True)
+            self.fc = torch.nn.Linear(256, CLASSES)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.c1(x)), 2)
+            x = F.max_pool2d(F.relu(self.c2(x)), 2)
+            x = F.max_pool2d(F.relu(self.c3(x)), (2, 1))
+            b, c, h, w = x.shape
+            out, _ = self.lstm(x.permute(3, 0, 1, 2).reshape(w, b, c * h))
+            return self.fc(out)
+
+    model = CRNN()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, foreach=False)
+    xn, tn = data()
+    x, targets = torch.from_numpy(xn), torch.from_numpy(tn)
+
+    def step():
+        opt.zero_grad()
+        lp = F.log_softmax(model(x), dim=-1)
+        loss = F.ctc_loss(lp, targets, torch.full((B,), T_STEPS), torch.full((B,), TARGET_LEN))
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step
+
+
+def _vm_hwm_mib() -> float:
+    """Peak resident memory of this process (VmHWM), which, unlike
+    ru_maxrss, does not carry over the parent's size across exec."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def child(framework, threads, mode, repeats):
+    step = (run_ours if framework == "onemodel" else run_torch)(threads, mode, repeats)
+    step()
+    step()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        step()
+        times.append((time.perf_counter() - t0) * 1e3)
+    peak = _vm_hwm_mib()
+    print(json.dumps({"ms": statistics.median(times), "peak_mib": peak}))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--child", nargs=3, metavar=("FRAMEWORK", "THREADS", "MODE"))
+    args = ap.parse_args()
+    if args.child:
+        fw, th, mode = args.child
+        child(fw, int(th), mode, args.repeats)
+        return
+    try:
+        import torch  # noqa: F401
+
+        have_torch = True
+    except ImportError:
+        have_torch = False
+
+    def measure(fw, th, mode):
+        out = subprocess.run([sys.executable, __file__, "--repeats", str(args.repeats), "--child", fw, str(th), mode],
+                             capture_output=True, text=True, check=True).stdout
+        return json.loads(out.strip().splitlines()[-1])
+
+    print("| threads | onemodel fast ms | onemodel exact ms | torch ms | exact/torch | fast/torch | onemodel peak MiB | torch peak MiB |")
+    print("|---|---|---|---|---|---|---|---|")
+    for th in (1, 2):
+        fast, exact = measure("onemodel", th, "fast"), measure("onemodel", th, "exact")
+        tor = measure("torch", th, "fast") if have_torch else None
+        r = lambda v: f"{v / tor['ms']:.2f}" if tor else "-"
+        print(f"| {th} | {fast['ms']:.0f} | {exact['ms']:.0f} | {tor['ms'] if tor else float('nan'):.0f} | {r(exact['ms'])} | {r(fast['ms'])} | "
+              f"{max(fast['peak_mib'], exact['peak_mib']):.0f} | {tor['peak_mib'] if tor else float('nan'):.0f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""Training throughput of the default crnn-v0 (height 32, lines 256 px wide,
+batch 8): onemodel's bit-identical trainer at 1 and 2 threads, side by side
+with the same model in PyTorch (padded batch, CTCLoss, clip_grad_norm_,
+AdamW foreach=False) when torch is importable; peak memory of each.
+
+    python benchmarks/bench_recognizer.py [--steps 10] [--threads 1 2]
+
+Each configuration runs in its own subprocess so that its peak resident
+memory (VmHWM) is its own. Not a timed test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+WIDTH, BATCH = 256, 8
+
+
+def batch(rng, classes):
+    imgs = [rng.random((32, WIDTH)).astype(np.float32) for _ in range(BATCH)]
+    labels = [list(rng.integers(1, classes, size=int(rng.integers(8, 20)))) for _ in range(BATCH)]
+    return imgs, labels
+
+
+def run_onemodel(threads, steps):
+    import onemodel as om
+    from onemodel.recognizer import CrnnV0, CrnnV0Config, Trainer
+
+    om.compute.set_threads(threads)
+    model = CrnnV0(CrnnV0Config(), seed=0)
+    tr = Trainer(model)
+    rng = np.random.default_rng(0)
+    imgs, labels = batch(rng, model.config.classes)
+    tr.step(imgs, labels)  # warm-up: buffers sized once
+    t, c = time.perf_counter(), time.process_time()
+    for _ in range(steps):
+        tr.step(imgs, labels)
+    return steps * BATCH / (time.perf_counter() - t), steps * BATCH / (time.process_time() - c)
+
+
+def run_torch(threads, steps):
+    import torch
+    import torch.nn.functional as F
+
+    from onemodel.recognizer import CrnnV0Config
+
+    torch.set_num_threads(threads)
+    cfg = CrnnV0Config()
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            chans = (1,) + cfg.channels
+            self.convs = torch.nn.ModuleList(torch.nn.Conv2d(chans[i], chans[i + 1], 3, padding=1) for i in range(3))
+            feat = (cfg.height // 8) * cfg.channels[-1]
+            self.lstm = torch.nn.LSTM(feat, cfg.hidden, num_layers=cfg.layers, bidirectional=True)
+            self.cls = torch.nn.Linear(2 * cfg.hidden, cfg.classes)
+
+        def forward(self, x):  # x [B, 1, H, W]
+            for conv, pool in zip(self.convs, cfg.pools):
+                x = F.max_pool2d(F.relu(conv(x)), pool)
+            b, c, h, w = x.shape
+            x = x.permute(3, 0, 2, 1).reshape(w, b, h * c)  # [T, B, F]
+            return self.cls(self.lstm(x)[0])  # [T, B, K]
+
+    torch.manual_seed(0)
+    net = Net()
+    decay = [p for n, p in net.named_parameters() if not n.endswith("bias") and "bias" not in n]
+    nodecay = [p for n, p in net.named_parameters() if "bias" in n]
+    opt = torch.optim.AdamW([{"params": decay}, {"params": nodecay, "weight_decay": 0.0}], lr=1e-3, weight_decay=0.01,
+                            foreach=False)
+    ctc = torch.nn.CTCLoss(blank=0, reduction="sum", zero_infinity=True)
+    rng = np.random.default_rng(0)
+    imgs, labels = batch(rng, cfg.classes)
+    x = torch.tensor(np.stack(imgs))[:, None]
+    targets = torch.tensor([c for lab in labels for c in lab])
+    tlen = torch.tensor([len(lab) for lab in labels])
+
+    def step():
+        opt.zero_grad()
+        z = net(x)
+        ilen = torch.full((BATCH,), z.shape[0], dtype=torch.long)
+        loss = ctc(F.log_softmax(z, dim=2), targets, ilen, tlen) / BATCH
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0, foreach=False)
+        opt.step()
+
+    step()
+    t, c = time.perf_counter(), time.process_time()
+    for _ in range(steps):
+        step()
+    return steps * BATCH / (time.perf_counter() - t), steps * BATCH / (time.process_time() - c)
+
+
+def peak_mib():
+    """This process's peak resident memory. VmHWM belongs to the process's
+    own address space; ru_maxrss would also count the parent's memory at
+    fork time (Linux carries it across exec), i.e. torch's import."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def worker(args):
+    fn = run_onemodel if args.worker == "onemodel" else run_torch
+    lps, lpc = fn(args.worker_threads, args.steps)
+    peak = peak_mib()
+    print(json.dumps({"lines_per_s": lps, "lines_per_cpu_s": lpc, "peak_mib": peak}))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--worker", choices=["onemodel", "torch"])
+    ap.add_argument("--worker-threads", type=int, default=1)
+    args = ap.parse_args()
+    if args.worker:
+        return worker(args)
+    try:
+        import torch  # noqa: F401
+
+        impls = ["onemodel", "torch"]
+    except ImportError:
+        impls = ["onemodel"]
+        print("torch is not importable: onemodel only")
+    rows = []
+    for threads in args.threads:
+        for impl in impls:
+            out = subprocess.run([sys.executable, __file__, "--worker", impl, "--worker-threads", str(threads),
+                                  "--steps", str(args.steps)], capture_output=True, text=True, check=True)
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            rows.append((impl, threads, r["lines_per_s"], r["lines_per_cpu_s"], r["peak_mib"]))
+            print(f"{impl:9s} threads {threads}: {r['lines_per_s']:7.1f} lines/s  {r['lines_per_cpu_s']:7.1f} lines/CPU-s  "
+                  f"peak {r['peak_mib']:7.0f} MiB", flush=True)
+    print("\n| implementation | threads | lines/s | lines per CPU-second | peak RSS (MiB) |\n| --- | --- | --- | --- | --- |")
+    for impl, threads, lps, lpc, peak in rows:
+        print(f"| {impl} | {threads} | {lps:.1f} | {lpc:.1f} | {peak:.0f} |")
+    try:
+        print(f"\nload average: {' '.join(f'{x:.1f}' for x in __import__('os').getloadavg())}")
+    except OSError:
+        pass
+
+
+if __name__ == "__main__":
+    main()

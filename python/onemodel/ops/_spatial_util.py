@@ -1,0 +1,71 @@
+"""Small helpers shared by the spatial operators: argument normalisation
+and contiguous operands for the kernels (which take contiguous memory)."""
+
+from __future__ import annotations
+
+import numbers
+
+from .. import _core
+from ..tensor import Tensor, float32
+from .arith import clone_contiguous, expand_to
+
+
+def contig(t: Tensor) -> Tensor:
+    """`t` itself when contiguous, else a contiguous copy (no autograd)."""
+    return t if t.is_contiguous() else clone_contiguous(t)
+
+
+def check_float(op: str, **tensors) -> None:
+    for name, t in tensors.items():
+        if t is None:
+            continue
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}: {name} must be a Tensor, got {type(t).__name__}")
+        if t.dtype is not float32:
+            raise TypeError(f"{op}: {name} must be float32, got {t.dtype.name}")
+
+
+def pair(op: str, name: str, value, minimum: int = 0) -> tuple:
+    """An int or a pair of ints as a pair, each at least `minimum`."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        out = (int(value), int(value))
+    else:
+        try:
+            out = tuple(int(v) for v in value)
+        except TypeError:
+            raise TypeError(f"{op}: {name} must be an int or a pair of ints, got {value!r}") from None
+        if len(out) == 1:
+            out = out * 2
+        if len(out) != 2:
+            raise ValueError(f"{op}: {name} must be an int or a pair of ints, got {value!r}")
+    if any(v < minimum for v in out):
+        raise ValueError(f"{op}: {name} must be at least {minimum}, got {value!r}")
+    return out
+
+
+def scalar_tensor(value: float) -> Tensor:
+    t = Tensor._empty(())
+    _core.fill_(t, float(value))
+    return t
+
+
+def scale_inplace(t: Tensor, value: float) -> None:
+    """t *= value (one IEEE multiply per element)."""
+    _core.binary("mul", t, t, expand_to(scalar_tensor(value), t._shape, "mul"))
+
+
+def add_channel_bias(out: Tensor, bias: Tensor) -> None:
+    """out[:, c, ...] += bias[c] (one IEEE add per element)."""
+    view_shape = (1, bias.shape[0]) + (1,) * (out.ndim - 2)
+    b = bias._view(view_shape, (0, bias._strides[0]) + (0,) * (out.ndim - 2))
+    _core.binary("add", out, out, expand_to(b, out._shape, "bias"))
+
+
+def batched(op: str, input: Tensor, ndim: int):
+    """Accept an unbatched input (one dim fewer, as torch does): returns the
+    batched view and whether to squeeze the result."""
+    if input.ndim == ndim - 1:
+        return input.unsqueeze(0), True
+    if input.ndim != ndim:
+        raise ValueError(f"{op}: expected a {ndim - 1}-D or {ndim}-D input, got shape {tuple(input.shape)}")
+    return input, False

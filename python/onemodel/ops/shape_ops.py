@@ -1,0 +1,103 @@
+"""split, chunk and constant pad (cat and stack are in ops/join.py): copies
+into and out of strided views (no arithmetic, so the bits are the inputs'
+bits)."""
+
+from __future__ import annotations
+
+import numbers
+
+from .. import _core, _shape
+from ..autograd.function import Function
+from ..tensor import Tensor
+from . import views
+from .join import cat, stack  # noqa: F401  (re-exported: the shape operators in one place)
+
+
+def _narrow(t: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """A view of `t` restricted to [start, start+length) along dim (no autograd)."""
+    shape = list(t._shape)
+    shape[dim] = length
+    return t._view(tuple(shape), t._strides, t._offset + start * t._strides[dim])
+
+
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """torch.split: views of equal chunks (the last smaller) or of the given sizes."""
+    d = _shape.norm_dim("split", dim, tensor.ndim)
+    n = tensor.shape[d]
+    if isinstance(split_size_or_sections, numbers.Integral):
+        step = int(split_size_or_sections)
+        if step <= 0 and n > 0:
+            raise ValueError(f"split: split_size must be positive, got {step}")
+        sizes = [min(step, n - s) for s in range(0, n, step)] if n else [0]
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n or any(s < 0 for s in sizes):
+            raise ValueError(f"split: sections {sizes} do not add up to the size {n} of dimension {d} (shape {tuple(tensor.shape)})")
+    out = []
+    start = 0
+    for s in sizes:
+        index = (slice(None),) * d + (slice(start, start + s),)
+        out.append(views.getitem(tensor, index))
+        start += s
+    return tuple(out)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    d = _shape.norm_dim("chunk", dim, input.ndim)
+    if chunks <= 0:
+        raise ValueError(f"chunk: chunks must be positive, got {chunks}")
+    n = input.shape[d]
+    return split(input, max(1, -(-n // chunks)), d)
+
+
+class PadFn(Function):
+    name = "ConstantPad"
+
+    def forward(self, x, pads, value):
+        # pads: per dim (before, after), possibly negative (cropping).
+        self.pads = pads
+        shape = tuple(n + a + b for n, (a, b) in zip(x.shape, pads))
+        out = Tensor._empty(shape, x.dtype)
+        _core.fill_(out, value)
+        src, dst = self._regions(x, out)
+        if src is not None:
+            _core.copy_(dst, src)
+        return out
+
+    def _regions(self, inner: Tensor, outer: Tensor):
+        """Matching views: the part of `inner` (unpadded) that lands in `outer` (padded)."""
+        src, dst = inner, outer
+        for d, (a, b) in enumerate(self.pads):
+            n_in = inner.shape[d]
+            in_start = max(0, -a)
+            out_start = max(0, a)
+            length = n_in - in_start - max(0, -b)
+            if length <= 0:
+                return None, None
+            src = _narrow(src, d, in_start, length)
+            dst = _narrow(dst, d, out_start, length)
+        return src, dst
+
+    def backward(self, g):
+        dx = Tensor._empty(self.input_meta[0][0], zeroed=True)
+        src, dst = self._regions(dx, g)
+        if src is not None:
+            _core.copy_(src, dst)
+        return dx
+
+
+def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
+    """torch.nn.functional.pad, constant mode: `pad` lists (left, right) for
+    the last dim, then the one before, …; negative values crop."""
+    if mode != "constant":
+        raise ValueError(f"pad: mode {mode!r} is not supported (only 'constant')")
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise ValueError(f"pad: padding {pad} must have an even length of at most 2·{input.ndim} for shape {tuple(input.shape)}")
+    pads = [(0, 0)] * input.ndim
+    for i in range(len(pad) // 2):
+        pads[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    new_shape = tuple(n + a + b for n, (a, b) in zip(input.shape, pads))
+    if any(s < 0 for s in new_shape):
+        raise ValueError(f"pad: padding {pad} makes the shape {tuple(input.shape)} negative: {new_shape}")
+    return PadFn.apply(input, tuple(pads), 0.0 if value is None else value)

@@ -1,0 +1,370 @@
+//! 2-D convolution (NCHW, contiguous operands) on the canonical GEMM.
+//!
+//! One description, [`Conv2d`], serves the three kernels and both
+//! convolution operators: `conv2d` runs [`forward`], its backward runs
+//! [`input_grad`] and [`weight_grad`]; `conv_transpose2d` is the adjoint, so
+//! its forward is [`input_grad`] (with the transposed convolution's output as
+//! the convolution's "input") and its backward is [`forward`] and
+//! [`weight_grad`] with the roles swapped.
+//!
+//! Orders (the bits depend on them, never on threads or paths):
+//! * forward: per batch item and group, `out = W_g · cols` with cols the
+//!   im2col matrix `[(c, ky, kx), (oy, ox)]`; each output is one GEMM
+//!   accumulator over k = (c, ky, kx) increasing. The bias is one IEEE add
+//!   afterwards.
+//! * input gradient: `dcols = W_gᵀ · dY_g` (one accumulator over the
+//!   group's output channels, increasing), then col2im written as a gather:
+//!   each input element starts at +0 and adds the taps that read it in
+//!   (ky, kx) increasing order, one f32 add each.
+//! * weight gradient: per batch item `T_n = dY_n · cols_nᵀ` (one accumulator
+//!   over the output positions (oy, ox), increasing; `cols_nᵀ` is built
+//!   directly in row-major order, so the GEMM reads it row by row); then
+//!   `dW = ((+0 + T_0) + T_1) + …` in batch-item order, one f32 add per item.
+//!
+//! Threads take whole (item, group) pairs, or fixed-size element chunks of
+//! the item-order sum: the chunking is a function of the shape only.
+
+use crate::dispatch::{par_chunks, Mode};
+use crate::kernels::matmul::{gemm, MatRef};
+
+/// The geometry of one convolution: input `[n, c_in, h, w]`, weight
+/// `[c_out, c_in / groups, kh, kw]`, output `[n, c_out, oh, ow]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conv2d {
+    pub n: usize,
+    pub c_in: usize,
+    pub h: usize,
+    pub w: usize,
+    pub c_out: usize,
+    pub kh: usize,
+    pub kw: usize,
+    pub stride: (usize, usize),
+    pub padding: (usize, usize),
+    pub dilation: (usize, usize),
+    pub groups: usize,
+    pub oh: usize,
+    pub ow: usize,
+}
+
+/// The output extent of a convolution along one axis (0 if the kernel does
+/// not fit the padded input).
+pub fn out_size(input: usize, kernel: usize, stride: usize, pad: usize, dil: usize) -> usize {
+    let span = dil * (kernel - 1) + 1;
+    let padded = input + 2 * pad;
+    if padded < span {
+        0
+    } else {
+        (padded - span) / stride + 1
+    }
+}
+
+impl Conv2d {
+    fn cg(&self) -> usize {
+        self.c_in / self.groups
+    }
+    fn og(&self) -> usize {
+        self.c_out / self.groups
+    }
+    /// Rows of the im2col matrix (= columns of a weight row).
+    pub fn k(&self) -> usize {
+        self.cg() * self.kh * self.kw
+    }
+    /// Output positions per item.
+    pub fn p(&self) -> usize {
+        self.oh * self.ow
+    }
+    /// 1×1, stride 1, no padding: the im2col matrix is the input itself.
+    fn pointwise(&self) -> bool {
+        self.kh == 1 && self.kw == 1 && self.stride == (1, 1) && self.padding == (0, 0) && self.oh == self.h && self.ow == self.w
+    }
+
+    /// Fill the im2col matrix of item `ni`, group `g`: `[k, p]` row-major,
+    /// or its transpose `[p, k]` row-major when `transposed` (the weight
+    /// gradient's operand, so that the GEMM reads it row by row).
+    ///
+    /// # Safety
+    /// `x` must hold the whole input.
+    unsafe fn im2col(&self, x: *const f32, ni: usize, g: usize, cols: &mut [f32], transposed: bool) {
+        let (h, w, p, k) = (self.h, self.w, self.p(), self.k());
+        let (sh, sw) = self.stride;
+        let (ph, pw) = self.padding;
+        let (dh, dw) = self.dilation;
+        // Element (row r, position q) of the [k, p] matrix lives at:
+        let (r_step, q_step) = if transposed { (1, k) } else { (p, 1) };
+        for c in 0..self.cg() {
+            // SAFETY: channel g·cg + c of item ni lies inside the input.
+            let plane = unsafe { x.add((ni * self.c_in + g * self.cg() + c) * h * w) };
+            for ky in 0..self.kh {
+                for kx in 0..self.kw {
+                    let r = (c * self.kh + ky) * self.kw + kx;
+                    for oy in 0..self.oh {
+                        let iy = (oy * sh + ky * dh) as isize - ph as isize;
+                        for ox in 0..self.ow {
+                            let ix = (ox * sw + kx * dw) as isize - pw as isize;
+                            let inside = iy >= 0 && iy < h as isize && ix >= 0 && ix < w as isize;
+                            cols[r * r_step + (oy * self.ow + ox) * q_step] = if inside {
+                                // SAFETY: (iy, ix) lies inside the plane.
+                                unsafe { *plane.offset(iy * w as isize + ix) }
+                            } else {
+                                0.0
+                            };
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The im2col matrix of item `ni`, group `g` as a GEMM operand: `[k, p]`,
+    /// or `[p, k]` when `transposed`. A pointwise convolution's `[k, p]`
+    /// matrix is the input itself; otherwise `scratch` is filled.
+    unsafe fn cols(&self, x: *const f32, ni: usize, g: usize, scratch: &mut Vec<f32>, transposed: bool) -> MatRef {
+        let (k, p) = (self.k(), self.p());
+        if self.pointwise() && !transposed {
+            // SAFETY: the group's channels of item ni are k contiguous planes of p.
+            let ptr = unsafe { x.add((ni * self.c_in + g * self.cg()) * p) };
+            return MatRef { ptr, rows: k, cols: p, rs: p as isize, cs: 1 };
+        }
+        scratch.resize(k * p, 0.0);
+        // SAFETY: forwarded from the caller.
+        unsafe { self.im2col(x, ni, g, scratch, transposed) };
+        if transposed {
+            MatRef { ptr: scratch.as_ptr(), rows: p, cols: k, rs: k as isize, cs: 1 }
+        } else {
+            MatRef { ptr: scratch.as_ptr(), rows: k, cols: p, rs: p as isize, cs: 1 }
+        }
+    }
+
+    fn weight(&self, wt: *const f32, g: usize) -> MatRef {
+        let k = self.k();
+        // SAFETY (of later reads): rows g·og .. (g+1)·og of the weight.
+        MatRef { ptr: wt.wrapping_add(g * self.og() * k), rows: self.og(), cols: k, rs: k as isize, cs: 1 }
+    }
+}
+
+/// `out = conv2d(x, wt) (+ bias)`.
+///
+/// # Safety
+/// `x` holds n·c_in·h·w, `wt` c_out·k, `bias` (if any) c_out, `out`
+/// n·c_out·oh·ow elements; `out` overlaps nothing else.
+pub unsafe fn forward(mode: Mode, s: &Conv2d, x: *const f32, wt: *const f32, bias: Option<*const f32>, out: *mut f32) {
+    let (og, p) = (s.og(), s.p());
+    let (xa, wa, oa, ba) = (x as usize, wt as usize, out as usize, bias.map(|b| b as usize));
+    par_chunks(s.n * s.groups, |idx| {
+        let (ni, g) = (idx / s.groups, idx % s.groups);
+        let mut scratch = Vec::new();
+        // SAFETY: the pointers are valid for the sizes the caller promised;
+        // each (item, group) writes its own block of og rows of `out`.
+        unsafe {
+            let cols = s.cols(xa as *const f32, ni, g, &mut scratch, false);
+            let c = (oa as *mut f32).add((ni * s.c_out + g * og) * p);
+            gemm(mode, s.weight(wa as *const f32, g), cols, c, p);
+            if let Some(b) = ba {
+                for o in 0..og {
+                    let bv = *(b as *const f32).add(g * og + o);
+                    let row = std::slice::from_raw_parts_mut(c.add(o * p), p);
+                    for v in row {
+                        *v += bv;
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// `dx = ∂/∂x` of conv2d given `dy` (shape of the output): GEMM, then the
+/// col2im gather. Every element of `dx` is written.
+///
+/// # Safety
+/// As [`forward`], with `dy` n·c_out·oh·ow and `dx` n·c_in·h·w.
+pub unsafe fn input_grad(mode: Mode, s: &Conv2d, dy: *const f32, wt: *const f32, dx: *mut f32) {
+    let (og, k, p) = (s.og(), s.k(), s.p());
+    let (da, wa, xa) = (dy as usize, wt as usize, dx as usize);
+    par_chunks(s.n * s.groups, |idx| {
+        let (ni, g) = (idx / s.groups, idx % s.groups);
+        let mut dcols = vec![0f32; k * p];
+        // SAFETY: as for `forward`; each (item, group) writes the planes of
+        // its own group's input channels.
+        unsafe {
+            let b = MatRef { ptr: (da as *const f32).add((ni * s.c_out + g * og) * p), rows: og, cols: p, rs: p as isize, cs: 1 };
+            gemm(mode, s.weight(wa as *const f32, g).t(), b, dcols.as_mut_ptr(), p);
+            col2im_gather(s, &dcols, (xa as *mut f32).add((ni * s.c_in + g * s.cg()) * s.h * s.w));
+        }
+    });
+}
+
+/// Each input element of one group's channels (`dx` points at the first)
+/// sums the `dcols` entries of the taps that read it, (ky, kx) increasing.
+unsafe fn col2im_gather(s: &Conv2d, dcols: &[f32], dx: *mut f32) {
+    let (h, w, p) = (s.h, s.w, s.p());
+    let (sh, sw) = s.stride;
+    let (ph, pw) = s.padding;
+    let (dh, dw) = s.dilation;
+    // For each input column, the (kx, ox) pairs that read it, kx increasing.
+    let taps_x: Vec<Vec<(usize, usize)>> = (0..w)
+        .map(|ix| {
+            (0..s.kw)
+                .filter_map(|kx| {
+                    let t = (ix + pw) as isize - (kx * dw) as isize;
+                    (t >= 0 && t as usize % sw == 0 && (t as usize / sw) < s.ow).then(|| (kx, t as usize / sw))
+                })
+                .collect()
+        })
+        .collect();
+    for c in 0..s.cg() {
+        for iy in 0..h {
+            for ix in 0..w {
+                let mut acc = 0f32;
+                for ky in 0..s.kh {
+                    let t = (iy + ph) as isize - (ky * dh) as isize;
+                    if t < 0 || t as usize % sh != 0 || t as usize / sh >= s.oh {
+                        continue;
+                    }
+                    let oy = t as usize / sh;
+                    for &(kx, ox) in &taps_x[ix] {
+                        acc += dcols[((c * s.kh + ky) * s.kw + kx) * p + oy * s.ow + ox];
+                    }
+                }
+                // SAFETY: (c, iy, ix) lies inside the group's planes.
+                unsafe { *dx.add((c * h + iy) * w + ix) = acc };
+            }
+        }
+    }
+}
+
+/// Element chunk of the item-order sum (a constant).
+const SUM_CHUNK: usize = 4096;
+
+/// `dw = ∂/∂W` of conv2d: per item `dY_n · cols_nᵀ`, added in item order.
+///
+/// # Safety
+/// As [`forward`], with `dy` n·c_out·oh·ow and `dw` c_out·k.
+pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32, dw: *mut f32) {
+    let (og, k, p) = (s.og(), s.k(), s.p());
+    let per = og * k;
+    let mut parts = vec![0f32; s.n * s.groups * per];
+    let (xa, da, ta) = (x as usize, dy as usize, parts.as_mut_ptr() as usize);
+    par_chunks(s.n * s.groups, |idx| {
+        let (ni, g) = (idx / s.groups, idx % s.groups);
+        let mut scratch = Vec::new();
+        // SAFETY: as for `forward`; each (item, group) writes its own block.
+        unsafe {
+            let rows = s.cols(xa as *const f32, ni, g, &mut scratch, true);
+            let a = MatRef { ptr: (da as *const f32).add((ni * s.c_out + g * og) * p), rows: og, cols: p, rs: p as isize, cs: 1 };
+            gemm(mode, a, rows, (ta as *mut f32).add(idx * per), k);
+        }
+    });
+    let total = s.groups * per;
+    let (pa, wa, n, groups) = (parts.as_ptr() as usize, dw as usize, s.n, s.groups);
+    par_chunks(total.div_ceil(SUM_CHUNK), |chunk| {
+        for e in chunk * SUM_CHUNK..((chunk + 1) * SUM_CHUNK).min(total) {
+            let (g, r) = (e / per, e % per);
+            let mut acc = 0f32;
+            for ni in 0..n {
+                // SAFETY: inside `parts`.
+                acc += unsafe { *(pa as *const f32).add((ni * groups + g) * per + r) };
+            }
+            // SAFETY: e < c_out·k.
+            unsafe { *(wa as *mut f32).add(e) = acc };
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn direct(s: &Conv2d, x: &[f32], wt: &[f32]) -> Vec<f64> {
+        let (cg, og) = (s.c_in / s.groups, s.c_out / s.groups);
+        let mut out = vec![0f64; s.n * s.c_out * s.p()];
+        for ni in 0..s.n {
+            for o in 0..s.c_out {
+                let g = o / og;
+                for oy in 0..s.oh {
+                    for ox in 0..s.ow {
+                        let mut acc = 0f64;
+                        for c in 0..cg {
+                            for ky in 0..s.kh {
+                                for kx in 0..s.kw {
+                                    let iy = (oy * s.stride.0 + ky * s.dilation.0) as isize - s.padding.0 as isize;
+                                    let ix = (ox * s.stride.1 + kx * s.dilation.1) as isize - s.padding.1 as isize;
+                                    if iy < 0 || ix < 0 || iy >= s.h as isize || ix >= s.w as isize {
+                                        continue;
+                                    }
+                                    let xv = x[((ni * s.c_in + g * cg + c) * s.h + iy as usize) * s.w + ix as usize];
+                                    acc += xv as f64 * wt[((o * cg + c) * s.kh + ky) * s.kw + kx] as f64;
+                                }
+                            }
+                        }
+                        out[((ni * s.c_out + o) * s.oh + oy) * s.ow + ox] = acc;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn geometry(n: usize, c_in: usize, h: usize, w: usize, c_out: usize, k: usize, st: usize, pad: usize, dil: usize, groups: usize) -> Conv2d {
+        Conv2d {
+            n,
+            c_in,
+            h,
+            w,
+            c_out,
+            kh: k,
+            kw: k,
+            stride: (st, st),
+            padding: (pad, pad),
+            dilation: (dil, dil),
+            groups,
+            oh: out_size(h, k, st, pad, dil),
+            ow: out_size(w, k, st, pad, dil),
+        }
+    }
+
+    fn values(n: usize, seed: f32) -> Vec<f32> {
+        (0..n).map(|i| ((i as f32 * 0.7 + seed).sin() * 3.0).fract()).collect()
+    }
+
+    #[test]
+    fn forward_matches_direct_sum_and_adjoints_agree() {
+        for s in [
+            geometry(2, 4, 7, 6, 6, 3, 1, 1, 1, 2),
+            geometry(1, 3, 9, 8, 4, 3, 2, 2, 2, 1),
+            geometry(2, 5, 5, 5, 5, 3, 1, 1, 1, 5),
+            geometry(3, 4, 4, 4, 8, 1, 1, 0, 1, 1),
+        ] {
+            let x = values(s.n * s.c_in * s.h * s.w, 0.3);
+            let wt = values(s.c_out * s.k(), 1.1);
+            let dy = values(s.n * s.c_out * s.p(), 2.7);
+            for mode in [Mode::Exact, Mode::Fast] {
+                let mut out = vec![0f32; dy.len()];
+                unsafe { forward(mode, &s, x.as_ptr(), wt.as_ptr(), None, out.as_mut_ptr()) };
+                let want = direct(&s, &x, &wt);
+                for (a, b) in out.iter().zip(&want) {
+                    assert!((*a as f64 - b).abs() < 1e-4, "{s:?}");
+                }
+                // <dy, conv(x)> = <input_grad(dy), x> = <weight_grad(x, dy), w>.
+                let mut dx = vec![f32::NAN; x.len()];
+                let mut dw = vec![f32::NAN; wt.len()];
+                unsafe {
+                    input_grad(mode, &s, dy.as_ptr(), wt.as_ptr(), dx.as_mut_ptr());
+                    weight_grad(mode, &s, x.as_ptr(), dy.as_ptr(), dw.as_mut_ptr());
+                }
+                let lhs: f64 = dy.iter().zip(&want).map(|(a, b)| *a as f64 * b).sum();
+                let via_x: f64 = dx.iter().zip(&x).map(|(a, b)| *a as f64 * *b as f64).sum();
+                let via_w: f64 = dw.iter().zip(&wt).map(|(a, b)| *a as f64 * *b as f64).sum();
+                assert!((lhs - via_x).abs() < 1e-3 * (1.0 + lhs.abs()), "{s:?} {lhs} {via_x}");
+                assert!((lhs - via_w).abs() < 1e-3 * (1.0 + lhs.abs()), "{s:?} {lhs} {via_w}");
+            }
+        }
+    }
+
+    #[test]
+    fn output_size_rule() {
+        assert_eq!(out_size(5, 3, 1, 0, 1), 3);
+        assert_eq!(out_size(5, 3, 2, 1, 1), 3);
+        assert_eq!(out_size(2, 3, 1, 0, 1), 0);
+        assert_eq!(out_size(7, 3, 1, 0, 3), 1);
+    }
+}

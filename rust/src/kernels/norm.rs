@@ -1,0 +1,286 @@
+//! Batch and layer normalization, forward and backward.
+//!
+//! Statistics are f64: the mean is the f64 sum of the values in increasing
+//! element order divided by the count; the (biased) variance is the f64 sum
+//! of squared deviations from that mean, in the same order, divided by the
+//! count. `invstd = 1/sqrt(var + eps)` in f64. Mean and invstd are rounded
+//! once to f32 and the forward is f32: `x̂ = (x − mean)·invstd`,
+//! `y = x̂·w + b` (weight and bias optional).
+//!
+//! Backward: the parameter gradients `dw = Σ g·x̂`, `db = Σ g` and the row or
+//! channel sums of the input gradient are f64 sums in increasing element
+//! order (x̂ recomputed in f32 exactly as the forward computed it); each
+//! input-gradient element is evaluated in f64 and rounded once.
+//!
+//! Threads: batch norm takes one channel per chunk; layer norm takes fixed
+//! chunks of rows (input gradient) or of columns (parameter gradients).
+
+use crate::dispatch::par_chunks;
+
+#[inline(always)]
+fn at(p: usize, i: usize) -> f32 {
+    // SAFETY: every caller passes an index inside the buffer behind `p`.
+    unsafe { *(p as *const f32).add(i) }
+}
+
+#[inline(always)]
+fn put(p: usize, i: usize, v: f32) {
+    // SAFETY: as `at`, for a writable buffer; chunks write disjoint indices.
+    unsafe { *(p as *mut f32).add(i) = v }
+}
+
+fn opt(p: Option<*const f32>) -> usize {
+    p.map_or(0, |p| p as usize)
+}
+
+/// `(mean, biased variance)` of `count` values `x(i)`, in f64.
+fn stats(count: usize, x: impl Fn(usize) -> f32) -> (f64, f64) {
+    let mut s = 0f64;
+    for i in 0..count {
+        s += x(i) as f64;
+    }
+    let mean = s / count as f64;
+    let mut q = 0f64;
+    for i in 0..count {
+        let d = x(i) as f64 - mean;
+        q += d * d;
+    }
+    (mean, q / count as f64)
+}
+
+/// Batch norm forward over `x [n, c, s]`. Training: batch statistics; the
+/// unbiased variance (count/(count−1)) is written to `var_unbiased` for the
+/// running-stat update. Eval: `running = Some((mean, var))`.
+/// `save_mean`/`save_invstd` receive the f32 mean and invstd used.
+///
+/// # Safety
+/// `x`, `y` hold n·c·s; weight, bias, running, save_*, var_unbiased c.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn batch_norm_forward(
+    (n, c, s): (usize, usize, usize),
+    x: *const f32,
+    weight: Option<*const f32>,
+    bias: Option<*const f32>,
+    running: Option<(*const f32, *const f32)>,
+    eps: f64,
+    y: *mut f32,
+    save_mean: *mut f32,
+    save_invstd: *mut f32,
+    var_unbiased: *mut f32,
+) {
+    let (xa, wa, ba, ya) = (x as usize, opt(weight), opt(bias), y as usize);
+    let (ma, ia, va) = (save_mean as usize, save_invstd as usize, var_unbiased as usize);
+    let run = running.map(|(m, v)| (m as usize, v as usize));
+    let count = n * s;
+    par_chunks(c, |ch| {
+        let idx = |i: usize| ((i / s) * c + ch) * s + i % s;
+        let (mean, var) = match run {
+            Some((rm, rv)) => (at(rm, ch) as f64, at(rv, ch) as f64),
+            None => {
+                let (m, v) = stats(count, |i| at(xa, idx(i)));
+                put(va, ch, if count > 1 { (v * count as f64 / (count - 1) as f64) as f32 } else { f32::NAN });
+                (m, v)
+            }
+        };
+        let mean32 = mean as f32;
+        let inv32 = (1.0 / (var + eps).sqrt()) as f32;
+        put(ma, ch, mean32);
+        put(ia, ch, inv32);
+        for i in 0..count {
+            let j = idx(i);
+            let mut v = (at(xa, j) - mean32) * inv32;
+            if wa != 0 {
+                v *= at(wa, ch);
+            }
+            if ba != 0 {
+                v += at(ba, ch);
+            }
+            put(ya, j, v);
+        }
+    });
+}
+
+/// Batch norm backward. `dx`, `dw`, `db` are written when given.
+///
+/// # Safety
+/// As [`batch_norm_forward`]; `g` holds n·c·s.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn batch_norm_backward(
+    (n, c, s): (usize, usize, usize),
+    x: *const f32,
+    g: *const f32,
+    weight: Option<*const f32>,
+    mean: *const f32,
+    invstd: *const f32,
+    training: bool,
+    dx: Option<*mut f32>,
+    dw: Option<*mut f32>,
+    db: Option<*mut f32>,
+) {
+    let (xa, ga, wa, ma, ia) = (x as usize, g as usize, opt(weight), mean as usize, invstd as usize);
+    let (dxa, dwa, dba) = (dx.map_or(0, |p| p as usize), dw.map_or(0, |p| p as usize), db.map_or(0, |p| p as usize));
+    let count = n * s;
+    par_chunks(c, |ch| {
+        let idx = |i: usize| ((i / s) * c + ch) * s + i % s;
+        let (m, inv) = (at(ma, ch), at(ia, ch));
+        let (mut sg, mut sgx) = (0f64, 0f64);
+        for i in 0..count {
+            let j = idx(i);
+            let gv = at(ga, j) as f64;
+            sg += gv;
+            sgx += gv * ((at(xa, j) - m) * inv) as f64;
+        }
+        if dwa != 0 {
+            put(dwa, ch, sgx as f32);
+        }
+        if dba != 0 {
+            put(dba, ch, sg as f32);
+        }
+        if dxa != 0 {
+            let w = if wa != 0 { at(wa, ch) as f64 } else { 1.0 };
+            let cnt = count as f64;
+            let k = w * inv as f64;
+            for i in 0..count {
+                let j = idx(i);
+                let gv = at(ga, j) as f64;
+                let v = if training {
+                    let xh = ((at(xa, j) - m) * inv) as f64;
+                    k / cnt * (cnt * gv - sg - xh * sgx)
+                } else {
+                    gv * k
+                };
+                put(dxa, j, v as f32);
+            }
+        }
+    });
+}
+
+const ROWS_PER_CHUNK: usize = 16;
+const COLS_PER_CHUNK: usize = 64;
+
+/// Layer norm forward over `x [rows, d]` (the normalized shape flattened).
+///
+/// # Safety
+/// `x`, `y` hold rows·d; weight, bias d; save_mean, save_invstd rows.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn layer_norm_forward(
+    rows: usize,
+    d: usize,
+    x: *const f32,
+    weight: Option<*const f32>,
+    bias: Option<*const f32>,
+    eps: f64,
+    y: *mut f32,
+    save_mean: *mut f32,
+    save_invstd: *mut f32,
+) {
+    let (xa, wa, ba, ya, ma, ia) = (x as usize, opt(weight), opt(bias), y as usize, save_mean as usize, save_invstd as usize);
+    par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
+        for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
+            let (mean, var) = stats(d, |i| at(xa, r * d + i));
+            let (m, inv) = (mean as f32, (1.0 / (var + eps).sqrt()) as f32);
+            put(ma, r, m);
+            put(ia, r, inv);
+            for i in 0..d {
+                let mut v = (at(xa, r * d + i) - m) * inv;
+                if wa != 0 {
+                    v *= at(wa, i);
+                }
+                if ba != 0 {
+                    v += at(ba, i);
+                }
+                put(ya, r * d + i, v);
+            }
+        }
+    });
+}
+
+/// Layer norm backward. `dx`, `dw`, `db` are written when given.
+///
+/// # Safety
+/// As [`layer_norm_forward`]; `g` holds rows·d.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn layer_norm_backward(
+    rows: usize,
+    d: usize,
+    x: *const f32,
+    g: *const f32,
+    weight: Option<*const f32>,
+    mean: *const f32,
+    invstd: *const f32,
+    dx: Option<*mut f32>,
+    dw: Option<*mut f32>,
+    db: Option<*mut f32>,
+) {
+    let (xa, ga, wa, ma, ia) = (x as usize, g as usize, opt(weight), mean as usize, invstd as usize);
+    let xhat = move |r: usize, i: usize| (at(xa, r * d + i) - at(ma, r)) * at(ia, r);
+    if let Some(dx) = dx {
+        let dxa = dx as usize;
+        par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
+            for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
+                let dxh = |i: usize| at(ga, r * d + i) as f64 * if wa != 0 { at(wa, i) as f64 } else { 1.0 };
+                let (mut s1, mut s2) = (0f64, 0f64);
+                for i in 0..d {
+                    s1 += dxh(i);
+                    s2 += dxh(i) * xhat(r, i) as f64;
+                }
+                let (dd, inv) = (d as f64, at(ia, r) as f64);
+                for i in 0..d {
+                    put(dxa, r * d + i, (inv / dd * (dd * dxh(i) - s1 - xhat(r, i) as f64 * s2)) as f32);
+                }
+            }
+        });
+    }
+    if dw.is_some() || db.is_some() {
+        let (dwa, dba) = (dw.map_or(0, |p| p as usize), db.map_or(0, |p| p as usize));
+        par_chunks(d.div_ceil(COLS_PER_CHUNK), |chunk| {
+            for i in chunk * COLS_PER_CHUNK..((chunk + 1) * COLS_PER_CHUNK).min(d) {
+                let (mut sw, mut sb) = (0f64, 0f64);
+                for r in 0..rows {
+                    let gv = at(ga, r * d + i) as f64;
+                    sb += gv;
+                    sw += gv * xhat(r, i) as f64;
+                }
+                if dwa != 0 {
+                    put(dwa, i, sw as f32);
+                }
+                if dba != 0 {
+                    put(dba, i, sb as f32);
+                }
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layer_norm_normalizes_and_backward_sums_to_zero() {
+        let x: Vec<f32> = (0..12).map(|i| (i as f32 * 1.3).sin()).collect();
+        let g: Vec<f32> = (0..12).map(|i| (i as f32 * 0.7).cos()).collect();
+        let (mut y, mut m, mut inv, mut dx) = (vec![0f32; 12], vec![0f32; 3], vec![0f32; 3], vec![0f32; 12]);
+        unsafe {
+            layer_norm_forward(3, 4, x.as_ptr(), None, None, 1e-5, y.as_mut_ptr(), m.as_mut_ptr(), inv.as_mut_ptr());
+            layer_norm_backward(3, 4, x.as_ptr(), g.as_ptr(), None, m.as_ptr(), inv.as_ptr(), Some(dx.as_mut_ptr()), None, None);
+        }
+        for r in 0..3 {
+            let s: f32 = y[r * 4..r * 4 + 4].iter().sum();
+            let q: f32 = y[r * 4..r * 4 + 4].iter().map(|v| v * v).sum();
+            assert!(s.abs() < 1e-5 && (q - 4.0).abs() < 1e-3);
+            let ds: f32 = dx[r * 4..r * 4 + 4].iter().sum();
+            assert!(ds.abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn batch_norm_uses_biased_variance_and_reports_unbiased() {
+        let x = [1f32, 3.0, 5.0, 7.0]; // n=2, c=1, s=2: mean 4, var 5, unbiased 20/3
+        let (mut y, mut m, mut inv, mut vu) = ([0f32; 4], [0f32], [0f32], [0f32]);
+        unsafe { batch_norm_forward((2, 1, 2), x.as_ptr(), None, None, None, 0.0, y.as_mut_ptr(), m.as_mut_ptr(), inv.as_mut_ptr(), vu.as_mut_ptr()) };
+        assert_eq!(m[0], 4.0);
+        assert_eq!(inv[0], (1.0 / 5f64.sqrt()) as f32);
+        assert_eq!(vu[0], (20.0f64 / 3.0) as f32);
+    }
+}

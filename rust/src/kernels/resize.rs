@@ -1,0 +1,160 @@
+//! 2-D resize (torch.nn.functional.interpolate, modes `nearest` and
+//! `bilinear`) over contiguous `[planes, h, w]`, in plain f32 arithmetic
+//! with torch's source coordinates:
+//!
+//! * nearest: `src = min(floor(dst · scale), in − 1)` with `scale = in/out`
+//!   (or `1/scale_factor` when the caller passes one), computed in f32.
+//! * bilinear, align_corners=False: `src = max(scale · (dst + 0.5) − 0.5, 0)`;
+//!   align_corners=True: `src = dst · (in − 1)/(out − 1)` (0 when out = 1).
+//!   `i0 = min(floor(src), in − 1)`, `i1 = i0 + 1` unless at the last row,
+//!   `λ1 = clamp(src − i0, 0, 1)`, `λ0 = 1 − λ1`; the value is
+//!   `λy0·(λx0·x00 + λx1·x01) + λy1·(λx0·x10 + λx1·x11)`.
+//!
+//! Backward accumulates each output gradient times its weights (f64) into an
+//! f64 plane in output order and rounds each element once. Threads take
+//! chunks of whole planes.
+
+use crate::dispatch::par_chunks;
+
+const PLANES_PER_CHUNK: usize = 4;
+
+/// One axis: per output index, the two source indices and weights.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    pub i0: Vec<usize>,
+    pub i1: Vec<usize>,
+    pub l0: Vec<f32>,
+    pub l1: Vec<f32>,
+}
+
+fn scale_of(input: usize, output: usize, scale_factor: Option<f64>) -> f32 {
+    match scale_factor {
+        Some(s) if s > 0.0 => (1.0 / s) as f32,
+        _ => input as f32 / output as f32,
+    }
+}
+
+/// Source indices of nearest resizing along one axis (weights 1, 0).
+pub fn nearest_axis(input: usize, output: usize, scale_factor: Option<f64>) -> Axis {
+    let scale = scale_of(input, output, scale_factor);
+    let i0: Vec<usize> = (0..output).map(|d| ((d as f32 * scale).floor() as usize).min(input - 1)).collect();
+    Axis { i1: i0.clone(), i0, l0: vec![1.0; output], l1: vec![0.0; output] }
+}
+
+/// Source indices and weights of bilinear resizing along one axis.
+pub fn linear_axis(input: usize, output: usize, align_corners: bool, scale_factor: Option<f64>) -> Axis {
+    let scale = if align_corners {
+        if output > 1 {
+            (input as f32 - 1.0) / (output as f32 - 1.0)
+        } else {
+            0.0
+        }
+    } else {
+        scale_of(input, output, scale_factor)
+    };
+    let mut a = Axis { i0: vec![], i1: vec![], l0: vec![], l1: vec![] };
+    for d in 0..output {
+        let src = if align_corners { scale * d as f32 } else { (scale * (d as f32 + 0.5) - 0.5).max(0.0) };
+        let i0 = (src.floor() as usize).min(input - 1);
+        let l1 = (src - i0 as f32).clamp(0.0, 1.0);
+        a.i0.push(i0);
+        a.i1.push(if i0 < input - 1 { i0 + 1 } else { i0 });
+        a.l1.push(l1);
+        a.l0.push(1.0 - l1);
+    }
+    a
+}
+
+/// `out[pl] = resize(x[pl])`; nearest when both axes have zero λ1 weights
+/// is simply the bilinear formula with (1, 0) weights, which is exact.
+///
+/// # Safety
+/// `x` holds planes·h·w, `out` planes·ay.len()·ax.len() elements.
+pub unsafe fn forward(planes: usize, h: usize, w: usize, ay: &Axis, ax: &Axis, nearest: bool, x: *const f32, out: *mut f32) {
+    let (oh, ow) = (ay.i0.len(), ax.i0.len());
+    let (xa, oa) = (x as usize, out as usize);
+    par_chunks(planes.div_ceil(PLANES_PER_CHUNK), |chunk| {
+        for pl in chunk * PLANES_PER_CHUNK..((chunk + 1) * PLANES_PER_CHUNK).min(planes) {
+            // SAFETY: the plane slices lie inside the buffers.
+            let (src, dst) = unsafe {
+                (
+                    std::slice::from_raw_parts((xa as *const f32).add(pl * h * w), h * w),
+                    std::slice::from_raw_parts_mut((oa as *mut f32).add(pl * oh * ow), oh * ow),
+                )
+            };
+            for oy in 0..oh {
+                let (r0, r1) = (ay.i0[oy] * w, ay.i1[oy] * w);
+                for ox in 0..ow {
+                    let (c0, c1) = (ax.i0[ox], ax.i1[ox]);
+                    dst[oy * ow + ox] = if nearest {
+                        src[r0 + c0]
+                    } else {
+                        let top = ax.l0[ox] * src[r0 + c0] + ax.l1[ox] * src[r0 + c1];
+                        let bottom = ax.l0[ox] * src[r1 + c0] + ax.l1[ox] * src[r1 + c1];
+                        ay.l0[oy] * top + ay.l1[oy] * bottom
+                    };
+                }
+            }
+        }
+    });
+}
+
+/// Backward of [`forward`]: `dx` (planes·h·w) is overwritten.
+///
+/// # Safety
+/// As [`forward`], `g` shaped like its output.
+pub unsafe fn backward(planes: usize, h: usize, w: usize, ay: &Axis, ax: &Axis, nearest: bool, g: *const f32, dx: *mut f32) {
+    let (oh, ow) = (ay.i0.len(), ax.i0.len());
+    let (ga, da) = (g as usize, dx as usize);
+    par_chunks(planes.div_ceil(PLANES_PER_CHUNK), |chunk| {
+        let mut acc = vec![0f64; h * w];
+        for pl in chunk * PLANES_PER_CHUNK..((chunk + 1) * PLANES_PER_CHUNK).min(planes) {
+            acc.fill(0.0);
+            // SAFETY: the plane slices lie inside the buffers.
+            let (gp, dst) = unsafe {
+                (
+                    std::slice::from_raw_parts((ga as *const f32).add(pl * oh * ow), oh * ow),
+                    std::slice::from_raw_parts_mut((da as *mut f32).add(pl * h * w), h * w),
+                )
+            };
+            for oy in 0..oh {
+                let (r0, r1) = (ay.i0[oy] * w, ay.i1[oy] * w);
+                let (wy0, wy1) = (ay.l0[oy] as f64, ay.l1[oy] as f64);
+                for ox in 0..ow {
+                    let gv = gp[oy * ow + ox] as f64;
+                    let (c0, c1) = (ax.i0[ox], ax.i1[ox]);
+                    if nearest {
+                        acc[r0 + c0] += gv;
+                    } else {
+                        let (wx0, wx1) = (ax.l0[ox] as f64, ax.l1[ox] as f64);
+                        acc[r0 + c0] += gv * wy0 * wx0;
+                        acc[r0 + c1] += gv * wy0 * wx1;
+                        acc[r1 + c0] += gv * wy1 * wx0;
+                        acc[r1 + c1] += gv * wy1 * wx1;
+                    }
+                }
+            }
+            for (d, a) in dst.iter_mut().zip(&acc) {
+                *d = *a as f32;
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn torch_coordinates() {
+        let a = nearest_axis(3, 5, None);
+        assert_eq!(a.i0, vec![0, 0, 1, 1, 2]);
+        let b = linear_axis(2, 4, false, None); // src = -0.25→0, 0.25, 0.75, 1.25
+        assert_eq!(b.i0, vec![0, 0, 0, 1]);
+        assert_eq!(b.i1, vec![1, 1, 1, 1]);
+        assert_eq!(b.l1, vec![0.0, 0.25, 0.75, 0.25]); // the last row repeats i0 = i1
+        let c = linear_axis(3, 5, true, None); // src = 0, .5, 1, 1.5, 2
+        assert_eq!(c.i0, vec![0, 0, 1, 1, 2]);
+        assert_eq!(c.l1, vec![0.0, 0.5, 0.0, 0.5, 0.0]);
+    }
+}

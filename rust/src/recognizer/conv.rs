@@ -1,0 +1,227 @@
+//! One convolution block of crnn-v0: 3×3 convolution (padding 1, stride 1,
+//! taps in (ky, kx, c) order, weight rows padded with zeros to a multiple of
+//! 16), then ReLU fused into max pooling that records each window's winner.
+//! Activations are channels-last `[H][W][C]`.
+
+use super::dot16::{gemm16, gemm_nt, rowsum16, transpose};
+
+/// No positive value in the window: the pooled output is 0 and passes no
+/// gradient.
+pub const NONE: u32 = u32::MAX;
+
+/// Geometry of one block for one line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geom {
+    pub h: usize,
+    pub w: usize,
+    pub c: usize,
+    pub o: usize,
+    pub ph: usize,
+    pub pw: usize,
+}
+
+impl Geom {
+    /// Real taps per output channel.
+    pub fn k(&self) -> usize {
+        9 * self.c
+    }
+    /// Taps padded to a multiple of 16 (the weight row length).
+    pub fn kp(&self) -> usize {
+        self.k().div_ceil(16) * 16
+    }
+    pub fn positions(&self) -> usize {
+        self.h * self.w
+    }
+    pub fn out_h(&self) -> usize {
+        self.h / self.ph
+    }
+    pub fn out_w(&self) -> usize {
+        self.w / self.pw
+    }
+}
+
+/// `col[p][k]` (row length `kp`, padding zero): the input window of output
+/// position p.
+pub fn im2col(g: &Geom, x: &[f32], col: &mut Vec<f32>) {
+    let (h, w, c, kp) = (g.h, g.w, g.c, g.kp());
+    col.clear();
+    col.resize(h * w * kp, 0.0);
+    for oy in 0..h {
+        for ox in 0..w {
+            let row = &mut col[(oy * w + ox) * kp..][..kp];
+            for ky in 0..3 {
+                let iy = oy as isize + ky as isize - 1;
+                if iy < 0 || iy >= h as isize {
+                    continue;
+                }
+                for kx in 0..3 {
+                    let ix = ox as isize + kx as isize - 1;
+                    if ix < 0 || ix >= w as isize {
+                        continue;
+                    }
+                    let src = &x[(iy as usize * w + ix as usize) * c..][..c];
+                    row[(ky * 3 + kx) * c..][..c].copy_from_slice(src);
+                }
+            }
+        }
+    }
+}
+
+/// `colT[k][p]` for the real taps k < 9C (the transposed window matrix).
+pub fn im2col_t(g: &Geom, x: &[f32], colt: &mut Vec<f32>) {
+    let (h, w, c) = (g.h, g.w, g.c);
+    let p = h * w;
+    colt.clear();
+    colt.resize(g.k() * p, 0.0);
+    for ky in 0..3 {
+        for kx in 0..3 {
+            for oy in 0..h {
+                let iy = oy as isize + ky as isize - 1;
+                if iy < 0 || iy >= h as isize {
+                    continue;
+                }
+                for ox in 0..w {
+                    let ix = ox as isize + kx as isize - 1;
+                    if ix < 0 || ix >= w as isize {
+                        continue;
+                    }
+                    let src = &x[(iy as usize * w + ix as usize) * c..][..c];
+                    let pos = oy * w + ox;
+                    for (ci, v) in src.iter().enumerate() {
+                        colt[((ky * 3 + kx) * c + ci) * p + pos] = *v;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Forward: `conv[p][o] = dot16(col[p], W[o]) + b[o]`; then the pooled
+/// output `y[py][px][o]` = the running maximum over the window (rows, then
+/// columns) starting from 0 and replaced only when strictly greater, and
+/// `win[...]` = the winner's flat index `p * O + o` in the convolution
+/// output, or [`NONE`]. Trailing partial windows are dropped.
+#[allow(clippy::too_many_arguments)]
+pub fn forward(
+    g: &Geom,
+    x: &[f32],
+    w: &[f32],
+    b: &[f32],
+    col: &mut Vec<f32>,
+    conv: &mut Vec<f32>,
+    y: &mut Vec<f32>,
+    win: &mut Vec<u32>,
+) {
+    let (o, kp, p) = (g.o, g.kp(), g.positions());
+    im2col(g, x, col);
+    super::reuse(conv, p * o, 0.0);
+    gemm_nt(p, o, kp, col, kp, w, kp, conv, o);
+    for row in conv.chunks_exact_mut(o) {
+        for (v, bias) in row.iter_mut().zip(b) {
+            *v += *bias;
+        }
+    }
+    let (oh, ow) = (g.out_h(), g.out_w());
+    super::reuse(y, oh * ow * o, 0.0);
+    super::reuse(win, oh * ow * o, NONE);
+    for py in 0..oh {
+        for px in 0..ow {
+            let out = (py * ow + px) * o;
+            for ch in 0..o {
+                let mut best = 0.0f32;
+                let mut at = NONE;
+                for dy in 0..g.ph {
+                    for dx in 0..g.pw {
+                        let idx = ((py * g.ph + dy) * g.w + px * g.pw + dx) * o + ch;
+                        let v = conv[idx];
+                        if v > best {
+                            best = v;
+                            at = idx as u32;
+                        }
+                    }
+                }
+                y[out + ch] = best;
+                win[out + ch] = at;
+            }
+        }
+    }
+}
+
+/// Workspace of one block's backward pass.
+#[derive(Default)]
+pub struct BackScratch {
+    pub dc: Vec<f32>,
+    pub dct: Vec<f32>,
+    pub colt: Vec<f32>,
+    pub dcol: Vec<f32>,
+}
+
+/// Backward of one block. `dy` is the gradient of the pooled output, `x`
+/// the block's input, `w` the weight (`[O][KP]`),
+/// `dw` (`[O][KP]`, padding written as zero) and `db` are overwritten; when
+/// `dx` is given it receives the input gradient (the gather).
+#[allow(clippy::too_many_arguments)]
+pub fn backward(
+    g: &Geom,
+    x: &[f32],
+    win: &[u32],
+    dy: &[f32],
+    w: &[f32],
+    dw: &mut [f32],
+    db: &mut [f32],
+    dx: Option<&mut [f32]>,
+    s: &mut BackScratch,
+) {
+    let (o, k, kp, p) = (g.o, g.k(), g.kp(), g.positions());
+    // Pool backward: the gradient goes to the winner (windows are disjoint).
+    s.dc.clear();
+    s.dc.resize(p * o, 0.0);
+    for (i, &at) in win.iter().enumerate() {
+        if at != NONE {
+            s.dc[at as usize] = dy[i];
+        }
+    }
+    super::reuse(&mut s.dct, o * p, 0.0);
+    transpose(&s.dc, p, o, &mut s.dct);
+    for ch in 0..o {
+        db[ch] = rowsum16(&s.dct[ch * p..][..p]);
+    }
+    im2col_t(g, x, &mut s.colt);
+    dw.fill(0.0);
+    gemm_nt(o, k, p, &s.dct, p, &s.colt, p, dw, kp);
+    if let Some(dx) = dx {
+        super::reuse(&mut s.dcol, p * k, 0.0);
+        // dcol[p][k] = dot16_o(dC[p][o], W[o][k]): W's rows are contiguous in k.
+        gemm16(p, k, o, &s.dc, o, 1, w, kp, &mut s.dcol, k);
+        gather(g, &s.dcol, dx);
+    }
+}
+
+/// `dx[iy][ix][c]` = Σ over the taps (ky ascending, then kx) whose window
+/// covers the element of `dcol[(iy + 1 − ky, ix + 1 − kx)][(ky·3 + kx)·C + c]`,
+/// from +0 with plain additions.
+pub fn gather(g: &Geom, dcol: &[f32], dx: &mut [f32]) {
+    let (h, w, c, k) = (g.h, g.w, g.c, g.k());
+    for iy in 0..h {
+        for ix in 0..w {
+            let out = &mut dx[(iy * w + ix) * c..][..c];
+            out.fill(0.0);
+            for ky in 0..3 {
+                let oy = iy as isize + 1 - ky as isize;
+                if oy < 0 || oy >= h as isize {
+                    continue;
+                }
+                for kx in 0..3 {
+                    let ox = ix as isize + 1 - kx as isize;
+                    if ox < 0 || ox >= w as isize {
+                        continue;
+                    }
+                    let src = &dcol[(oy as usize * w + ox as usize) * k + (ky * 3 + kx) * c..][..c];
+                    for (d, v) in out.iter_mut().zip(src) {
+                        *d += *v;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! The crnn-v0 text-line recognizer trainer (seed 002): a fused forward and
+//! backward pass for one architecture whose every sum is a 16-lane dot
+//! product, CTC in double precision, the batch gradient in line order,
+//! global-norm clipping and AdamW. The same bits on every kernel path,
+//! thread count and OS. See docs/recognizer.md.
+
+pub mod act;
+pub mod conv;
+pub mod ctc;
+pub mod dot16;
+pub mod linear;
+pub mod lstm;
+pub mod model;
+pub mod trainer;
+
+pub use model::{Config, Model};
+
+/// Size a reused buffer to `n` elements without clearing what it already
+/// holds: only for buffers that the next operation overwrites completely
+/// (new elements, when it grows, are `fill`).
+#[inline]
+pub(crate) fn reuse<T: Copy>(v: &mut Vec<T>, n: usize, fill: T) {
+    if v.len() >= n {
+        v.truncate(n);
+    } else {
+        v.resize(n, fill);
+    }
+}
+pub use trainer::{Hyper, Line, Trainer};
+
+#[cfg(test)]
+mod tests;

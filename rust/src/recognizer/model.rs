@@ -1,0 +1,568 @@
+//! crnn-v0: configuration, parameters in seed 002's parameter order, random
+//! initialization and the per-line forward pass.
+
+use super::conv::{self, Geom};
+use super::dot16::transpose;
+use super::linear;
+use super::lstm::{self, DirParams, DirState};
+
+/// The architecture (CONTRACT §6). `classes` counts the blank (class 0).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub height: usize,
+    pub channels: Vec<usize>,
+    /// (height factor, width factor) of each block's max pooling.
+    pub pools: Vec<(usize, usize)>,
+    pub hidden: usize,
+    pub layers: usize,
+    pub classes: usize,
+}
+
+/// What a parameter is, for decay flags and tolerances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    ConvWeight,
+    ConvBias,
+    LstmWih,
+    LstmWhh,
+    LstmBias,
+    ClassifierWeight,
+    ClassifierBias,
+}
+
+impl Kind {
+    pub fn is_bias(self) -> bool {
+        matches!(self, Kind::ConvBias | Kind::LstmBias | Kind::ClassifierBias)
+    }
+}
+
+/// One parameter tensor: its container name and natural shape, and its
+/// run-time layout `rows × cols` (convolution rows padded to 16).
+#[derive(Clone, Debug)]
+pub struct ParamInfo {
+    pub name: String,
+    pub shape: Vec<usize>,
+    pub rows: usize,
+    pub cols: usize,
+    /// Real (unpadded) columns: `cols` except for convolution weights.
+    pub real_cols: usize,
+    pub kind: Kind,
+}
+
+impl ParamInfo {
+    pub fn numel(&self) -> usize {
+        self.rows * self.cols
+    }
+    pub fn natural_numel(&self) -> usize {
+        self.rows * self.real_cols
+    }
+}
+
+impl Config {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.height == 0 {
+            return Err("config: height must be at least 1".into());
+        }
+        if self.channels.is_empty() {
+            return Err("config: at least one convolution block is needed".into());
+        }
+        if self.channels.len() != self.pools.len() {
+            return Err(format!(
+                "config: {} channel counts but {} pools; give one pool per block",
+                self.channels.len(),
+                self.pools.len()
+            ));
+        }
+        if self.channels.iter().any(|&c| c == 0) {
+            return Err("config: channel counts must be at least 1".into());
+        }
+        if self.pools.iter().any(|&(a, b)| a == 0 || b == 0) {
+            return Err("config: pool factors must be at least 1".into());
+        }
+        if self.hidden == 0 || self.layers == 0 {
+            return Err("config: hidden and layers must be at least 1".into());
+        }
+        if self.classes < 2 {
+            return Err("config: the charset must hold at least one character".into());
+        }
+        if self.final_height() == 0 {
+            return Err(format!("config: height {} pools down to 0 rows", self.height));
+        }
+        Ok(())
+    }
+
+    pub fn blocks(&self) -> usize {
+        self.channels.len()
+    }
+
+    /// Height after every pooling.
+    pub fn final_height(&self) -> usize {
+        self.pools.iter().fold(self.height, |h, p| h / p.0)
+    }
+
+    /// Time steps of a line `width` pixels wide.
+    pub fn time_steps(&self, width: usize) -> usize {
+        self.pools.iter().fold(width, |w, p| w / p.1)
+    }
+
+    /// The narrowest image that leaves one time step.
+    pub fn min_width(&self) -> usize {
+        self.pools.iter().map(|p| p.1).product()
+    }
+
+    pub fn features(&self) -> usize {
+        self.final_height() * self.channels[self.blocks() - 1]
+    }
+
+    /// Geometry of every block for a line `width` pixels wide.
+    pub fn geoms(&self, width: usize) -> Vec<Geom> {
+        let (mut h, mut w, mut c) = (self.height, width, 1);
+        let mut out = Vec::new();
+        for (b, &o) in self.channels.iter().enumerate() {
+            let (ph, pw) = self.pools[b];
+            let g = Geom { h, w, c, o, ph, pw };
+            out.push(g);
+            h = g.out_h();
+            w = g.out_w();
+            c = o;
+        }
+        out
+    }
+
+    pub fn lstm_input(&self, layer: usize) -> usize {
+        if layer == 0 {
+            self.features()
+        } else {
+            2 * self.hidden
+        }
+    }
+
+    /// Index of convolution block b's weight (bias is +1).
+    pub fn conv_index(&self, b: usize) -> usize {
+        2 * b
+    }
+    /// Index of LSTM layer l, direction d (0 forward, 1 reverse): W_ih; W_hh
+    /// is +1, b is +2.
+    pub fn lstm_index(&self, layer: usize, dir: usize) -> usize {
+        2 * self.blocks() + (layer * 2 + dir) * 3
+    }
+    /// Index of the classifier weight (bias is +1).
+    pub fn classifier_index(&self) -> usize {
+        2 * self.blocks() + 6 * self.layers
+    }
+
+    /// Every parameter, in seed 002's parameter order.
+    pub fn params(&self) -> Vec<ParamInfo> {
+        let mut v = Vec::new();
+        let mut c = 1;
+        for (b, &o) in self.channels.iter().enumerate() {
+            let g = Geom { h: 1, w: 1, c, o, ph: 1, pw: 1 };
+            v.push(ParamInfo {
+                name: format!("conv{}.weight", b + 1),
+                shape: vec![o, 3, 3, c],
+                rows: o,
+                cols: g.kp(),
+                real_cols: g.k(),
+                kind: Kind::ConvWeight,
+            });
+            v.push(ParamInfo {
+                name: format!("conv{}.bias", b + 1),
+                shape: vec![o],
+                rows: 1,
+                cols: o,
+                real_cols: o,
+                kind: Kind::ConvBias,
+            });
+            c = o;
+        }
+        let h = self.hidden;
+        for l in 0..self.layers {
+            let inp = self.lstm_input(l);
+            for d in ["fwd", "rev"] {
+                let base = format!("lstm{}.{d}", l + 1);
+                let mut push = |suffix: &str, rows: usize, cols: usize, kind: Kind, shape: Vec<usize>| {
+                    v.push(ParamInfo { name: format!("{base}.{suffix}"), shape, rows, cols, real_cols: cols, kind })
+                };
+                push("w_ih", 4 * h, inp, Kind::LstmWih, vec![4 * h, inp]);
+                push("w_hh", 4 * h, h, Kind::LstmWhh, vec![4 * h, h]);
+                push("b", 1, 4 * h, Kind::LstmBias, vec![4 * h]);
+            }
+        }
+        let k = self.classes;
+        v.push(ParamInfo {
+            name: "classifier.weight".into(),
+            shape: vec![k, 2 * h],
+            rows: k,
+            cols: 2 * h,
+            real_cols: 2 * h,
+            kind: Kind::ClassifierWeight,
+        });
+        v.push(ParamInfo {
+            name: "classifier.bias".into(),
+            shape: vec![k],
+            rows: 1,
+            cols: k,
+            real_cols: k,
+            kind: Kind::ClassifierBias,
+        });
+        v
+    }
+}
+
+/// Run-time layout from natural layout (pads convolution rows with zeros).
+pub fn to_runtime(info: &ParamInfo, natural: &[f32]) -> Vec<f32> {
+    assert_eq!(natural.len(), info.natural_numel());
+    if info.cols == info.real_cols {
+        return natural.to_vec();
+    }
+    let mut out = vec![0f32; info.numel()];
+    for r in 0..info.rows {
+        out[r * info.cols..][..info.real_cols].copy_from_slice(&natural[r * info.real_cols..][..info.real_cols]);
+    }
+    out
+}
+
+/// Natural layout from run-time layout (drops the padding).
+pub fn to_natural(info: &ParamInfo, rt: &[f32]) -> Vec<f32> {
+    if info.cols == info.real_cols {
+        return rt.to_vec();
+    }
+    let mut out = Vec::with_capacity(info.natural_numel());
+    for r in 0..info.rows {
+        out.extend_from_slice(&rt[r * info.cols..][..info.real_cols]);
+    }
+    out
+}
+
+/// Deterministic uniform numbers (splitmix64), the same on every platform.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [−bound, bound): (2u − 1)·bound with u a multiple of 2^−24.
+    pub fn uniform(&mut self, bound: f32) -> f32 {
+        let u = (self.next_u64() >> 40) as f32 * (1.0 / 16_777_216.0);
+        (2.0 * u - 1.0) * bound
+    }
+}
+
+/// The model: configuration and fp32 masters in run-time layout.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub cfg: Config,
+    pub info: Vec<ParamInfo>,
+    pub params: Vec<Vec<f32>>,
+}
+
+impl Model {
+    /// Random initialization, PyTorch's default scheme: every tensor
+    /// uniform in ±1/√fan_in (fan_in = 9C for convolutions, the input size
+    /// for the classifier, H for the LSTM), drawn in parameter order from
+    /// one splitmix64 stream seeded with `seed`.
+    pub fn new(cfg: Config, seed: u64) -> Result<Model, String> {
+        cfg.validate()?;
+        let info = cfg.params();
+        let mut rng = SplitMix(seed ^ 0x6f6e_656d_6f64_656c);
+        let mut params = Vec::with_capacity(info.len());
+        let mut last_fan = 1;
+        for p in &info {
+            let fan = match p.kind {
+                Kind::ConvWeight | Kind::ClassifierWeight => p.real_cols,
+                Kind::LstmWih | Kind::LstmWhh | Kind::LstmBias => cfg.hidden,
+                Kind::ConvBias | Kind::ClassifierBias => last_fan,
+            };
+            if matches!(p.kind, Kind::ConvWeight | Kind::ClassifierWeight) {
+                last_fan = p.real_cols;
+            }
+            let bound = 1.0 / (fan as f32).sqrt();
+            let natural: Vec<f32> = (0..p.natural_numel()).map(|_| rng.uniform(bound)).collect();
+            params.push(to_runtime(p, &natural));
+        }
+        Ok(Model { cfg, info, params })
+    }
+
+    /// A model from natural-layout tensors in parameter order.
+    pub fn from_natural(cfg: Config, tensors: Vec<Vec<f32>>) -> Result<Model, String> {
+        cfg.validate()?;
+        let info = cfg.params();
+        if tensors.len() != info.len() {
+            return Err(format!("expected {} tensors, got {}", info.len(), tensors.len()));
+        }
+        let mut params = Vec::with_capacity(info.len());
+        for (p, t) in info.iter().zip(tensors) {
+            if t.len() != p.natural_numel() {
+                return Err(format!("{}: expected {} values, got {}", p.name, p.natural_numel(), t.len()));
+            }
+            params.push(to_runtime(p, &t));
+        }
+        Ok(Model { cfg, info, params })
+    }
+
+    /// The transposed weights the backward pass reads.
+    pub fn prepare(&self) -> Prepared {
+        let cfg = &self.cfg;
+        let h = cfg.hidden;
+        let mut w_hh_t = Vec::new();
+        let mut w_cat_t = Vec::new();
+        for l in 0..cfg.layers {
+            let inp = cfg.lstm_input(l);
+            let mut cat = vec![0f32; inp * 8 * h];
+            let mut pair = Vec::new();
+            for d in 0..2 {
+                let base = cfg.lstm_index(l, d);
+                let mut t = vec![0f32; h * 4 * h];
+                transpose(&self.params[base + 1], 4 * h, h, &mut t);
+                pair.push(t);
+                let w = &self.params[base];
+                for g in 0..4 * h {
+                    for i in 0..inp {
+                        cat[i * 8 * h + d * 4 * h + g] = w[g * inp + i];
+                    }
+                }
+            }
+            w_hh_t.push(pair);
+            w_cat_t.push(cat);
+        }
+        let k = cfg.classes;
+        let mut cls_t = vec![0f32; 2 * h * k];
+        transpose(&self.params[cfg.classifier_index()], k, 2 * h, &mut cls_t);
+        Prepared { w_hh_t, w_cat_t, cls_t }
+    }
+
+    fn dir_params<'a>(&'a self, prep: &'a Prepared, l: usize, d: usize) -> DirParams<'a> {
+        let base = self.cfg.lstm_index(l, d);
+        DirParams {
+            w_ih: &self.params[base],
+            w_hh: &self.params[base + 1],
+            b: &self.params[base + 2],
+            w_hh_t: &prep.w_hh_t[l][d],
+        }
+    }
+
+    /// Forward pass of one line (`image` is `[height][width]`), keeping what
+    /// the backward pass needs in `st`. The logits are `st.logits`
+    /// (`[T][classes]`).
+    pub fn forward(&self, prep: &Prepared, image: &[f32], width: usize, st: &mut LineState) {
+        let cfg = &self.cfg;
+        let geoms = cfg.geoms(width);
+        st.width = width;
+        st.image.clear();
+        st.image.extend_from_slice(image);
+        st.blocks.resize_with(cfg.blocks(), Default::default);
+        for (b, g) in geoms.iter().enumerate() {
+            let (before, rest) = st.blocks.split_at_mut(b);
+            let x: &[f32] = if b == 0 { &st.image } else { &before[b - 1].y };
+            let bs = &mut rest[0];
+            conv::forward(
+                g,
+                x,
+                &self.params[cfg.conv_index(b)],
+                &self.params[cfg.conv_index(b) + 1],
+                &mut st.col,
+                &mut st.conv,
+                &mut bs.y,
+                &mut bs.win,
+            );
+        }
+        // Collapse: time step t reads column t, feature h·C + c.
+        let last = geoms[geoms.len() - 1];
+        let (hf, t_len, c) = (last.out_h(), last.out_w(), last.o);
+        let f = hf * c;
+        st.t = t_len;
+        super::reuse(&mut st.feat, t_len * f, 0.0);
+        {
+            let y = &st.blocks[cfg.blocks() - 1].y;
+            for hh in 0..hf {
+                for t in 0..t_len {
+                    st.feat[t * f + hh * c..][..c].copy_from_slice(&y[(hh * t_len + t) * c..][..c]);
+                }
+            }
+        }
+        let h = cfg.hidden;
+        st.layers.resize_with(cfg.layers, Default::default);
+        for l in 0..cfg.layers {
+            let inp = cfg.lstm_input(l);
+            let (before, rest) = st.layers.split_at_mut(l);
+            let x: &[f32] = if l == 0 { &st.feat } else { &before[l - 1].out };
+            let ls = &mut rest[0];
+            super::reuse(&mut ls.out, t_len * 2 * h, 0.0);
+            for d in 0..2 {
+                lstm::forward_dir(
+                    t_len,
+                    inp,
+                    h,
+                    d == 1,
+                    x,
+                    self.dir_params(prep, l, d),
+                    &mut ls.dirs[d],
+                    &mut st.xp,
+                    &mut ls.out,
+                    2 * h,
+                    d * h,
+                );
+            }
+        }
+        let ci = cfg.classifier_index();
+        linear::forward(
+            t_len,
+            2 * h,
+            cfg.classes,
+            &st.layers[cfg.layers - 1].out,
+            &self.params[ci],
+            &self.params[ci + 1],
+            &mut st.logits,
+        );
+    }
+
+    /// Backward pass of one line from the logit gradient `st.dlogits`,
+    /// writing every parameter gradient (run-time layout) into `grads`.
+    pub fn backward(&self, prep: &Prepared, st: &mut LineState, grads: &mut [Vec<f32>]) {
+        let cfg = &self.cfg;
+        let h = cfg.hidden;
+        let t_len = st.t;
+        let ci = cfg.classifier_index();
+        let top = &st.layers[cfg.layers - 1].out;
+        super::reuse(&mut st.dx, t_len * 2 * h, 0.0);
+        {
+            let (gw, gb) = grads[ci..].split_at_mut(1);
+            linear::backward(
+                t_len,
+                2 * h,
+                cfg.classes,
+                top,
+                &st.dlogits,
+                &prep.cls_t,
+                &mut gw[0],
+                &mut gb[0],
+                Some(&mut st.dx),
+                &mut st.lin,
+            );
+        }
+        for l in (0..cfg.layers).rev() {
+            let inp = cfg.lstm_input(l);
+            super::reuse(&mut st.dz, t_len * 8 * h, 0.0);
+            for d in 0..2 {
+                lstm::backward_dir(
+                    t_len,
+                    h,
+                    d == 1,
+                    &st.dx,
+                    2 * h,
+                    d * h,
+                    self.dir_params(prep, l, d),
+                    &st.layers[l].dirs[d],
+                    &mut st.dz,
+                    8 * h,
+                    d * 4 * h,
+                );
+            }
+            let x: &[f32] = if l == 0 { &st.feat } else { &st.layers[l - 1].out };
+            for d in 0..2 {
+                let base = cfg.lstm_index(l, d);
+                let (a, rest) = grads[base..].split_at_mut(1);
+                let (bq, cq) = rest.split_at_mut(1);
+                lstm::weight_grads(
+                    t_len,
+                    inp,
+                    h,
+                    x,
+                    &st.layers[l].dirs[d],
+                    &st.dz,
+                    8 * h,
+                    d * 4 * h,
+                    &mut a[0],
+                    &mut bq[0],
+                    &mut cq[0],
+                    &mut st.lstm_scratch,
+                );
+            }
+            super::reuse(&mut st.dx, t_len * inp, 0.0);
+            lstm::input_grad(t_len, inp, h, &st.dz, &prep.w_cat_t[l], &mut st.dx);
+        }
+        // Undo the collapse: dx [T][hf·C] → dy of the last block [hf][T][C].
+        let geoms = cfg.geoms(st.width);
+        let nb = cfg.blocks();
+        let last = geoms[nb - 1];
+        let (hf, c) = (last.out_h(), last.o);
+        let f = hf * c;
+        super::reuse(&mut st.dy, hf * t_len * c, 0.0);
+        for hh in 0..hf {
+            for t in 0..t_len {
+                st.dy[(hh * t_len + t) * c..][..c].copy_from_slice(&st.dx[t * f + hh * c..][..c]);
+            }
+        }
+        for b in (0..nb).rev() {
+            let g = &geoms[b];
+            let x: &[f32] = if b == 0 { &st.image } else { &st.blocks[b - 1].y };
+            let wi = cfg.conv_index(b);
+            let (gw, gb) = grads[wi..].split_at_mut(1);
+            if b > 0 {
+                super::reuse(&mut st.dx, g.h * g.w * g.c, 0.0);
+            }
+            conv::backward(
+                g,
+                x,
+                &st.blocks[b].win,
+                &st.dy,
+                &self.params[wi],
+                &mut gw[0],
+                &mut gb[0],
+                if b > 0 { Some(&mut st.dx) } else { None },
+                &mut st.conv_scratch,
+            );
+            if b > 0 {
+                std::mem::swap(&mut st.dx, &mut st.dy);
+            }
+        }
+    }
+}
+
+/// Transposed weights for one step (read-only, shared by every line).
+pub struct Prepared {
+    pub w_hh_t: Vec<Vec<Vec<f32>>>,
+    pub w_cat_t: Vec<Vec<f32>>,
+    pub cls_t: Vec<f32>,
+}
+
+#[derive(Default)]
+pub struct BlockState {
+    /// Pooled output `[H/ph][W/pw][O]`.
+    pub y: Vec<f32>,
+    /// Winner of each pooled element, or conv::NONE.
+    pub win: Vec<u32>,
+}
+
+#[derive(Default)]
+pub struct LayerState {
+    /// `[T][2H]`: forward then reverse hidden states.
+    pub out: Vec<f32>,
+    pub dirs: [DirState; 2],
+}
+
+/// Everything one line's forward and backward passes keep or reuse.
+#[derive(Default)]
+pub struct LineState {
+    pub width: usize,
+    pub t: usize,
+    pub image: Vec<f32>,
+    pub blocks: Vec<BlockState>,
+    pub feat: Vec<f32>,
+    pub layers: Vec<LayerState>,
+    pub logits: Vec<f32>,
+    pub dlogits: Vec<f32>,
+    col: Vec<f32>,
+    conv: Vec<f32>,
+    xp: Vec<f32>,
+    dx: Vec<f32>,
+    dy: Vec<f32>,
+    dz: Vec<f32>,
+    lin: linear::BackScratch,
+    lstm_scratch: lstm::GradScratch,
+    conv_scratch: conv::BackScratch,
+}

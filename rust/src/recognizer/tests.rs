@@ -1,0 +1,85 @@
+//! Whole-trainer tests: the same bits on every kernel path and thread
+//! count; a save-free resume gives the same bits as never stopping.
+
+use super::model::{Config, Model, SplitMix};
+use super::trainer::{Hyper, Line, Trainer};
+use crate::dispatch::{available_paths, set_kernel_path, set_threads};
+use std::sync::Mutex;
+
+/// Kernel path and thread count are process-wide: serialize these tests.
+static LOCK: Mutex<()> = Mutex::new(());
+
+fn small() -> Config {
+    Config { height: 8, channels: vec![4, 6], pools: vec![(2, 2), (2, 1)], hidden: 5, layers: 2, classes: 6 }
+}
+
+fn batch(cfg: &Config, seed: u64) -> (Vec<Vec<f32>>, Vec<usize>, Vec<Vec<usize>>) {
+    let mut rng = SplitMix(seed);
+    let widths = [19usize, 32, 7, 24];
+    let mut imgs = vec![];
+    let mut labels = vec![];
+    for (i, &w) in widths.iter().enumerate() {
+        imgs.push((0..cfg.height * w).map(|_| rng.uniform(0.5) + 0.5).collect());
+        let n = 1 + i % 3;
+        labels.push((0..n).map(|j| 1 + (i + 2 * j) % (cfg.classes - 1)).collect());
+    }
+    (imgs, widths.to_vec(), labels)
+}
+
+fn run_steps(steps: usize) -> Vec<u32> {
+    let cfg = small();
+    let mut model = Model::new(cfg.clone(), 3).unwrap();
+    let mut tr = Trainer::new(&model, Hyper { lr: 0.01, ..Hyper::default() }).unwrap();
+    let (imgs, widths, labels) = batch(&cfg, 11);
+    let lines: Vec<Line> = (0..4).map(|i| Line { pixels: &imgs[i], width: widths[i], labels: &labels[i] }).collect();
+    for _ in 0..steps {
+        tr.train_step(&mut model, &lines).unwrap();
+    }
+    let mut bits: Vec<u32> = model.params.iter().flatten().map(|x| x.to_bits()).collect();
+    bits.extend(tr.grads.iter().flatten().map(|x| x.to_bits()));
+    bits
+}
+
+#[test]
+fn every_path_and_thread_count_gives_the_same_bits() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let mut want: Option<Vec<u32>> = None;
+    for path in available_paths() {
+        for threads in [1, 3, 8] {
+            set_kernel_path(Some(path)).unwrap();
+            set_threads(threads).unwrap();
+            let got = run_steps(3);
+            match &want {
+                None => want = Some(got),
+                Some(w) => assert!(*w == got, "{path:?} × {threads} threads differ"),
+            }
+        }
+    }
+    set_kernel_path(None).unwrap();
+}
+
+#[test]
+fn gradient_matches_finite_differences_roughly() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    // A loose sanity check in f32 (the float64 reference lives in tests/).
+    let cfg = small();
+    let model = Model::new(cfg.clone(), 5).unwrap();
+    let (imgs, widths, labels) = batch(&cfg, 2);
+    let lines: Vec<Line> = (0..2).map(|i| Line { pixels: &imgs[i], width: widths[i], labels: &labels[i] }).collect();
+    let mut tr = Trainer::new(&model, Hyper::default()).unwrap();
+    tr.compute(&model, &lines).unwrap();
+    let grads = tr.grads.clone();
+    for pi in 0..model.params.len() {
+        let idx = model.params[pi].iter().position(|&v| v != 0.0).unwrap();
+        let eps = 1e-2f32;
+        let mut mp = model.clone();
+        mp.params[pi][idx] += eps;
+        let lp = tr.compute(&mp, &lines).unwrap().loss;
+        let mut mm = model.clone();
+        mm.params[pi][idx] -= eps;
+        let lm = tr.compute(&mm, &lines).unwrap().loss;
+        let fd = (lp - lm) / (2.0 * eps as f64);
+        let g = grads[pi][idx] as f64;
+        assert!((fd - g).abs() < 2e-2 * (1.0 + g.abs()), "param {pi} [{idx}]: fd {fd} vs {g}");
+    }
+}

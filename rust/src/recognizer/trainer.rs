@@ -1,0 +1,287 @@
+//! The training step: lines on threads, each into its own buffers; the
+//! batch gradient g₀ + g₁ + … in line order; the global norm in double in
+//! parameter order; clipping by float(limit / (norm + 1e-6)); AdamW.
+
+use crate::kernels::optim::{adam_step_many, AdamScalars, AdamSlot};
+use super::ctc;
+use super::dot16::gemm_nt;
+use super::model::{LineState, Model};
+use std::sync::Mutex;
+
+/// One line of a batch: `[height][width]` pixels and its labels (≥ 1).
+pub struct Line<'a> {
+    pub pixels: &'a [f32],
+    pub width: usize,
+    pub labels: &'a [usize],
+}
+
+/// AdamW and clipping settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hyper {
+    pub lr: f64,
+    pub beta1: f64,
+    pub beta2: f64,
+    pub eps: f64,
+    pub weight_decay: f64,
+    /// Global-norm limit; `None` turns clipping off.
+    pub clip: Option<f64>,
+    pub decay_biases: bool,
+}
+
+impl Default for Hyper {
+    fn default() -> Hyper {
+        Hyper { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.01, clip: Some(5.0), decay_biases: false }
+    }
+}
+
+impl Hyper {
+    pub fn validate(&self) -> Result<(), String> {
+        let ok = |x: f64| x.is_finite();
+        if !(ok(self.lr) && self.lr >= 0.0) {
+            return Err(format!("lr must be a finite number ≥ 0, got {}", self.lr));
+        }
+        for (n, b) in [("beta1", self.beta1), ("beta2", self.beta2)] {
+            if !(ok(b) && (0.0..1.0).contains(&b)) {
+                return Err(format!("{n} must be in [0, 1), got {b}"));
+            }
+        }
+        if !(ok(self.eps) && self.eps > 0.0) {
+            return Err(format!("eps must be a finite number > 0, got {}", self.eps));
+        }
+        if !(ok(self.weight_decay) && self.weight_decay >= 0.0) {
+            return Err(format!("weight_decay must be a finite number ≥ 0, got {}", self.weight_decay));
+        }
+        if let Some(c) = self.clip {
+            if !(ok(c) && c > 0.0) {
+                return Err(format!("clip must be a finite number > 0 (or None), got {c}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Per-line buffers, reused across steps.
+#[derive(Default)]
+struct LineWork {
+    st: LineState,
+    grads: Vec<Vec<f32>>,
+    ctc: ctc::Scratch,
+    loss: f64,
+}
+
+/// What one forward/backward over a batch gives.
+#[derive(Clone, Debug)]
+pub struct BatchResult {
+    /// Mean over the lines of each line's loss, infinite ones counted as 0.
+    pub loss: f64,
+    /// Each line's loss (+∞ where no alignment exists).
+    pub line_losses: Vec<f64>,
+    /// Global gradient norm before clipping.
+    pub norm: f64,
+}
+
+/// The trainer: AdamW state and per-line workspaces.
+pub struct Trainer {
+    pub hyper: Hyper,
+    pub step: u64,
+    pub b1_pow: f64,
+    pub b2_pow: f64,
+    pub m: Vec<Vec<f32>>,
+    pub v: Vec<Vec<f32>>,
+    /// The batch gradient of the last `compute` (run-time layout).
+    pub grads: Vec<Vec<f32>>,
+    work: Vec<Mutex<LineWork>>,
+}
+
+/// Check a batch against the model; a clear message for each bad input.
+pub fn validate_batch(model: &Model, lines: &[Line<'_>]) -> Result<(), String> {
+    let cfg = &model.cfg;
+    if lines.is_empty() {
+        return Err("empty batch: give at least one line".into());
+    }
+    for (i, l) in lines.iter().enumerate() {
+        if l.width == 0 {
+            return Err(format!("line {i}: the image has zero width"));
+        }
+        if l.pixels.len() != cfg.height * l.width {
+            return Err(format!(
+                "line {i}: expected {}×{} = {} pixels, got {}",
+                cfg.height,
+                l.width,
+                cfg.height * l.width,
+                l.pixels.len()
+            ));
+        }
+        if l.width < cfg.min_width() {
+            return Err(format!(
+                "line {i}: the image is {} px wide; this model needs at least {} px (one output column)",
+                l.width,
+                cfg.min_width()
+            ));
+        }
+        if let Some(p) = l.pixels.iter().position(|v| !v.is_finite()) {
+            return Err(format!(
+                "line {i}: pixel (row {}, column {}) is {} (images must be finite)",
+                p / l.width,
+                p % l.width,
+                l.pixels[p]
+            ));
+        }
+        if let Some(&bad) = l.labels.iter().find(|&&c| c == 0 || c >= cfg.classes) {
+            return Err(format!(
+                "line {i}: label {bad} is not a character class (1..={}; 0 is the blank)",
+                cfg.classes - 1
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Trainer {
+    pub fn new(model: &Model, hyper: Hyper) -> Result<Trainer, String> {
+        hyper.validate()?;
+        let zeros: Vec<Vec<f32>> = model.params.iter().map(|p| vec![0f32; p.len()]).collect();
+        Ok(Trainer {
+            hyper,
+            step: 0,
+            b1_pow: 1.0,
+            b2_pow: 1.0,
+            m: zeros.clone(),
+            v: zeros.clone(),
+            grads: zeros,
+            work: Vec::new(),
+        })
+    }
+
+    /// Set the step count (after loading a checkpoint): the running
+    /// products are rebuilt by the same multiplications.
+    pub fn set_step(&mut self, step: u64) {
+        self.step = step;
+        self.b1_pow = 1.0;
+        self.b2_pow = 1.0;
+        for _ in 0..step {
+            self.b1_pow *= self.hyper.beta1;
+            self.b2_pow *= self.hyper.beta2;
+        }
+    }
+
+    /// Forward and backward over a batch: `self.grads` becomes the batch
+    /// gradient (before clipping). Weights are not touched.
+    pub fn compute(&mut self, model: &Model, lines: &[Line<'_>]) -> Result<BatchResult, String> {
+        validate_batch(model, lines)?;
+        let b = lines.len();
+        while self.work.len() < b {
+            self.work.push(Mutex::new(LineWork::default()));
+        }
+        let prep = model.prepare();
+        let scale = 1.0 / b as f64;
+        let k = model.cfg.classes;
+        let work = &self.work;
+        crate::dispatch::par_chunks(b, |i| {
+            let mut w = work[i].lock().unwrap_or_else(|e| e.into_inner());
+            let w = &mut *w;
+            if w.grads.len() != model.params.len() {
+                w.grads = model.params.iter().map(|p| vec![0f32; p.len()]).collect();
+            }
+            let line = &lines[i];
+            model.forward(&prep, line.pixels, line.width, &mut w.st);
+            let t = w.st.t;
+            super::reuse(&mut w.st.dlogits, t * k, 0.0);
+            w.loss = ctc::loss_from_logits(&w.st.logits, t, k, line.labels, scale, &mut w.st.dlogits, &mut w.ctc);
+            model.backward(&prep, &mut w.st, &mut w.grads);
+        });
+        // g = g0; g += g1; … in line order.
+        let mut line_losses = Vec::with_capacity(b);
+        for i in 0..b {
+            let w = self.work[i].lock().unwrap_or_else(|e| e.into_inner());
+            line_losses.push(w.loss);
+            for (acc, g) in self.grads.iter_mut().zip(&w.grads) {
+                if i == 0 {
+                    acc.copy_from_slice(g);
+                } else {
+                    for (a, x) in acc.iter_mut().zip(g) {
+                        *a += *x;
+                    }
+                }
+            }
+        }
+        if let Some(i) = line_losses.iter().position(|l| l.is_nan()) {
+            return Err(format!("line {i}: the loss is NaN (non-finite logits: the weights or activations overflowed)"));
+        }
+        let mut sum = 0.0f64;
+        for l in &line_losses {
+            if l.is_finite() {
+                sum += *l;
+            }
+        }
+        let loss = sum / b as f64;
+        let norm = global_norm(&self.grads);
+        Ok(BatchResult { loss, line_losses, norm })
+    }
+
+    /// One training step: compute, clip, AdamW. On a non-finite gradient
+    /// norm nothing is updated and an error names it.
+    pub fn train_step(&mut self, model: &mut Model, lines: &[Line<'_>]) -> Result<BatchResult, String> {
+        let r = self.compute(model, lines)?;
+        if !r.norm.is_finite() {
+            return Err(format!(
+                "the gradient norm is {} (a non-finite gradient); the weights were not updated",
+                r.norm
+            ));
+        }
+        if let Some(limit) = self.hyper.clip {
+            if r.norm > limit {
+                let coef = (limit / (r.norm + 1e-6)) as f32;
+                for g in self.grads.iter_mut() {
+                    for x in g.iter_mut() {
+                        *x *= coef;
+                    }
+                }
+            }
+        }
+        self.apply(model);
+        Ok(r)
+    }
+
+    /// AdamW with the current `self.grads`: the library's shared AdamW
+    /// kernel (kernels::optim, seed 002's arithmetic), every tensor in one
+    /// call; a tensor not flagged for decay gets weight decay 0 (its decay
+    /// factor is exactly 1).
+    pub fn apply(&mut self, model: &mut Model) {
+        let h = &self.hyper;
+        self.step += 1;
+        self.b1_pow *= h.beta1;
+        self.b2_pow *= h.beta2;
+        let mut slots = Vec::with_capacity(model.info.len());
+        for (i, info) in model.info.iter().enumerate() {
+            let decay = !info.kind.is_bias() || h.decay_biases;
+            let wd = if decay { h.weight_decay } else { 0.0 };
+            let scalars = AdamScalars::from_powers(h.lr, h.beta1, h.beta2, h.eps, wd, true, self.b1_pow, self.b2_pow);
+            let n = model.params[i].len();
+            assert!(self.grads[i].len() == n && self.m[i].len() == n && self.v[i].len() == n);
+            slots.push(AdamSlot {
+                p: model.params[i].as_mut_ptr(),
+                g: self.grads[i].as_ptr(),
+                m: self.m[i].as_mut_ptr(),
+                v: self.v[i].as_mut_ptr(),
+                vmax: std::ptr::null_mut(),
+                len: n,
+                scalars,
+            });
+        }
+        // SAFETY: every slot points into distinct, live Vecs of `len`
+        // elements borrowed mutably (p, m, v) or shared (g) for this call.
+        unsafe { adam_step_many(&slots) }
+    }
+}
+
+/// √(Σ over tensors in parameter order of (dot16(g, g) widened to double)).
+pub fn global_norm(grads: &[Vec<f32>]) -> f64 {
+    let mut sum = 0.0f64;
+    for g in grads {
+        let mut d = [0f32];
+        gemm_nt(1, 1, g.len(), g, g.len(), g, g.len(), &mut d, 1);
+        sum += d[0] as f64;
+    }
+    sum.sqrt()
+}

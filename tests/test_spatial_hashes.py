@@ -1,0 +1,71 @@
+"""Bit-identity of the softmax-free spatial operators: one exact-mode
+gradient hash across every kernel path × threads {1, 3, 8}, pinned as a
+literal (CONTRACT §7); fast mode equal across threads."""
+
+import numpy as np
+
+import onemodel as om
+import onemodel.functional as F
+from conftest import PATHS, sha256_of
+
+# sha256 of the exact-mode gradients of _decoder_gradients (parameter order, then the loss).
+DECODER_EXACT_SHA256 = "9aa7b7c668e3d9e7418b78ccfe8cffb77802353c42246d7f0de335ac4d366a6e"
+
+
+def _decoder_gradients():
+    gen = om.Generator().manual_seed(5)
+
+    def p(*shape, scale=0.3):
+        return (om.randn(*shape, generator=gen) * scale).requires_grad_()
+
+    params = [
+        p(8, 2, 3, 3), p(8, scale=0.1),  # conv, groups 2, stride 2
+        p(8, scale=0.1), p(8, scale=0.1),  # batch norm affine
+        p(8, 1, 3, 3),  # depthwise, dilation 2
+        p(8, 3, 3, 3), p(6, scale=0.1),  # transposed conv, stride 2, output padding, groups 2
+        p(12, 12, scale=0.2), p(12, 12, scale=0.2),  # layer norm affine (over H, W)
+        p(10, 6),  # embedding table
+    ]
+    cw, cb, bw, bb, dw, tw, tb, lw, lb, emb = params
+    x = om.randn(3, 4, 13, 11, generator=gen)
+    h = F.conv2d(x, cw, cb, stride=2, padding=1, groups=2)  # 7×6
+    h = F.relu(F.batch_norm(h, om.zeros(8), om.ones(8), bw, bb, training=True))
+    h = F.max_pool2d(h, 3, stride=1, padding=1)
+    h = F.conv2d(h, dw, None, padding=2, dilation=2, groups=8)
+    h = F.avg_pool2d(h, 2, ceil_mode=True, count_include_pad=False)  # 4×3
+    h = F.conv_transpose2d(h, tw, tb, stride=2, padding=1, output_padding=1, groups=2)  # 8×6
+    a = F.interpolate(h, size=(12, 12), mode="bilinear", align_corners=False)
+    b = F.interpolate(h, size=(12, 12), mode="bilinear", align_corners=True)
+    c = F.interpolate(h, scale_factor=(1.5, 2.0), mode="nearest")
+    h = F.layer_norm(om.cat([a, b, c], 1), (12, 12), lw + 1.0, lb)
+    e = F.embedding(om.tensor([[1, 3, 3, 9, 0, 3]]), emb)  # [1, 6, 6]
+    h = h[:, :6, :6, :6] * e.reshape(1, 1, 6, 6)
+    h = F.pad(h, (1, 1, 0, 2))
+    loss = (h * h).mean() + h.sum() * 0.01
+    loss.backward()
+    return [q.grad.numpy() for q in params] + [loss.detach().reshape(1).numpy()]
+
+
+def test_exact_mode_hash_is_pinned_on_every_path_and_thread_count():
+    seen = {}
+    for path in PATHS:
+        for threads in (1, 3, 8):
+            with om.compute.settings(mode="exact", kernel_path=path, threads=threads):
+                seen[(path, threads)] = sha256_of(_decoder_gradients())
+    assert len(set(seen.values())) == 1, seen
+    assert next(iter(seen.values())) == DECODER_EXACT_SHA256
+
+
+def test_fast_mode_does_not_depend_on_threads():
+    hashes = set()
+    for threads in (1, 3, 8):
+        with om.compute.settings(mode="fast", threads=threads):
+            hashes.add(sha256_of(_decoder_gradients()))
+    assert len(hashes) == 1
+
+
+def test_gradients_are_finite_and_nonzero():
+    with om.compute.settings(mode="exact"):
+        grads = _decoder_gradients()
+    for g in grads:
+        assert np.isfinite(g).all() and np.abs(g).max() > 0
