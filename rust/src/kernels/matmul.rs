@@ -80,12 +80,14 @@ mod tests {
                 rs: n as isize,
                 cs: 1,
             };
+            // SAFETY: the views lie inside a and b; c holds m × n.
             unsafe { gemm(mode, ar, br, c.as_mut_ptr(), n) };
             for i in 0..m * n {
                 assert!((c[i] as f64 - want[i]).abs() < 1e-5);
             }
             // (Bᵀ Aᵀ)ᵀ = A B, through transposed views.
             let mut ct = vec![0f32; n * m];
+            // SAFETY: the transposed views lie inside b and a; ct holds n × m.
             unsafe { gemm(mode, br.t(), ar.t(), ct.as_mut_ptr(), m) };
             for i in 0..m {
                 for j in 0..n {
@@ -112,6 +114,7 @@ mod tests {
             rs: 2,
             cs: 1,
         };
+        // SAFETY: k = 0: nothing is read; c holds 2 × 2.
         unsafe { gemm(Mode::Exact, a, b, c.as_mut_ptr(), 2) };
         assert!(c.iter().all(|x| x.to_bits() == 0));
     }
