@@ -112,13 +112,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     args = ap.parse_args()
     cases = [(f"conv2d 3×3 {ci}→{co}, {h}×{w}", conv_case_om(ci, co, h, w), torch and conv_case_torch(ci, co, h, w)) for ci, co, h, w in CONV_SHAPES]
     for name in ("convnet", "encoder"):
         cases.append((f"oracle {name}", model_case_om(name), torch and model_case_torch(name)))
     rows = []
     for label, ours, theirs in cases:
-        for threads in (1, 2):
+        for threads in args.threads:
             row = [label, str(threads)]
             times = {}
             for mode in ("fast", "exact"):

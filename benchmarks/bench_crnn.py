@@ -139,6 +139,7 @@ def child(framework, threads, mode, repeats):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--child", nargs=3, metavar=("FRAMEWORK", "THREADS", "MODE"))
     args = ap.parse_args()
     if args.child:
@@ -159,7 +160,7 @@ def main():
 
     print("| threads | onemodel fast ms | onemodel exact ms | torch ms | exact/torch | fast/torch | onemodel peak MiB | torch peak MiB |")
     print("|---|---|---|---|---|---|---|---|")
-    for th in (1, 2):
+    for th in args.threads:
         fast, exact = measure("onemodel", th, "fast"), measure("onemodel", th, "exact")
         tor = measure("torch", th, "fast") if have_torch else None
         r = lambda v: f"{v / tor['ms']:.2f}" if tor else "-"

@@ -1,4 +1,5 @@
 import hashlib
+import os
 
 import numpy as np
 import pytest
@@ -19,6 +20,9 @@ def _restore_compute_settings():
 
 PATHS = om.compute.available_kernel_paths()
 THREADS = (1, 2, 3, 8)
+# Thread counts of the bit-identity tests. ONEMODEL_TEST_THREADS="1,3,8,16"
+# adds more on a machine with more cores (tools/device_check.sh does).
+THREAD_COUNTS = tuple(int(t) for t in os.environ.get("ONEMODEL_TEST_THREADS", "1,3,8").split(","))
 
 
 def every_setting(threads=THREADS):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import onemodel as om
+from conftest import THREAD_COUNTS
 from onemodel.gradcheck import gradient_check
 
 GEN = om.Generator().manual_seed(3)
@@ -132,7 +133,7 @@ def test_loss_bits_do_not_depend_on_threads_or_paths():
     vals = set()
     for mode in ("fast", "exact"):
         for path in om.compute.available_kernel_paths():
-            for threads in (1, 3, 8):
+            for threads in THREAD_COUNTS:
                 with om.compute.settings(mode=mode, kernel_path=path, threads=threads):
                     vals.add(om.functional.ctc_loss(lp, tg, [30] * 8, [5] * 8, reduction="none").numpy().tobytes())
     assert len(vals) == 1

@@ -4,7 +4,7 @@ gradient, in parameter order). Exact mode: one value for every kernel path
 until someone re-pins on purpose. Fast mode: one value across threads."""
 
 import onemodel as om
-from conftest import PATHS, sha256_of
+from conftest import THREAD_COUNTS, PATHS, sha256_of
 
 # sha256 of the MLP's exact-mode gradients. Independent of the code that
 # produced it only in that every path and thread count must reproduce it.
@@ -33,7 +33,7 @@ def test_exact_mode_gradient_hash_is_pinned_on_every_path_and_thread_count():
     om.compute.set_mode("exact")
     seen = {}
     for path in PATHS:
-        for threads in (1, 3, 8):
+        for threads in THREAD_COUNTS:
             with om.compute.settings(kernel_path=path, threads=threads):
                 seen[(path, threads)] = sha256_of(_mlp_gradients())
     assert len(set(seen.values())) == 1, seen
@@ -43,7 +43,7 @@ def test_exact_mode_gradient_hash_is_pinned_on_every_path_and_thread_count():
 def test_fast_mode_gradients_do_not_depend_on_threads():
     om.compute.set_mode("fast")
     hashes = set()
-    for threads in (1, 3, 8):
+    for threads in THREAD_COUNTS:
         with om.compute.threads(threads):
             hashes.add(sha256_of(_mlp_gradients()))
     assert len(hashes) == 1

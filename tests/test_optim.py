@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import onemodel as om
-from conftest import PATHS, bits, sha256_of
+from conftest import THREAD_COUNTS, PATHS, bits, sha256_of
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "testdata", "optim")
 F32 = np.float32
@@ -399,7 +399,7 @@ def _identity_model():
 def test_steps_are_identical_on_every_path_and_thread_count_and_pinned():
     seen = {}
     for path in PATHS:
-        for threads in (1, 3, 8):
+        for threads in THREAD_COUNTS:
             with om.compute.settings(kernel_path=path, threads=threads):
                 seen[(path, threads)] = _identity_run()
     assert len(set(seen.values())) == 1, seen
@@ -787,7 +787,7 @@ def test_clipping_is_identical_on_every_path_and_thread_count():
     grads = [rng.standard_normal(s).astype(np.float32) for s in ((3 * 8192 + 9,), (64, 65), (3,))]
     seen = set()
     for path in PATHS:
-        for threads in (1, 3, 8):
+        for threads in THREAD_COUNTS:
             with om.compute.settings(kernel_path=path, threads=threads):
                 params = []
                 for g in grads:

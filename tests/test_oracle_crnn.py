@@ -11,7 +11,7 @@ import pytest
 
 import onemodel as om
 import onemodel.functional as F
-from conftest import PATHS, sha256_of
+from conftest import THREAD_COUNTS, PATHS, sha256_of
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / "testdata" / "autograd"
 
@@ -121,7 +121,7 @@ def test_exact_hashes_pinned_on_every_path_and_thread_count(name, run, pinned):
     d = load(name)
     seen = {}
     for path in PATHS:
-        for threads in (1, 3, 8):
+        for threads in THREAD_COUNTS:
             with om.compute.settings(kernel_path=path, threads=threads):
                 seen[(path, threads)] = _hash(run, d)
     assert len(set(seen.values())) == 1, seen
@@ -133,7 +133,7 @@ def test_fast_mode_gradients_do_not_depend_on_threads(name, run):
     om.compute.set_mode("fast")
     d = load(name)
     hashes = set()
-    for threads in (1, 3, 8):
+    for threads in THREAD_COUNTS:
         with om.compute.threads(threads):
             hashes.add(_hash(run, d))
     assert len(hashes) == 1

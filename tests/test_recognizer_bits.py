@@ -8,7 +8,7 @@ import hashlib
 import numpy as np
 
 import onemodel as om
-from conftest import PATHS
+from conftest import THREAD_COUNTS, PATHS
 from onemodel.recognizer import CrnnV0, CrnnV0Config, Trainer
 
 # Height 32 as the default model; fewer channels and hidden units so that
@@ -41,7 +41,7 @@ def five_steps():
 def test_weights_after_five_steps_are_pinned_on_every_path_and_thread_count():
     seen = {}
     for path in PATHS:
-        for threads in (1, 3, 8):
+        for threads in THREAD_COUNTS:
             with om.compute.settings(kernel_path=path, threads=threads):
                 seen[(path, threads)] = five_steps()
     assert len(set(seen.values())) == 1, seen

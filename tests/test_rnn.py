@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import onemodel as om
-from conftest import PATHS, bits, sha256_of
+from conftest import THREAD_COUNTS, PATHS, bits, sha256_of
 from onemodel.gradcheck import gradient_check
 
 GEN = om.Generator().manual_seed(7)
@@ -185,7 +185,7 @@ def test_lstm_ctc_exact_gradients_identical_on_every_path_and_thread_count():
     om.compute.set_mode("exact")
     seen = set()
     for path in PATHS:
-        for threads in (1, 3, 8):
+        for threads in THREAD_COUNTS:
             with om.compute.settings(kernel_path=path, threads=threads):
                 seen.add(sha256_of(_lstm_ctc_gradients()))
     assert len(seen) == 1

@@ -6,7 +6,7 @@ import numpy as np
 
 import onemodel as om
 import onemodel.functional as F
-from conftest import PATHS, sha256_of
+from conftest import THREAD_COUNTS, PATHS, sha256_of
 
 # sha256 of the exact-mode gradients of _decoder_gradients (parameter order, then the loss).
 DECODER_EXACT_SHA256 = "9aa7b7c668e3d9e7418b78ccfe8cffb77802353c42246d7f0de335ac4d366a6e"
@@ -49,7 +49,7 @@ def _decoder_gradients():
 def test_exact_mode_hash_is_pinned_on_every_path_and_thread_count():
     seen = {}
     for path in PATHS:
-        for threads in (1, 3, 8):
+        for threads in THREAD_COUNTS:
             with om.compute.settings(mode="exact", kernel_path=path, threads=threads):
                 seen[(path, threads)] = sha256_of(_decoder_gradients())
     assert len(set(seen.values())) == 1, seen
@@ -58,7 +58,7 @@ def test_exact_mode_hash_is_pinned_on_every_path_and_thread_count():
 
 def test_fast_mode_does_not_depend_on_threads():
     hashes = set()
-    for threads in (1, 3, 8):
+    for threads in THREAD_COUNTS:
         with om.compute.settings(mode="fast", threads=threads):
             hashes.add(sha256_of(_decoder_gradients()))
     assert len(hashes) == 1

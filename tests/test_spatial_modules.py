@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import onemodel as om
+from conftest import THREAD_COUNTS
 import onemodel.functional as F
 import onemodel.nn as nn
 
@@ -90,7 +91,7 @@ def test_state_dict_round_trip_and_numpy_loading():
 def test_dropout_is_seeded_thread_independent_and_identity_at_zero():
     x = om.randn(64, 33)
     outs = set()
-    for threads in (1, 3, 8):
+    for threads in THREAD_COUNTS:
         with om.compute.threads(threads):
             d = nn.Dropout(0.3, generator=om.Generator().manual_seed(11))
             outs.add(d(x).numpy().tobytes())
