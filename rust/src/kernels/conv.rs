@@ -13,12 +13,12 @@
 //!   accumulator over k = (c, ky, kx) increasing. The bias is one IEEE add
 //!   afterwards.
 //! * input gradient: `dcols = W_gᵀ · dY_g` (one accumulator over the
-//!   group's output channels, increasing), then col2im written as a gather:
-//!   each input element starts at +0 and adds the taps that read it in
-//!   (ky, kx) increasing order, one f32 add each.
+//!   group's output channels, increasing), then col2im: each input element
+//!   starts at +0 and adds the taps that read it in (ky, kx) increasing
+//!   order, one f32 add each.
 //! * weight gradient: per batch item `T_n = dY_n · cols_nᵀ` (one accumulator
-//!   over the output positions (oy, ox), increasing; `cols_nᵀ` is built
-//!   directly in row-major order, so the GEMM reads it row by row); then
+//!   over the output positions (oy, ox), increasing; `cols_nᵀ` is a
+//!   transposed view of the im2col matrix, which the GEMM packs); then
 //!   `dW = ((+0 + T_0) + T_1) + …` in batch-item order, one f32 add per item.
 //!
 //! Threads take whole (item, group) pairs, or fixed-size element chunks of
@@ -26,6 +26,7 @@
 
 use crate::dispatch::{par_chunks, Mode};
 use crate::kernels::matmul::{gemm, MatRef};
+use crate::storage::Buffer;
 
 /// The geometry of one convolution: input `[n, c_in, h, w]`, weight
 /// `[c_out, c_in / groups, kh, kw]`, output `[n, c_out, oh, ow]`.
@@ -78,36 +79,57 @@ impl Conv2d {
         self.kh == 1 && self.kw == 1 && self.stride == (1, 1) && self.padding == (0, 0) && self.oh == self.h && self.ow == self.w
     }
 
-    /// Fill the im2col matrix of item `ni`, group `g`: `[k, p]` row-major,
-    /// or its transpose `[p, k]` row-major when `transposed` (the weight
-    /// gradient's operand, so that the GEMM reads it row by row).
+    /// The output columns `ox` whose input column `ox·sw + kx·dw − pw` lies
+    /// inside `[0, w)`: a half-open range (empty when none does).
+    fn inside_x(&self, kx: usize) -> (usize, usize) {
+        let (sw, pw, dw) = (self.stride.1, self.padding.1, self.dilation.1);
+        let shift = kx * dw; // ix = ox·sw + shift − pw
+        let lo = pw.saturating_sub(shift).div_ceil(sw);
+        // ix ≤ w − 1  ⇔  ox·sw ≤ w − 1 + pw − shift
+        let hi = if self.w + pw > shift { ((self.w - 1 + pw - shift) / sw + 1).min(self.ow) } else { 0 };
+        (lo.min(hi), hi)
+    }
+
+    /// Fill the im2col matrix `[k, p]` (row-major) of item `ni`, group `g`:
+    /// row (c, ky, kx), column (oy, ox) holds the input element the tap
+    /// reads, or 0 in the padding. Written row segment by row segment: the
+    /// part of an output row that reads inside the input is one copy (a
+    /// strided gather when the stride is not 1), the rest zeros.
     ///
     /// # Safety
-    /// `x` must hold the whole input.
-    unsafe fn im2col(&self, x: *const f32, ni: usize, g: usize, cols: &mut [f32], transposed: bool) {
-        let (h, w, p, k) = (self.h, self.w, self.p(), self.k());
+    /// `x` must hold the whole input; `cols` must be valid for k·p writes.
+    unsafe fn im2col(&self, x: *const f32, ni: usize, g: usize, cols: *mut f32) {
+        let (h, w, p, ow) = (self.h, self.w, self.p(), self.ow);
         let (sh, sw) = self.stride;
         let (ph, pw) = self.padding;
         let (dh, dw) = self.dilation;
-        // Element (row r, position q) of the [k, p] matrix lives at:
-        let (r_step, q_step) = if transposed { (1, k) } else { (p, 1) };
         for c in 0..self.cg() {
             // SAFETY: channel g·cg + c of item ni lies inside the input.
             let plane = unsafe { x.add((ni * self.c_in + g * self.cg() + c) * h * w) };
             for ky in 0..self.kh {
                 for kx in 0..self.kw {
                     let r = (c * self.kh + ky) * self.kw + kx;
+                    let (lo, hi) = self.inside_x(kx);
                     for oy in 0..self.oh {
+                        // SAFETY: row r, columns oy·ow .. (oy+1)·ow of the k×p matrix.
+                        let out = unsafe { std::slice::from_raw_parts_mut(cols.add(r * p + oy * ow), ow) };
                         let iy = (oy * sh + ky * dh) as isize - ph as isize;
-                        for ox in 0..self.ow {
-                            let ix = (ox * sw + kx * dw) as isize - pw as isize;
-                            let inside = iy >= 0 && iy < h as isize && ix >= 0 && ix < w as isize;
-                            cols[r * r_step + (oy * self.ow + ox) * q_step] = if inside {
-                                // SAFETY: (iy, ix) lies inside the plane.
-                                unsafe { *plane.offset(iy * w as isize + ix) }
-                            } else {
-                                0.0
-                            };
+                        if iy < 0 || iy >= h as isize || lo == hi {
+                            out.fill(0.0);
+                            continue;
+                        }
+                        out[..lo].fill(0.0);
+                        out[hi..].fill(0.0);
+                        // SAFETY: for ox in lo..hi the column ox·sw + kx·dw − pw lies in [0, w).
+                        let row = unsafe { plane.add(iy as usize * w + lo * sw + kx * dw - pw) };
+                        if sw == 1 {
+                            // SAFETY: hi − lo elements of the input row, in bounds (above).
+                            out[lo..hi].copy_from_slice(unsafe { std::slice::from_raw_parts(row, hi - lo) });
+                        } else {
+                            for (j, o) in out[lo..hi].iter_mut().enumerate() {
+                                // SAFETY: in bounds (above).
+                                *o = unsafe { *row.add(j * sw) };
+                            }
                         }
                     }
                 }
@@ -115,23 +137,32 @@ impl Conv2d {
         }
     }
 
-    /// The im2col matrix of item `ni`, group `g` as a GEMM operand: `[k, p]`,
-    /// or `[p, k]` when `transposed`. A pointwise convolution's `[k, p]`
-    /// matrix is the input itself; otherwise `scratch` is filled.
-    unsafe fn cols(&self, x: *const f32, ni: usize, g: usize, scratch: &mut Vec<f32>, transposed: bool) -> MatRef {
+    /// The im2col matrix of item `ni`, group `g` as a GEMM operand `[k, p]`
+    /// (or its transpose `[p, k]`, a strided view of the same memory, when
+    /// `transposed`: the weight gradient's operand). A pointwise
+    /// convolution's matrix is the input itself; otherwise `scratch` is
+    /// filled (it is taken from the pool, so no memory is zeroed or faulted
+    /// in per call).
+    ///
+    /// # Safety
+    /// `x` must hold the whole input.
+    unsafe fn cols(&self, x: *const f32, ni: usize, g: usize, scratch: &mut Buffer, transposed: bool) -> MatRef {
         let (k, p) = (self.k(), self.p());
-        if self.pointwise() && !transposed {
+        let ptr = if self.pointwise() {
             // SAFETY: the group's channels of item ni are k contiguous planes of p.
-            let ptr = unsafe { x.add((ni * self.c_in + g * self.cg()) * p) };
-            return MatRef { ptr, rows: k, cols: p, rs: p as isize, cs: 1 };
-        }
-        scratch.resize(k * p, 0.0);
-        // SAFETY: forwarded from the caller.
-        unsafe { self.im2col(x, ni, g, scratch, transposed) };
-        if transposed {
-            MatRef { ptr: scratch.as_ptr(), rows: p, cols: k, rs: k as isize, cs: 1 }
+            unsafe { x.add((ni * self.c_in + g * self.cg()) * p) }
         } else {
-            MatRef { ptr: scratch.as_ptr(), rows: k, cols: p, rs: p as isize, cs: 1 }
+            *scratch = Buffer::new(k * p * 4);
+            let ptr = scratch.as_ptr() as *mut f32;
+            // SAFETY: forwarded from the caller; the buffer holds k·p floats.
+            unsafe { self.im2col(x, ni, g, ptr) };
+            ptr
+        };
+        let m = MatRef { ptr, rows: k, cols: p, rs: p as isize, cs: 1 };
+        if transposed {
+            m.t()
+        } else {
+            m
         }
     }
 
@@ -152,7 +183,7 @@ pub unsafe fn forward(mode: Mode, s: &Conv2d, x: *const f32, wt: *const f32, bia
     let (xa, wa, oa, ba) = (x as usize, wt as usize, out as usize, bias.map(|b| b as usize));
     par_chunks(s.n * s.groups, |idx| {
         let (ni, g) = (idx / s.groups, idx % s.groups);
-        let mut scratch = Vec::new();
+        let mut scratch = Buffer::new(0);
         // SAFETY: the pointers are valid for the sizes the caller promised;
         // each (item, group) writes its own block of og rows of `out`.
         unsafe {
@@ -172,8 +203,8 @@ pub unsafe fn forward(mode: Mode, s: &Conv2d, x: *const f32, wt: *const f32, bia
     });
 }
 
-/// `dx = ∂/∂x` of conv2d given `dy` (shape of the output): GEMM, then the
-/// col2im gather. Every element of `dx` is written.
+/// `dx = ∂/∂x` of conv2d given `dy` (shape of the output): GEMM, then
+/// col2im. Every element of `dx` is written.
 ///
 /// # Safety
 /// As [`forward`], with `dy` n·c_out·oh·ow and `dx` n·c_in·h·w.
@@ -182,51 +213,63 @@ pub unsafe fn input_grad(mode: Mode, s: &Conv2d, dy: *const f32, wt: *const f32,
     let (da, wa, xa) = (dy as usize, wt as usize, dx as usize);
     par_chunks(s.n * s.groups, |idx| {
         let (ni, g) = (idx / s.groups, idx % s.groups);
-        let mut dcols = vec![0f32; k * p];
+        let dcols = Buffer::new(k * p * 4);
         // SAFETY: as for `forward`; each (item, group) writes the planes of
         // its own group's input channels.
         unsafe {
             let b = MatRef { ptr: (da as *const f32).add((ni * s.c_out + g * og) * p), rows: og, cols: p, rs: p as isize, cs: 1 };
-            gemm(mode, s.weight(wa as *const f32, g).t(), b, dcols.as_mut_ptr(), p);
-            col2im_gather(s, &dcols, (xa as *mut f32).add((ni * s.c_in + g * s.cg()) * s.h * s.w));
+            let dc = dcols.as_ptr() as *mut f32;
+            gemm(mode, s.weight(wa as *const f32, g).t(), b, dc, p);
+            col2im(s, dc, (xa as *mut f32).add((ni * s.c_in + g * s.cg()) * s.h * s.w));
         }
     });
 }
 
 /// Each input element of one group's channels (`dx` points at the first)
-/// sums the `dcols` entries of the taps that read it, (ky, kx) increasing.
-unsafe fn col2im_gather(s: &Conv2d, dcols: &[f32], dx: *mut f32) {
-    let (h, w, p) = (s.h, s.w, s.p());
+/// sums the `dcols` entries of the taps that read it, (ky, kx) increasing,
+/// starting at +0. Written as a scatter: the planes are zeroed, then the
+/// taps are added in (ky, kx) order, each an output row segment at a time —
+/// every element still sees +0 then its own taps in that order, one f32 add
+/// each (so the bits are those of the gather), and a stride-1 segment is a
+/// plain slice add the compiler vectorizes.
+unsafe fn col2im(s: &Conv2d, dcols: *const f32, dx: *mut f32) {
+    let (h, w, p, ow) = (s.h, s.w, s.p(), s.ow);
     let (sh, sw) = s.stride;
     let (ph, pw) = s.padding;
     let (dh, dw) = s.dilation;
-    // For each input column, the (kx, ox) pairs that read it, kx increasing.
-    let taps_x: Vec<Vec<(usize, usize)>> = (0..w)
-        .map(|ix| {
-            (0..s.kw)
-                .filter_map(|kx| {
-                    let t = (ix + pw) as isize - (kx * dw) as isize;
-                    (t >= 0 && t as usize % sw == 0 && (t as usize / sw) < s.ow).then(|| (kx, t as usize / sw))
-                })
-                .collect()
-        })
-        .collect();
+    // SAFETY: the group's cg planes of h·w elements.
+    unsafe { std::ptr::write_bytes(dx, 0, s.cg() * h * w) };
     for c in 0..s.cg() {
-        for iy in 0..h {
-            for ix in 0..w {
-                let mut acc = 0f32;
-                for ky in 0..s.kh {
-                    let t = (iy + ph) as isize - (ky * dh) as isize;
-                    if t < 0 || t as usize % sh != 0 || t as usize / sh >= s.oh {
+        for ky in 0..s.kh {
+            for kx in 0..s.kw {
+                let r = (c * s.kh + ky) * s.kw + kx;
+                let (lo, hi) = s.inside_x(kx);
+                if lo == hi {
+                    continue;
+                }
+                for oy in 0..s.oh {
+                    let iy = (oy * sh + ky * dh) as isize - ph as isize;
+                    if iy < 0 || iy >= h as isize {
                         continue;
                     }
-                    let oy = t as usize / sh;
-                    for &(kx, ox) in &taps_x[ix] {
-                        acc += dcols[((c * s.kh + ky) * s.kw + kx) * p + oy * s.ow + ox];
+                    // SAFETY: row r of dcols, columns (oy, lo..hi); plane c,
+                    // row iy, columns lo·sw + kx·dw − pw onwards (inside, see
+                    // `inside_x`). dcols and dx do not overlap.
+                    unsafe {
+                        let src = std::slice::from_raw_parts(dcols.add(r * p + oy * ow + lo), hi - lo);
+                        let dst = dx.add((c * h + iy as usize) * w + lo * sw + kx * dw - pw);
+                        if sw == 1 {
+                            let dst = std::slice::from_raw_parts_mut(dst, hi - lo);
+                            for (d, v) in dst.iter_mut().zip(src) {
+                                *d += *v;
+                            }
+                        } else {
+                            for (j, v) in src.iter().enumerate() {
+                                *dst.add(j * sw) += *v;
+                            }
+                        }
                     }
                 }
-                // SAFETY: (c, iy, ix) lies inside the group's planes.
-                unsafe { *dx.add((c * h + iy) * w + ix) = acc };
             }
         }
     }
@@ -246,7 +289,7 @@ pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32,
     let (xa, da, ta) = (x as usize, dy as usize, parts.as_mut_ptr() as usize);
     par_chunks(s.n * s.groups, |idx| {
         let (ni, g) = (idx / s.groups, idx % s.groups);
-        let mut scratch = Vec::new();
+        let mut scratch = Buffer::new(0);
         // SAFETY: as for `forward`; each (item, group) writes its own block.
         unsafe {
             let rows = s.cols(xa as *const f32, ni, g, &mut scratch, true);
