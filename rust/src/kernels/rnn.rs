@@ -51,6 +51,23 @@ fn transposed(ptr: *const f32, rows: usize, cols: usize) -> MatRef {
     row_major(ptr, rows, cols).t()
 }
 
+/// Wᵀ of a row-major [rows, cols] matrix, copied into a contiguous
+/// [cols, rows] buffer. The recurrent product runs once per step with the
+/// same W_hh: as a contiguous row-major B the GEMM reads it in place instead
+/// of packing a transposed view again at every step (the canonical order,
+/// and so the bits, do not depend on B's layout).
+fn contiguous_t(ptr: *const f32, rows: usize, cols: usize) -> Buffer {
+    let buf = Buffer::new(rows * cols * 4);
+    let out = buf.as_ptr() as *mut f32;
+    for r in 0..rows {
+        for c in 0..cols {
+            // SAFETY: ptr holds rows·cols elements, out as many.
+            unsafe { *out.add(c * rows + r) = *ptr.add(r * cols + c) };
+        }
+    }
+    buf
+}
+
 fn step_index(reverse: bool, t: usize, k: usize) -> usize {
     if reverse {
         t - 1 - k
@@ -105,6 +122,7 @@ pub unsafe fn lstm_forward(
     let xp = xp_buf.as_ptr() as *mut f32;
     // SAFETY: x is [T·B, I], W_ih [4H, I]; xp has T·B·4H elements.
     unsafe { gemm(mode, row_major(x, t_len * b, d.i), transposed(w_ih, g4, d.i), xp, g4) };
+    let w_hh_t = contiguous_t(w_hh, g4, h);
     let hp_buf = scratch(b * g4);
     let hp = hp_buf.as_ptr() as *mut f32;
     let mut h_buf = scratch(bh);
@@ -125,7 +143,7 @@ pub unsafe fn lstm_forward(
         let t = step_index(reverse, t_len, k);
         // Recurrent product hp = h · W_hhᵀ, [B, 4H].
         // SAFETY: hcur is [B, H], W_hh [4H, H], hp [B, 4H].
-        unsafe { gemm(mode, row_major(hcur.as_ptr(), b, h), transposed(w_hh, g4, h), hp, g4) };
+        unsafe { gemm(mode, row_major(hcur.as_ptr(), b, h), row_major(w_hh_t.as_ptr() as *const f32, h, g4), hp, g4) };
         if let Some(s) = saved {
             // SAFETY: h_prev is [T, B, H]; row t holds B·H elements.
             unsafe { std::ptr::copy_nonoverlapping(hcur.as_ptr(), s.h_prev.add(t * bh), bh) };
@@ -355,6 +373,7 @@ pub unsafe fn gru_forward(
     let xp = xp_buf.as_ptr() as *mut f32;
     // SAFETY: x is [T·B, I], W_ih [3H, I].
     unsafe { gemm(mode, row_major(x, t_len * b, d.i), transposed(w_ih, g3, d.i), xp, g3) };
+    let w_hh_t = contiguous_t(w_hh, g3, h);
     let hp_buf = scratch(b * g3);
     let hp = hp_buf.as_ptr() as *mut f32;
     let mut h_buf = scratch(bh);
@@ -369,7 +388,7 @@ pub unsafe fn gru_forward(
     for k in 0..t_len {
         let t = step_index(reverse, t_len, k);
         // SAFETY: hcur [B, H], W_hh [3H, H], hp [B, 3H].
-        unsafe { gemm(mode, row_major(hcur.as_ptr(), b, h), transposed(w_hh, g3, h), hp, g3) };
+        unsafe { gemm(mode, row_major(hcur.as_ptr(), b, h), row_major(w_hh_t.as_ptr() as *const f32, h, g3), hp, g3) };
         if let Some(s) = saved {
             // SAFETY: h_prev is [T, B, H].
             unsafe { std::ptr::copy_nonoverlapping(hcur.as_ptr(), s.h_prev.add(t * bh), bh) };
