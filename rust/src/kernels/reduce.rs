@@ -25,49 +25,114 @@ pub unsafe fn sum(shape: &[usize], input: *const f32, strides: &[isize], reduce:
     let red: Vec<usize> = (0..shape.len()).filter(|&d| reduce[d]).collect();
     let kept_shape: Vec<usize> = kept.iter().map(|&d| shape[d]).collect();
     let kept_strides: Vec<isize> = kept.iter().map(|&d| strides[d]).collect();
-    let red_shape: Vec<usize> = red.iter().map(|&d| shape[d]).collect();
-    let red_strides: Vec<isize> = red.iter().map(|&d| strides[d]).collect();
+    let terms: usize = red.iter().map(|&d| shape[d]).product();
+    // The terms of every output sit at the same offsets from its first
+    // term: the innermost reduced dimension is a run (length, stride), the
+    // outer reduced dimensions give the runs' starts, in element order.
+    let red_dims = coalesce(red.iter().map(|&d| (shape[d], strides[d])));
+    let (run_len, run_stride) = red_dims.last().copied().unwrap_or((1, 0));
+    let outer = &red_dims[..red_dims.len().saturating_sub(1)];
+    let run_starts = if terms == 0 { Vec::new() } else { row_major_offsets(outer.iter().copied()) };
+    let plan = Terms { run_starts: &run_starts, run_len, run_stride, input: input as usize };
     let outputs: usize = kept_shape.iter().product();
-    let terms: usize = red_shape.iter().product();
-    let input = input as usize;
     let out = out as usize;
     let chunks = outputs.div_ceil(OUTPUTS_PER_CHUNK);
     par_chunks(chunks, |chunk| {
         let first = chunk * OUTPUTS_PER_CHUNK;
         let last = (first + OUTPUTS_PER_CHUNK).min(outputs);
-        let mut red_idx = vec![0usize; red_shape.len()];
-        for o in first..last {
-            // Offset of this output's first term.
-            let mut base = 0isize;
-            let mut r = o;
+        // Offset of output o's first term.
+        let base = |o: usize| {
+            let (mut b, mut r) = (0isize, o);
             for d in (0..kept_shape.len()).rev() {
-                base += (r % kept_shape[d]) as isize * kept_strides[d];
+                b += (r % kept_shape[d]) as isize * kept_strides[d];
                 r /= kept_shape[d];
             }
-            let mut acc = 0f64;
-            red_idx.iter_mut().for_each(|i| *i = 0);
-            let mut off = base;
-            for _ in 0..terms {
-                // SAFETY: the caller guarantees every reached offset is valid.
-                acc += unsafe { *(input as *const f32).offset(off) } as f64;
-                for d in (0..red_shape.len()).rev() {
-                    red_idx[d] += 1;
-                    off += red_strides[d];
-                    if red_idx[d] < red_shape[d] {
-                        break;
-                    }
-                    off -= red_strides[d] * red_shape[d] as isize;
-                    red_idx[d] = 0;
-                }
-            }
+            b
+        };
+        let finish = |o: usize, mut acc: f64| {
             if mean {
                 acc /= terms as f64;
             }
             // SAFETY: o < outputs, and out is valid for `outputs` writes;
             // chunks write disjoint ranges.
             unsafe { *(out as *mut f32).add(o) = canonical(acc as f32, exact) };
+        };
+        let mut o = first;
+        while o + GROUP <= last {
+            let bases: [isize; GROUP] = std::array::from_fn(|j| base(o + j));
+            // SAFETY: every offset reached is one of the input's elements.
+            let acc = unsafe { plan.sums(&bases) };
+            for (j, a) in acc.into_iter().enumerate() {
+                finish(o + j, a);
+            }
+            o += GROUP;
+        }
+        for o in o..last {
+            // SAFETY: as above.
+            let [acc] = unsafe { plan.sums(&[base(o)]) };
+            finish(o, acc);
         }
     });
+}
+
+/// Outputs summed side by side: their chains are independent, so the CPU
+/// overlaps them instead of waiting out the latency of one f64 add per term.
+const GROUP: usize = 8;
+
+/// `dims` (extent, stride), outer first, without extent-1 dimensions and
+/// with each dimension merged into the one before it where their walk is
+/// one stride (`stride_outer = stride_inner · extent_inner`): the same
+/// offsets in the same order, in fewer, longer runs.
+fn coalesce(dims: impl Iterator<Item = (usize, isize)>) -> Vec<(usize, isize)> {
+    let mut out: Vec<(usize, isize)> = Vec::new();
+    for (n, st) in dims.filter(|&(n, _)| n != 1) {
+        match out.last_mut() {
+            Some(last) if last.1 == st * n as isize => *last = (last.0 * n, st),
+            _ => out.push((n, st)),
+        }
+    }
+    out
+}
+
+/// Offsets of the row-major walk over `dims` (extent, stride), first to last.
+fn row_major_offsets(dims: impl Iterator<Item = (usize, isize)>) -> Vec<isize> {
+    let mut offs = vec![0isize];
+    for (n, st) in dims {
+        offs = offs.iter().flat_map(|&o| (0..n as isize).map(move |i| o + i * st)).collect();
+    }
+    offs
+}
+
+/// Where one output's terms are, relative to its first term.
+struct Terms<'a> {
+    run_starts: &'a [isize],
+    run_len: usize,
+    run_stride: isize,
+    input: usize,
+}
+
+impl Terms<'_> {
+    /// The f64 sums, in element order from +0, of the outputs whose first
+    /// terms are at `bases`.
+    ///
+    /// # Safety
+    /// Every base plus every term offset must be an element of the input.
+    #[inline(always)]
+    unsafe fn sums<const G: usize>(&self, bases: &[isize; G]) -> [f64; G] {
+        let x = self.input as *const f32;
+        let mut acc = [0f64; G];
+        for &start in self.run_starts {
+            let mut off = start;
+            for _ in 0..self.run_len {
+                for j in 0..G {
+                    // SAFETY: guaranteed by the caller.
+                    acc[j] += unsafe { *x.offset(bases[j] + off) } as f64;
+                }
+                off += self.run_stride;
+            }
+        }
+        acc
+    }
 }
 
 #[cfg(test)]
@@ -97,5 +162,41 @@ mod tests {
         let mut m = [0f32; 1];
         unsafe { sum(&[2, 3, 4], x.as_ptr(), &[12, 4, 1], &[true, true, true], true, false, m.as_mut_ptr()) };
         assert_eq!(m[0], 11.5);
+    }
+
+    /// Every mask over a 4-D shape, on a permuted (non-contiguous) view with
+    /// values whose f64 sums depend on the order: the bits equal the plain
+    /// element-order loop written from the definition.
+    #[test]
+    fn every_mask_and_layout_gives_the_element_order_sum() {
+        let shape = [3usize, 1, 5, 19];
+        let n: usize = shape.iter().product();
+        let data: Vec<f32> = (0..n).map(|i| ((i as f32 * 1.37).sin() * 1e4).powi(3) * if i % 7 == 0 { 1e-9 } else { 1.0 }).collect();
+        // The view: memory holds [19, 5, 1, 3] row-major; logical dims permuted.
+        let mem_strides = [1isize, 3, 3, 15];
+        for mask in 0..16u32 {
+            let reduce: Vec<bool> = (0..4).map(|d| mask & (1 << d) != 0).collect();
+            let kept: Vec<usize> = (0..4).filter(|&d| !reduce[d]).collect();
+            let outputs: usize = kept.iter().map(|&d| shape[d]).product();
+            let mut want = vec![0f64; outputs];
+            // Walk logical indices row-major; each term lands on its output
+            // in increasing element order.
+            for flat in 0..n {
+                let mut idx = [0usize; 4];
+                let mut r = flat;
+                for d in (0..4).rev() {
+                    idx[d] = r % shape[d];
+                    r /= shape[d];
+                }
+                let o = kept.iter().fold(0, |acc, &d| acc * shape[d] + idx[d]);
+                let off: isize = (0..4).map(|d| idx[d] as isize * mem_strides[d]).sum();
+                want[o] += data[off as usize] as f64;
+            }
+            let mut got = vec![0f32; outputs];
+            unsafe { sum(&shape, data.as_ptr(), &mem_strides, &reduce, false, true, got.as_mut_ptr()) };
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!(g.to_bits(), (*w as f32).to_bits(), "mask {mask:04b}");
+            }
+        }
     }
 }

@@ -334,47 +334,90 @@ impl G16 {
         }
     }
 
+    /// One MR × NV·N tile of C. The 16 partials of every output are formed
+    /// one at a time, in the order the tree consumes them (0, 8, 4, 12, 2,
+    /// …: bit-reversed), and each tree level is added as soon as both of its
+    /// operands exist — `p[r] + p[r + s]`, lower index first, exactly the
+    /// definition's additions — so at most one partial per level is alive
+    /// (no 16-partial array to zero, store and reload per tile).
     #[inline(always)]
     unsafe fn tile<L: Lanes, const MR: usize, const NV: usize>(&self, i0: usize, j0: usize) {
         // SAFETY: rows i0..i0+MR of A, columns j0..j0+NV·N of B and C are in
         // bounds (callers); L's features are enabled.
         unsafe {
-            let mut p = [[[L::zero(); NV]; MR]; 16];
-            for (r, part) in p.iter_mut().enumerate().take(self.k.min(16)) {
-                let mut acc = [[L::zero(); NV]; MR];
-                let mut kk = r;
-                while kk < self.k {
-                    let brow = self.b.add(kk * self.ldb + j0);
-                    let mut bv = [L::zero(); NV];
-                    for (v, x) in bv.iter_mut().enumerate() {
-                        *x = L::load(brow.add(v * L::N));
-                    }
-                    for (i, row) in acc.iter_mut().enumerate() {
-                        let av = L::splat(*self.a.add((i0 + i) * self.a_rs + kk * self.a_cs));
-                        for v in 0..NV {
-                            row[v] = av.fma(bv[v], row[v]);
-                        }
-                    }
-                    kk += 16;
-                }
-                *part = acc;
-            }
-            for s in [8usize, 4, 2, 1] {
-                for r in 0..s {
-                    for i in 0..MR {
-                        for v in 0..NV {
-                            p[r][i][v] = p[r][i][v].add(p[r + s][i][v]);
-                        }
-                    }
-                }
-            }
-            for i in 0..MR {
-                for v in 0..NV {
-                    p[0][i][v].store(self.c.add((i0 + i) * self.ldc + j0 + v * L::N));
+            // No closures here: a closure is not compiled with the
+            // trampoline's target features, and its intrinsics would become
+            // calls.
+            let all = add_tiles(self.oct::<L, MR, NV>(i0, j0, 0), self.oct::<L, MR, NV>(i0, j0, 1)); // s = 1
+            for (i, row) in all.iter().enumerate() {
+                for (v, x) in row.iter().enumerate() {
+                    x.store(self.c.add((i0 + i) * self.ldc + j0 + v * L::N));
                 }
             }
         }
     }
+
+    /// Tree node `r` of level s = 2: quads r and r + 2.
+    #[inline(always)]
+    unsafe fn oct<L: Lanes, const MR: usize, const NV: usize>(&self, i0: usize, j0: usize, r: usize) -> [[L; NV]; MR] {
+        // SAFETY: as for `tile`.
+        unsafe { add_tiles(self.quad::<L, MR, NV>(i0, j0, r), self.quad::<L, MR, NV>(i0, j0, r + 2)) }
+    }
+
+    /// Tree node `r` of level s = 4: pairs r and r + 4.
+    #[inline(always)]
+    unsafe fn quad<L: Lanes, const MR: usize, const NV: usize>(&self, i0: usize, j0: usize, r: usize) -> [[L; NV]; MR] {
+        // SAFETY: as for `tile`.
+        unsafe { add_tiles(self.pair::<L, MR, NV>(i0, j0, r), self.pair::<L, MR, NV>(i0, j0, r + 4)) }
+    }
+
+    /// Tree node `r` of level s = 8: partials r and r + 8.
+    #[inline(always)]
+    unsafe fn pair<L: Lanes, const MR: usize, const NV: usize>(&self, i0: usize, j0: usize, r: usize) -> [[L; NV]; MR] {
+        // SAFETY: as for `tile`.
+        unsafe { add_tiles(self.partial::<L, MR, NV>(i0, j0, r), self.partial::<L, MR, NV>(i0, j0, r + 8)) }
+    }
+
+    /// Partial `r` of every output of the tile: the fma chain over
+    /// k = r, r + 16, r + 32, … ascending, from +0 (+0 when r ≥ k).
+    #[inline(always)]
+    unsafe fn partial<L: Lanes, const MR: usize, const NV: usize>(&self, i0: usize, j0: usize, r: usize) -> [[L; NV]; MR] {
+        let mut acc = [[L::zero(); NV]; MR];
+        let mut kk = r;
+        // SAFETY: as for `tile`; kk < k.
+        unsafe {
+            while kk < self.k {
+                let brow = self.b.add(kk * self.ldb + j0);
+                let mut bv = [L::zero(); NV];
+                for (v, x) in bv.iter_mut().enumerate() {
+                    *x = L::load(brow.add(v * L::N));
+                }
+                for (i, row) in acc.iter_mut().enumerate() {
+                    let av = L::splat(*self.a.add((i0 + i) * self.a_rs + kk * self.a_cs));
+                    for v in 0..NV {
+                        row[v] = av.fma(bv[v], row[v]);
+                    }
+                }
+                kk += 16;
+            }
+        }
+        acc
+    }
+}
+
+/// `x + y` element by element (one IEEE add per lane, x's operand first).
+///
+/// # Safety
+/// Must run where `L`'s CPU features are enabled.
+#[inline(always)]
+unsafe fn add_tiles<L: Lanes, const MR: usize, const NV: usize>(mut x: [[L; NV]; MR], y: [[L; NV]; MR]) -> [[L; NV]; MR] {
+    for (xr, yr) in x.iter_mut().zip(&y) {
+        for (a, b) in xr.iter_mut().zip(yr) {
+            // SAFETY: forwarded from the caller.
+            *a = unsafe { a.add(*b) };
+        }
+    }
+    x
 }
 
 /// `out[j][i] = x[i][j]` for an r×c row-major `x` (out is c×r).
