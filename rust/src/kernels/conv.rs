@@ -74,6 +74,20 @@ impl Conv2d {
     pub fn p(&self) -> usize {
         self.oh * self.ow
     }
+    /// Output rows per forward block: the block's im2col columns (k × rows·ow
+    /// floats) should stay in a core's L2 between being written and being
+    /// packed by the GEMM, and be wide enough (≥ MIN_BLOCK_COLUMNS) that
+    /// packing the weight once per block stays cheap. A function of the
+    /// shape only; the bits do not depend on it (every output is one GEMM
+    /// accumulator over the whole of k).
+    fn forward_block_rows(&self) -> usize {
+        const BLOCK_FLOATS: usize = 64 * 1024;
+        const MIN_BLOCK_COLUMNS: usize = 256;
+        let ow = self.ow.max(1);
+        let by_cache = BLOCK_FLOATS / (self.k() * ow).max(1);
+        by_cache.max(MIN_BLOCK_COLUMNS.div_ceil(ow)).clamp(1, self.oh.max(1))
+    }
+
     /// 1×1, stride 1, no padding: the im2col matrix is the input itself.
     fn pointwise(&self) -> bool {
         self.kh == 1 && self.kw == 1 && self.stride == (1, 1) && self.padding == (0, 0) && self.oh == self.h && self.ow == self.w
@@ -90,16 +104,19 @@ impl Conv2d {
         (lo.min(hi), hi)
     }
 
-    /// Fill the im2col matrix `[k, p]` (row-major) of item `ni`, group `g`:
-    /// row (c, ky, kx), column (oy, ox) holds the input element the tap
-    /// reads, or 0 in the padding. Written row segment by row segment: the
-    /// part of an output row that reads inside the input is one copy (a
-    /// strided gather when the stride is not 1), the rest zeros.
+    /// Fill the columns of output rows `oys` of the im2col matrix of item
+    /// `ni`, group `g`, as a `[k, oys.len()·ow]` row-major block: row
+    /// (c, ky, kx), column (oy, ox) holds the input element the tap reads,
+    /// or 0 in the padding. Written row segment by row segment: the part of
+    /// an output row that reads inside the input is one copy (a strided
+    /// gather when the stride is not 1), the rest zeros.
     ///
     /// # Safety
-    /// `x` must hold the whole input; `cols` must be valid for k·p writes.
-    unsafe fn im2col(&self, x: *const f32, ni: usize, g: usize, cols: *mut f32) {
-        let (h, w, p, ow) = (self.h, self.w, self.p(), self.ow);
+    /// `x` must hold the whole input; `cols` must be valid for
+    /// k·oys.len()·ow writes; `oys` must lie inside `0..oh`.
+    unsafe fn im2col(&self, x: *const f32, ni: usize, g: usize, oys: std::ops::Range<usize>, cols: *mut f32) {
+        let (h, w, ow) = (self.h, self.w, self.ow);
+        let p = oys.len() * ow;
         let (sh, sw) = self.stride;
         let (ph, pw) = self.padding;
         let (dh, dw) = self.dilation;
@@ -110,9 +127,9 @@ impl Conv2d {
                 for kx in 0..self.kw {
                     let r = (c * self.kh + ky) * self.kw + kx;
                     let (lo, hi) = self.inside_x(kx);
-                    for oy in 0..self.oh {
-                        // SAFETY: row r, columns oy·ow .. (oy+1)·ow of the k×p matrix.
-                        let out = unsafe { std::slice::from_raw_parts_mut(cols.add(r * p + oy * ow), ow) };
+                    for (row_in_block, oy) in oys.clone().enumerate() {
+                        // SAFETY: row r, that output row's ow columns of the block.
+                        let out = unsafe { std::slice::from_raw_parts_mut(cols.add(r * p + row_in_block * ow), ow) };
                         let iy = (oy * sh + ky * dh) as isize - ph as isize;
                         if iy < 0 || iy >= h as isize || lo == hi {
                             out.fill(0.0);
@@ -155,7 +172,7 @@ impl Conv2d {
             *scratch = Buffer::new(k * p * 4);
             let ptr = scratch.as_ptr() as *mut f32;
             // SAFETY: forwarded from the caller; the buffer holds k·p floats.
-            unsafe { self.im2col(x, ni, g, ptr) };
+            unsafe { self.im2col(x, ni, g, 0..self.oh, ptr) };
             ptr
         };
         let m = MatRef { ptr, rows: k, cols: p, rs: p as isize, cs: 1 };
@@ -179,21 +196,33 @@ impl Conv2d {
 /// `x` holds n·c_in·h·w, `wt` c_out·k, `bias` (if any) c_out, `out`
 /// n·c_out·oh·ow elements; `out` overlaps nothing else.
 pub unsafe fn forward(mode: Mode, s: &Conv2d, x: *const f32, wt: *const f32, bias: Option<*const f32>, out: *mut f32) {
-    let (og, p) = (s.og(), s.p());
+    let (og, p, k, ow) = (s.og(), s.p(), s.k(), s.ow);
+    let rows = s.forward_block_rows();
+    let blocks = s.oh.div_ceil(rows).max(1);
     let (xa, wa, oa, ba) = (x as usize, wt as usize, out as usize, bias.map(|b| b as usize));
-    par_chunks(s.n * s.groups, |idx| {
-        let (ni, g) = (idx / s.groups, idx % s.groups);
-        let mut scratch = Buffer::new(0);
+    par_chunks(s.n * s.groups * blocks, |idx| {
+        let (ni, g, blk) = (idx / (s.groups * blocks), idx / blocks % s.groups, idx % blocks);
+        let oys = blk * rows..((blk + 1) * rows).min(s.oh);
+        let (q0, pc) = (oys.start * ow, oys.len() * ow);
         // SAFETY: the pointers are valid for the sizes the caller promised;
-        // each (item, group) writes its own block of og rows of `out`.
+        // each (item, group, block) writes its own og × pc block of `out`.
         unsafe {
-            let cols = s.cols(xa as *const f32, ni, g, &mut scratch, false);
-            let c = (oa as *mut f32).add((ni * s.c_out + g * og) * p);
+            let c = (oa as *mut f32).add((ni * s.c_out + g * og) * p + q0);
+            let scratch;
+            let cols = if s.pointwise() {
+                let ptr = (xa as *const f32).add((ni * s.c_in + g * s.cg()) * p + q0);
+                MatRef { ptr, rows: k, cols: pc, rs: p as isize, cs: 1 }
+            } else {
+                scratch = Buffer::new(k * pc * 4);
+                let ptr = scratch.as_ptr() as *mut f32;
+                s.im2col(xa as *const f32, ni, g, oys, ptr);
+                MatRef { ptr, rows: k, cols: pc, rs: pc as isize, cs: 1 }
+            };
             gemm(mode, s.weight(wa as *const f32, g), cols, c, p);
             if let Some(b) = ba {
                 for o in 0..og {
                     let bv = *(b as *const f32).add(g * og + o);
-                    let row = std::slice::from_raw_parts_mut(c.add(o * p), p);
+                    let row = std::slice::from_raw_parts_mut(c.add(o * p), pc);
                     for v in row {
                         *v += bv;
                     }
