@@ -117,7 +117,7 @@ impl LaneFn for Gemm {
         unsafe {
             match L::N {
                 16 => self.blocked::<L, 4, 4, 1>(),
-                8 => self.blocked::<L, 2, 3, 2>(),
+                8 => self.blocked::<L, 3, 2, 2>(),
                 4 => self.blocked::<L, 1, 2, 4>(),
                 _ => self.blocked::<L, 1, 1, 16>(),
             }
@@ -188,6 +188,33 @@ impl Gemm {
                     }
                 }
                 kk += 16;
+            }
+            if kf == k {
+                // No tail: the tree levels that pair whole registers
+                // (partial r with r + s where s ≥ N) are vector adds, and
+                // only the last log2(N) levels run on the stored lanes.
+                for (i, row) in acc.iter_mut().enumerate() {
+                    for (j, parts) in row.iter_mut().enumerate() {
+                        let mut q = Q;
+                        while q > 1 {
+                            q /= 2;
+                            for r in 0..q {
+                                parts[r] = parts[r].add(parts[r + q]);
+                            }
+                        }
+                        let mut p = [0f32; 16];
+                        parts[0].store(p.as_mut_ptr());
+                        let mut s = L::N / 2;
+                        while s > 0 {
+                            for r in 0..s {
+                                p[r] += p[r + s];
+                            }
+                            s /= 2;
+                        }
+                        *self.c.add((i0 + i) * self.ldc + j0 + j) = p[0];
+                    }
+                }
+                return;
             }
             for (i, row) in acc.iter().enumerate() {
                 for (j, parts) in row.iter().enumerate() {
@@ -286,9 +313,9 @@ impl LaneFn for G16 {
         // SAFETY: bounds checked by gemm16_on; inside L's path.
         unsafe {
             match L::N {
-                16 => self.blocked::<L, 4, 2>(),
-                8 => self.blocked::<L, 4, 2>(),
-                4 => self.blocked::<L, 2, 2>(),
+                16 => self.blocked::<L, 4, 1>(),
+                8 => self.blocked::<L, 4, 1>(),
+                4 => self.blocked::<L, 4, 1>(),
                 _ => self.blocked::<L, 4, 4>(),
             }
         }
@@ -549,3 +576,4 @@ mod tests {
         }
     }
 }
+
