@@ -41,55 +41,60 @@ impl Geom {
 }
 
 /// `col[p][k]` (row length `kp`, padding zero): the input window of output
-/// position p.
+/// position p. Every element is written (a tap outside the image and the
+/// row's padding as zeros), so the buffer is only sized, never cleared.
 pub fn im2col(g: &Geom, x: &[f32], col: &mut Vec<f32>) {
-    let (h, w, c, kp) = (g.h, g.w, g.c, g.kp());
-    col.clear();
-    col.resize(h * w * kp, 0.0);
+    let (h, w, c, k, kp) = (g.h, g.w, g.c, g.k(), g.kp());
+    super::reuse(col, h * w * kp, 0.0);
     for oy in 0..h {
         for ox in 0..w {
             let row = &mut col[(oy * w + ox) * kp..][..kp];
             for ky in 0..3 {
                 let iy = oy as isize + ky as isize - 1;
-                if iy < 0 || iy >= h as isize {
-                    continue;
-                }
                 for kx in 0..3 {
                     let ix = ox as isize + kx as isize - 1;
-                    if ix < 0 || ix >= w as isize {
-                        continue;
+                    let dst = &mut row[(ky * 3 + kx) * c..][..c];
+                    if iy < 0 || iy >= h as isize || ix < 0 || ix >= w as isize {
+                        dst.fill(0.0);
+                    } else {
+                        dst.copy_from_slice(&x[(iy as usize * w + ix as usize) * c..][..c]);
                     }
-                    let src = &x[(iy as usize * w + ix as usize) * c..][..c];
-                    row[(ky * 3 + kx) * c..][..c].copy_from_slice(src);
                 }
             }
+            row[k..].fill(0.0);
         }
     }
 }
 
 /// `colT[k][p]` for the real taps k < 9C (the transposed window matrix).
-pub fn im2col_t(g: &Geom, x: &[f32], colt: &mut Vec<f32>) {
+/// The input is first made planar (`planes[c][p]`, one transpose), so that
+/// every row of `colT` is, per output row, a shifted copy of a plane row
+/// with zeros where the tap falls outside the image.
+pub fn im2col_t(g: &Geom, x: &[f32], planes: &mut Vec<f32>, colt: &mut Vec<f32>) {
     let (h, w, c) = (g.h, g.w, g.c);
     let p = h * w;
-    colt.clear();
-    colt.resize(g.k() * p, 0.0);
+    super::reuse(planes, c * p, 0.0);
+    transpose(&x[..p * c], p, c, planes);
+    super::reuse(colt, g.k() * p, 0.0);
     for ky in 0..3 {
         for kx in 0..3 {
-            for oy in 0..h {
-                let iy = oy as isize + ky as isize - 1;
-                if iy < 0 || iy >= h as isize {
-                    continue;
-                }
-                for ox in 0..w {
-                    let ix = ox as isize + kx as isize - 1;
-                    if ix < 0 || ix >= w as isize {
+            // Output columns whose tap column ox + kx − 1 lies inside [0, w).
+            let lo = usize::from(kx == 0).min(w);
+            let hi = if kx == 2 { w.saturating_sub(1) } else { w };
+            for ci in 0..c {
+                let plane = &planes[ci * p..][..p];
+                let dst = &mut colt[((ky * 3 + kx) * c + ci) * p..][..p];
+                for oy in 0..h {
+                    let seg = &mut dst[oy * w..][..w];
+                    let iy = oy as isize + ky as isize - 1;
+                    if iy < 0 || iy >= h as isize || lo >= hi {
+                        seg.fill(0.0);
                         continue;
                     }
-                    let src = &x[(iy as usize * w + ix as usize) * c..][..c];
-                    let pos = oy * w + ox;
-                    for (ci, v) in src.iter().enumerate() {
-                        colt[((ky * 3 + kx) * c + ci) * p + pos] = *v;
-                    }
+                    seg[..lo].fill(0.0);
+                    seg[hi..].fill(0.0);
+                    let src = iy as usize * w + lo + kx - 1;
+                    seg[lo..hi].copy_from_slice(&plane[src..src + (hi - lo)]);
                 }
             }
         }
@@ -153,6 +158,7 @@ pub struct BackScratch {
     pub dc: Vec<f32>,
     pub dct: Vec<f32>,
     pub colt: Vec<f32>,
+    pub planes: Vec<f32>,
     pub dcol: Vec<f32>,
 }
 
@@ -186,7 +192,7 @@ pub fn backward(
     for ch in 0..o {
         db[ch] = rowsum16(&s.dct[ch * p..][..p]);
     }
-    im2col_t(g, x, &mut s.colt);
+    im2col_t(g, x, &mut s.planes, &mut s.colt);
     dw.fill(0.0);
     gemm_nt(o, k, p, &s.dct, p, &s.colt, p, dw, kp);
     if let Some(dx) = dx {

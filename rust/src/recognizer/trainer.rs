@@ -190,21 +190,30 @@ impl Trainer {
             w.loss = ctc::loss_from_logits(&w.st.logits, t, k, line.labels, scale, &mut w.st.dlogits, &mut w.ctc);
             model.backward(&prep, &mut w.st, &mut w.grads);
         });
-        // g = g0; g += g1; … in line order.
+        // g = g0; g += g1; … in line order, per element (so the threads may
+        // take any element chunks: the chunking is a function of the sizes).
         let mut line_losses = Vec::with_capacity(b);
-        for i in 0..b {
-            let w = self.work[i].lock().unwrap_or_else(|e| e.into_inner());
+        let guards: Vec<_> = self.work[..b].iter().map(|w| w.lock().unwrap_or_else(|e| e.into_inner())).collect();
+        for w in &guards {
             line_losses.push(w.loss);
-            for (acc, g) in self.grads.iter_mut().zip(&w.grads) {
-                if i == 0 {
-                    acc.copy_from_slice(g);
-                } else {
-                    for (a, x) in acc.iter_mut().zip(g) {
+        }
+        for (ti, acc) in self.grads.iter_mut().enumerate() {
+            let parts: Vec<&[f32]> = guards.iter().map(|w| &w.grads[ti][..]).collect();
+            let (n, out) = (acc.len(), acc.as_mut_ptr() as usize);
+            crate::dispatch::par_chunks(n.div_ceil(SUM_CHUNK), |c| {
+                let range = c * SUM_CHUNK..((c + 1) * SUM_CHUNK).min(n);
+                // SAFETY: chunks write disjoint ranges of `acc`, which
+                // outlives this call.
+                let dst = unsafe { std::slice::from_raw_parts_mut((out as *mut f32).add(range.start), range.len()) };
+                dst.copy_from_slice(&parts[0][range.clone()]);
+                for g in &parts[1..] {
+                    for (a, x) in dst.iter_mut().zip(&g[range.clone()]) {
                         *a += *x;
                     }
                 }
-            }
+            });
         }
+        drop(guards);
         if let Some(i) = line_losses.iter().position(|l| l.is_nan()) {
             return Err(format!("line {i}: the loss is NaN (non-finite logits: the weights or activations overflowed)"));
         }
@@ -274,6 +283,9 @@ impl Trainer {
         unsafe { adam_step_many(&slots) }
     }
 }
+
+/// Elements per thread chunk of the line-order gradient sum (a constant).
+const SUM_CHUNK: usize = 16 * 1024;
 
 /// √(Σ over tensors in parameter order of (dot16(g, g) widened to double)).
 pub fn global_norm(grads: &[Vec<f32>]) -> f64 {
