@@ -132,7 +132,7 @@ pub mod reference {
     }
 
     /// ln 2 to about 160 bits, as three doubles.
-    const LN2: [f64; 3] = [6.931471805599452862e-01, 2.319046813846299558e-17, 5.707708438416212066e-34];
+    const LN2: [f64; 3] = [std::f64::consts::LN_2, 2.319046813846299558e-17, 5.707708438416212066e-34];
 
     /// e^x as (m, k) with e^x = 2^k·(m.0 + m.1), m a double-double in
     /// [0.7, 1.42] (relative error about 2^-100), for |x| ≤ 746.

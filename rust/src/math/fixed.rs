@@ -50,8 +50,8 @@ const SIGN: u32 = 0x8000_0000;
 // exp core
 // ---------------------------------------------------------------------------
 
-/// log2(e) rounded to binary32.
-const LOG2E: f32 = 1.442_695_f32;
+/// log2(e) rounded to binary32 (0x3fb8aa3b).
+const LOG2E: f32 = std::f32::consts::LOG2_E;
 /// 1.5·2^23: adding it rounds a value of magnitude < 2^22 to an integer, RNE.
 const SHIFTER: f32 = 12_582_912.0;
 /// ln 2 split for Cody–Waite reduction: LN2_HI has 16 significant bits (its
@@ -440,7 +440,7 @@ pub unsafe fn gelu_slope<L: Lanes>(x: L) -> L {
 pub unsafe fn erf_slope<L: Lanes>(x: L) -> L {
     // SAFETY: module contract.
     unsafe {
-        const TWO_OVER_SQRT_PI: f32 = 1.128_379_2;
+        const TWO_OVER_SQRT_PI: f32 = std::f32::consts::FRAC_2_SQRT_PI; // 0x3f906ebb
         let a = x.abs();
         let a = L::select(a.gt(k(16.0)), k(16.0), a);
         let (sh, sl) = neg_square(a);

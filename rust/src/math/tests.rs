@@ -81,6 +81,13 @@ fn every_path_gives_the_scalar_definition_bit_for_bit() {
 }
 
 #[test]
+fn constants_have_the_documented_bits() {
+    assert_eq!(std::f32::consts::LOG2_E.to_bits(), 0x3fb8_aa3b);
+    assert_eq!(std::f32::consts::FRAC_2_SQRT_PI.to_bits(), 0x3f90_6ebb);
+    assert_eq!(std::f64::consts::LOG2_E.to_bits(), 0x3ff7_1547_652b_82fe);
+}
+
+#[test]
 fn special_values_are_ieee_and_libm_ones() {
     let inf = f32::INFINITY;
     assert_eq!(exp(f32::NEG_INFINITY).to_bits(), 0);
