@@ -11,7 +11,7 @@
 //! The activated gates, c, tc and the starting hidden state are stored.
 
 use super::act::{sigmoid, tanh};
-use super::dot16::{gemm16, gemm_nt};
+use super::dot16::{gemm16, gemm_nt, transpose_ld};
 
 /// Stored forward state of one direction.
 #[derive(Default)]
@@ -152,10 +152,12 @@ pub fn backward_dir(
     }
 }
 
-/// Workspace for the weight gradients (kept for API stability; the
-/// products read the stored activations in place).
+/// Workspace for the weight gradients.
 #[derive(Default)]
-pub struct GradScratch {}
+pub struct GradScratch {
+    /// This direction's gate gradients as `[4H][T]` (one row per gate).
+    dzt: Vec<f32>,
+}
 
 /// dW_ih, dW_hh, db of one direction after the recurrence (t ascending by
 /// time index): `dW_ih[g][i] = dot16_t(dz[t][g], x[t][i])`,
@@ -173,12 +175,18 @@ pub fn weight_grads(
     dw_ih: &mut [f32],
     dw_hh: &mut [f32],
     db: &mut [f32],
-    _s: &mut GradScratch,
+    s: &mut GradScratch,
 ) {
     let g4 = 4 * h;
     let dzp = &dz[dzcol..];
-    gemm16(g4, inp, t_len, dzp, 1, lddz, x, inp, dw_ih, inp);
-    gemm16(g4, h, t_len, dzp, 1, lddz, &st.hprev, h, dw_hh, h);
+    // The products read A(g, t) for t ascending: from `dz` that is one
+    // element per row of 8H floats — a new page every few steps. A
+    // transposed copy makes each gate's row contiguous (same values, same
+    // order, same bits).
+    super::reuse(&mut s.dzt, g4 * t_len, 0.0);
+    transpose_ld(dzp, t_len, g4, lddz, &mut s.dzt);
+    gemm16(g4, inp, t_len, &s.dzt, t_len, 1, x, inp, dw_ih, inp);
+    gemm16(g4, h, t_len, &s.dzt, t_len, 1, &st.hprev, h, dw_hh, h);
     gemm16(1, g4, t_len, &[1.0], 0, 0, dzp, lddz, db, g4);
 }
 
