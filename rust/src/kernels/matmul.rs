@@ -7,44 +7,12 @@
 //! register tiles per kernel path, threads over output tiles); this module
 //! keeps the interface the engine calls.
 
-use crate::dispatch::Mode;
-
-pub use crate::gemm::MatRef;
-
-/// `C = A · B` with A m×k, B k×n, C m×n written row-major with row stride
-/// `ldc` (C is overwritten, never read).
-///
-/// # Safety
-/// A and B must be valid for their views; C valid for m rows of n writes at
-/// row stride `ldc`, not overlapping A or B.
-pub unsafe fn gemm(mode: Mode, a: MatRef, b: MatRef, c: *mut f32, ldc: usize) {
-    // SAFETY: forwarded from the caller.
-    unsafe { crate::gemm::gemm(mode, a, b, c, ldc) }
-}
-
-/// `C[i] = A[i] · B[i]` for `batch` products. The batch strides (elements)
-/// may be 0 to broadcast one operand; C's batch stride is `m * ldc`.
-///
-/// # Safety
-/// As [`gemm`] for every batch item.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn gemm_batched(
-    mode: Mode,
-    batch: usize,
-    a: MatRef,
-    a_bs: isize,
-    b: MatRef,
-    b_bs: isize,
-    c: *mut f32,
-    ldc: usize,
-) {
-    // SAFETY: forwarded from the caller.
-    unsafe { crate::gemm::gemm_batched(mode, batch, a, a_bs, b, b_bs, c, ldc) }
-}
+pub use crate::gemm::{gemm, gemm_batched, MatRef};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dispatch::Mode;
 
     fn naive(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f64> {
         let mut c = vec![0f64; m * n];
