@@ -51,7 +51,13 @@ fn main() {
                 "peak {:>6} {:>5}: {:7.2} GFLOP/s",
                 path.name(),
                 mode.name(),
-                peak_gflops(Token::new(path).unwrap(), mode, 0.2, 5, std::env::var("CPU").is_ok())
+                peak_gflops(
+                    Token::new(path).unwrap(),
+                    mode,
+                    0.2,
+                    5,
+                    std::env::var("CPU").is_ok()
+                )
             );
         }
     }
@@ -73,9 +79,18 @@ fn main() {
         // BT=1: B is the transposed view of an n × k row-major matrix (g·Wᵀ).
         let bt = std::env::var("BT").is_ok();
         let (rs, cs) = if bt { (1, k as isize) } else { (n as isize, 1) };
-        let br = MatRef { ptr: b.as_ptr(), rows: k, cols: n, rs, cs };
+        let br = MatRef {
+            ptr: b.as_ptr(),
+            rows: k,
+            cols: n,
+            rs,
+            cs,
+        };
         for &path in &paths {
-            for mode in [Mode::Fast, Mode::Exact].into_iter().filter(|m| std::env::var("MODES").map_or(true, |v| v.contains(m.name()))) {
+            for mode in [Mode::Fast, Mode::Exact]
+                .into_iter()
+                .filter(|m| std::env::var("MODES").map_or(true, |v| v.contains(m.name())))
+            {
                 let tok = Token::new(path).unwrap();
                 let flops = 2.0 * (m * n * k) as f64;
                 let reps = ((2e9 / flops) as usize).clamp(3, 2000);

@@ -87,7 +87,10 @@ fn rng(state: &mut u64) -> u64 {
 
 fn run_f32(name: &str, sample: Option<u64>, threads: usize) -> Stats {
     let (op, reference) = f32_func(name).unwrap();
-    let tokens: Vec<Token> = available_paths().into_iter().map(|p| Token::new(p).unwrap()).collect();
+    let tokens: Vec<Token> = available_paths()
+        .into_iter()
+        .map(|p| Token::new(p).unwrap())
+        .collect();
     const CHUNK: u64 = 1 << 16;
     let total = sample.unwrap_or(1 << 32);
     let chunks = total.div_ceil(CHUNK);
@@ -108,7 +111,11 @@ fn run_f32(name: &str, sample: Option<u64>, threads: usize) -> Stats {
                     let len = CHUNK.min(total - c * CHUNK) as usize;
                     let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ c.wrapping_mul(0xD1B5_4A32_D192_ED03);
                     for (i, v) in x[..len].iter_mut().enumerate() {
-                        let bits = if sample.is_some() { rng(&mut seed) as u32 } else { (c * CHUNK) as u32 + i as u32 };
+                        let bits = if sample.is_some() {
+                            rng(&mut seed) as u32
+                        } else {
+                            (c * CHUNK) as u32 + i as u32
+                        };
                         *v = f32::from_bits(bits);
                     }
                     map_on(tokens[0], op, false, &x[..len], &mut want[..len]);
@@ -140,7 +147,9 @@ fn run_f32(name: &str, sample: Option<u64>, threads: usize) -> Stats {
                         }
                         if r::ambiguous32(rf) {
                             st.ambiguous += 1;
-                        } else if !(y.to_bits() == (rf as f32).to_bits() || (y.is_nan() && rf.is_nan())) {
+                        } else if !(y.to_bits() == (rf as f32).to_bits()
+                            || (y.is_nan() && rf.is_nan()))
+                        {
                             st.not_cr += 1;
                         }
                         if name == "gelu" {
@@ -151,7 +160,11 @@ fn run_f32(name: &str, sample: Option<u64>, threads: usize) -> Stats {
                                     st.max_in_at = bits;
                                 }
                             } else if !x[i].is_nan() {
-                                let a = if x[i].is_infinite() { 0.0 } else { ((y as f64) - rf).abs() };
+                                let a = if x[i].is_infinite() {
+                                    0.0
+                                } else {
+                                    ((y as f64) - rf).abs()
+                                };
                                 if a > st.max_abs_out {
                                     st.max_abs_out = a;
                                     st.max_abs_out_at = bits;
@@ -190,12 +203,24 @@ fn run_det(name: &str, n: u64, threads: usize) -> Stats {
                             ("det_exp", 0) => -745.2 + (u >> 11) as f64 * 2f64.powi(-53) * 1455.0,
                             ("det_exp", _) => {
                                 let v = f64::from_bits(u & 0x7fff_ffff_ffff_ffff);
-                                if v.is_finite() && v < 750.0 { if u >> 63 == 1 { -v } else { v } } else { 0.5 }
+                                if v.is_finite() && v < 750.0 {
+                                    if u >> 63 == 1 {
+                                        -v
+                                    } else {
+                                        v
+                                    }
+                                } else {
+                                    0.5
+                                }
                             }
                             (_, 0) => 0.5 + (u >> 11) as f64 * 2f64.powi(-53) * 1.5,
                             _ => {
                                 let v = f64::from_bits(u & 0x7fef_ffff_ffff_ffff);
-                                if v == 0.0 { 1.0 } else { v }
+                                if v == 0.0 {
+                                    1.0
+                                } else {
+                                    v
+                                }
                             }
                         };
                         let (_, e) = if name == "det_exp" {
@@ -229,7 +254,9 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut names: Vec<String> = vec![];
     let mut sample = None;
-    let mut threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let mut threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -246,10 +273,21 @@ fn main() {
         i += 1;
     }
     if names.is_empty() {
-        names = ["exp", "log", "tanh", "sigmoid", "erf", "gelu", "gelu_slope", "erf_slope", "det_exp", "det_log"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        names = [
+            "exp",
+            "log",
+            "tanh",
+            "sigmoid",
+            "erf",
+            "gelu",
+            "gelu_slope",
+            "erf_slope",
+            "det_exp",
+            "det_log",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     }
     let paths: Vec<&str> = available_paths().iter().map(|p| p.name()).collect();
     println!("paths compared: {}; threads: {threads}", paths.join(", "));

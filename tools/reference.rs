@@ -82,11 +82,19 @@ pub mod reference {
     /// NaN/inf/finite class).
     pub fn err_ulp32(y: f32, r: f64) -> f64 {
         if r.is_nan() || y.is_nan() {
-            return if r.is_nan() && y.is_nan() { 0.0 } else { f64::INFINITY };
+            return if r.is_nan() && y.is_nan() {
+                0.0
+            } else {
+                f64::INFINITY
+            };
         }
         let rr = r as f32; // the correctly rounded value (up to ambiguity)
         if y.is_infinite() || rr.is_infinite() || r.is_infinite() {
-            return if y == rr || (y as f64) == r { 0.0 } else { f64::INFINITY };
+            return if y == rr || (y as f64) == r {
+                0.0
+            } else {
+                f64::INFINITY
+            };
         }
         ((y as f64) - r).abs() / ulp32(r)
     }
@@ -132,7 +140,11 @@ pub mod reference {
     }
 
     /// ln 2 to about 160 bits, as three doubles.
-    const LN2: [f64; 3] = [std::f64::consts::LN_2, 2.319046813846299558e-17, 5.707708438416212066e-34];
+    const LN2: [f64; 3] = [
+        std::f64::consts::LN_2,
+        2.319046813846299558e-17,
+        5.707708438416212066e-34,
+    ];
 
     /// e^x as (m, k) with e^x = 2^k·(m.0 + m.1), m a double-double in
     /// [0.7, 1.42] (relative error about 2^-100), for |x| ≤ 746.
@@ -170,7 +182,11 @@ pub mod reference {
         }
         if y.is_infinite() {
             // Correct iff the true value is at least MAX + ulp/2.
-            return if (k as f64) + m.0.log2() >= 1024.0 - 2f64.powi(-54) { 0.0 } else { f64::INFINITY };
+            return if (k as f64) + m.0.log2() >= 1024.0 - 2f64.powi(-54) {
+                0.0
+            } else {
+                f64::INFINITY
+            };
         }
         let ys = y * 2f64.powi(-(k / 2)) * 2f64.powi(-(k - k / 2));
         let e = m.0.log2().floor() as i32 + k; // exponent of the true value
@@ -182,7 +198,11 @@ pub mod reference {
     /// y + (x·e^(−y) − 1) from the platform log (doubling its 2^-52).
     pub fn log_dd(x: f64) -> DD {
         // Scale subnormals up (exactly) so that e^(−y) stays in range.
-        let (x, shift) = if x < f64::MIN_POSITIVE { (x * 2f64.powi(64), -64.0) } else { (x, 0.0) };
+        let (x, shift) = if x < f64::MIN_POSITIVE {
+            (x * 2f64.powi(64), -64.0)
+        } else {
+            (x, 0.0)
+        };
         let y = x.ln();
         let e = exp_dd(-y);
         let t = add(mul(DD(x, 0.0), e), DD(-1.0, 0.0));
@@ -207,7 +227,11 @@ pub mod reference {
     /// Error of `y` in f64 ulps of the double-double reference.
     pub fn err_ulp64(y: f64, r: DD) -> f64 {
         if y.is_nan() || r.0.is_nan() {
-            return if y.is_nan() && r.0.is_nan() { 0.0 } else { f64::INFINITY };
+            return if y.is_nan() && r.0.is_nan() {
+                0.0
+            } else {
+                f64::INFINITY
+            };
         }
         if y.is_infinite() || r.0.is_infinite() {
             return if y == r.0 { 0.0 } else { f64::INFINITY };

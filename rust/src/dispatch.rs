@@ -133,7 +133,11 @@ pub fn available_paths() -> Vec<KernelPath> {
 /// The fastest available path, detected once.
 pub fn best_path() -> KernelPath {
     static BEST: OnceLock<KernelPath> = OnceLock::new();
-    *BEST.get_or_init(|| *available_paths().last().expect("scalar is always available"))
+    *BEST.get_or_init(|| {
+        *available_paths()
+            .last()
+            .expect("scalar is always available")
+    })
 }
 
 const NOT_SET: u8 = u8::MAX;
@@ -144,7 +148,10 @@ static ENV_READ: OnceLock<()> = OnceLock::new();
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PathError {
     Unknown(String),
-    Missing { path: KernelPath, features: Vec<&'static str> },
+    Missing {
+        path: KernelPath,
+        features: Vec<&'static str>,
+    },
 }
 
 impl std::fmt::Display for PathError {
@@ -171,7 +178,10 @@ pub fn parse_path(name: &str) -> Result<KernelPath, PathError> {
     if missing.is_empty() {
         Ok(path)
     } else {
-        Err(PathError::Missing { path, features: missing })
+        Err(PathError::Missing {
+            path,
+            features: missing,
+        })
     }
 }
 
@@ -204,7 +214,10 @@ pub fn set_kernel_path(path: Option<KernelPath>) -> Result<(), PathError> {
         Some(p) => {
             let missing = p.missing_features();
             if !missing.is_empty() {
-                return Err(PathError::Missing { path: p, features: missing });
+                return Err(PathError::Missing {
+                    path: p,
+                    features: missing,
+                });
             }
             FORCED_PATH.store(p as u8, Ordering::Relaxed)
         }
@@ -268,10 +281,14 @@ fn default_threads() -> usize {
     if let Ok(v) = std::env::var("ONEMODEL_THREADS") {
         match v.trim().parse::<usize>() {
             Ok(n) if n >= 1 => return n,
-            _ => eprintln!("onemodel: ignoring ONEMODEL_THREADS={v:?}: expected a positive integer"),
+            _ => {
+                eprintln!("onemodel: ignoring ONEMODEL_THREADS={v:?}: expected a positive integer")
+            }
         }
     }
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }
 
 fn build_pool(threads: usize) -> Arc<rayon::ThreadPool> {
@@ -287,13 +304,19 @@ fn build_pool(threads: usize) -> Arc<rayon::ThreadPool> {
 fn pool_cell() -> &'static RwLock<Pool> {
     POOL.get_or_init(|| {
         let threads = default_threads();
-        RwLock::new(Pool { threads, pool: build_pool(threads) })
+        RwLock::new(Pool {
+            threads,
+            pool: build_pool(threads),
+        })
     })
 }
 
 /// The number of threads kernels use.
 pub fn threads() -> usize {
-    pool_cell().read().unwrap_or_else(|e| e.into_inner()).threads
+    pool_cell()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .threads
 }
 
 /// Change the number of kernel threads (at least 1). Bits never depend on it.
@@ -303,13 +326,20 @@ pub fn set_threads(n: usize) -> Result<(), String> {
     }
     let mut guard = pool_cell().write().unwrap_or_else(|e| e.into_inner());
     if guard.threads != n {
-        *guard = Pool { threads: n, pool: build_pool(n) };
+        *guard = Pool {
+            threads: n,
+            pool: build_pool(n),
+        };
     }
     Ok(())
 }
 
 fn current_pool() -> Arc<rayon::ThreadPool> {
-    pool_cell().read().unwrap_or_else(|e| e.into_inner()).pool.clone()
+    pool_cell()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .pool
+        .clone()
 }
 
 /// Run `body(i)` for every chunk index `i < chunks`, on the library's pool,
@@ -335,7 +365,9 @@ where
     }
     pool.install(|| {
         use rayon::prelude::*;
-        (0..chunks).into_par_iter().for_each_init(FpEnvGuard::new, |_fp, i| body(i));
+        (0..chunks)
+            .into_par_iter()
+            .for_each_init(FpEnvGuard::new, |_fp, i| body(i));
     });
 }
 

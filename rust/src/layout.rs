@@ -14,7 +14,10 @@ pub struct Layout {
 
 impl Layout {
     pub fn contiguous(shape: &[usize]) -> Layout {
-        Layout { shape: shape.to_vec(), strides: contiguous_strides(shape) }
+        Layout {
+            shape: shape.to_vec(),
+            strides: contiguous_strides(shape),
+        }
     }
 
     pub fn numel(&self) -> usize {
@@ -93,7 +96,10 @@ pub fn coalesce(shape: &[usize], operands: &[&[isize]]) -> Coalesced {
             os.push(0);
         }
     }
-    Coalesced { shape: out_shape, strides: out_strides }
+    Coalesced {
+        shape: out_shape,
+        strides: out_strides,
+    }
 }
 
 /// Visit the rows of a coalesced iteration space: calls
@@ -115,7 +121,9 @@ pub fn for_each_row(c: &Coalesced, first_row: usize, rows: usize, mut f: impl Fn
     }
     let mut offs = vec![0isize; nops];
     for k in 0..nops {
-        offs[k] = (0..outer.len()).map(|d| idx[d] as isize * c.strides[k][d]).sum();
+        offs[k] = (0..outer.len())
+            .map(|d| idx[d] as isize * c.strides[k][d])
+            .sum();
     }
     for _ in 0..rows {
         f(&offs);
@@ -149,9 +157,15 @@ mod tests {
     fn contiguous_layouts() {
         assert_eq!(contiguous_strides(&[2, 3, 4]), vec![12, 4, 1]);
         assert!(Layout::contiguous(&[2, 3]).is_contiguous());
-        let t = Layout { shape: vec![3, 2], strides: vec![1, 3] };
+        let t = Layout {
+            shape: vec![3, 2],
+            strides: vec![1, 3],
+        };
         assert!(!t.is_contiguous());
-        let ones = Layout { shape: vec![1, 5], strides: vec![99, 1] };
+        let ones = Layout {
+            shape: vec![1, 5],
+            strides: vec![99, 1],
+        };
         assert!(ones.is_contiguous());
     }
 

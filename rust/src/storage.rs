@@ -106,7 +106,12 @@ pub fn trim() -> u64 {
         for addr in list.drain(..) {
             // SAFETY: every address in a free list came from `alloc` with this
             // class's layout and is owned by the list alone.
-            unsafe { dealloc(addr as *mut u8, Layout::from_size_align_unchecked(bytes, ALIGN)) };
+            unsafe {
+                dealloc(
+                    addr as *mut u8,
+                    Layout::from_size_align_unchecked(bytes, ALIGN),
+                )
+            };
             freed += bytes as u64;
         }
     }
@@ -138,11 +143,18 @@ impl Buffer {
         let p = pool();
         p.requests.fetch_add(1, Ordering::Relaxed);
         if bytes == 0 {
-            return Buffer { ptr: NonNull::<u8>::dangling_aligned(), len: 0, class: usize::MAX };
+            return Buffer {
+                ptr: NonNull::<u8>::dangling_aligned(),
+                len: 0,
+                class: usize::MAX,
+            };
         }
         let class = class_of(bytes);
         let cap = class_bytes(class);
-        let reused = p.free[class].lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let reused = p.free[class]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop();
         let ptr = match reused {
             Some(addr) => {
                 p.pooled_bytes.fetch_sub(cap as u64, Ordering::Relaxed);
@@ -161,7 +173,11 @@ impl Buffer {
             }
         };
         p.outstanding_bytes.fetch_add(cap as u64, Ordering::Relaxed);
-        Buffer { ptr, len: bytes, class }
+        Buffer {
+            ptr,
+            len: bytes,
+            class,
+        }
     }
 
     /// A buffer of `bytes` zero bytes.
@@ -241,15 +257,36 @@ mod tests {
             assert!(b > prev, "classes increase");
             assert_eq!(b % 64, 0, "class {class} = {b} is a multiple of 64");
             assert_eq!(class_of(b), class, "a class's capacity maps to itself");
-            assert_eq!(class_of(prev + 1), class, "the byte after the previous class maps here");
+            assert_eq!(
+                class_of(prev + 1),
+                class,
+                "the byte after the previous class maps here"
+            );
             prev = b;
         }
-        for bytes in [1usize, 63, 64, 65, 255, 256, 257, 1000, 4096, 4097, 1 << 20, (1 << 20) + 1, 123_456_789] {
+        for bytes in [
+            1usize,
+            63,
+            64,
+            65,
+            255,
+            256,
+            257,
+            1000,
+            4096,
+            4097,
+            1 << 20,
+            (1 << 20) + 1,
+            123_456_789,
+        ] {
             let c = class_of(bytes);
             let cap = class_bytes(c);
             assert!(cap >= bytes);
             if bytes > 256 {
-                assert!((cap as f64) < bytes as f64 * 1.25 + 64.0, "{bytes} -> {cap}");
+                assert!(
+                    (cap as f64) < bytes as f64 * 1.25 + 64.0,
+                    "{bytes} -> {cap}"
+                );
             }
         }
     }

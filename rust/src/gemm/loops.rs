@@ -245,9 +245,17 @@ impl Chunk<'_> {
                         if !first {
                             // The next tile's stored accumulators, while
                             // this one computes.
-                            let (ni, nj) = if ir + mr < rows { (ir + mr, jr) } else { (0, jr + nr) };
+                            let (ni, nj) = if ir + mr < rows {
+                                (ir + mr, jr)
+                            } else {
+                                (0, jr + nr)
+                            };
                             if nj < cols {
-                                prefetch_tile(c0p.add(ni * job.ldc + nj), mr.min(rows - ni), job.ldc);
+                                prefetch_tile(
+                                    c0p.add(ni * job.ldc + nj),
+                                    mr.min(rows - ni),
+                                    job.ldc,
+                                );
                             }
                         }
                         tile::<L, MR, NV, EXACT>(

@@ -146,7 +146,14 @@ unsafe fn panel(
 /// `src` valid for `cols` lines of `kc` elements at stride `across`; `dst`
 /// valid for `kc·w` writes; cols ≤ w.
 #[inline(always)]
-unsafe fn transpose(dst: *mut f32, src: *const f32, cols: usize, w: usize, kc: usize, across: isize) {
+unsafe fn transpose(
+    dst: *mut f32,
+    src: *const f32,
+    cols: usize,
+    w: usize,
+    kc: usize,
+    across: isize,
+) {
     #[cfg(target_arch = "x86_64")]
     let (t0, p0) = (cols / 4 * 4, kc / 4 * 4);
     #[cfg(not(target_arch = "x86_64"))]
@@ -159,7 +166,8 @@ unsafe fn transpose(dst: *mut f32, src: *const f32, cols: usize, w: usize, kc: u
                 // SAFETY: lines t..t+4 < cols, steps p..p+4 < kc of src;
                 // rows p..p+4, columns t..t+4 < w of dst; SSE is baseline.
                 unsafe {
-                    let line = |i: usize| _mm_loadu_ps(src.offset((t + i) as isize * across).add(p));
+                    let line =
+                        |i: usize| _mm_loadu_ps(src.offset((t + i) as isize * across).add(p));
                     let (r0, r1, r2, r3) = (line(0), line(1), line(2), line(3));
                     let lo01 = _mm_unpacklo_ps(r0, r1); // r0[0] r1[0] r0[1] r1[1]
                     let hi01 = _mm_unpackhi_ps(r0, r1); // r0[2] r1[2] r0[3] r1[3]

@@ -61,7 +61,13 @@ fn chains<L: Lanes, const EXACT: bool>(steps: usize) -> f32 {
 /// `seconds` each. With `thread_clock` (Linux only; elsewhere ignored) the
 /// runs are timed in CPU seconds of the calling thread, which leaves out
 /// the time other processes hold the core on a shared machine.
-pub fn peak_gflops(token: Token, mode: Mode, seconds: f64, repeats: usize, thread_clock: bool) -> f64 {
+pub fn peak_gflops(
+    token: Token,
+    mode: Mode,
+    seconds: f64,
+    repeats: usize,
+    thread_clock: bool,
+) -> f64 {
     let exact = mode == Mode::Exact;
     let lanes = match token.path() {
         crate::dispatch::KernelPath::Scalar => 1,

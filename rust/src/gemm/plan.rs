@@ -39,10 +39,26 @@ pub(super) struct Blocking {
 /// with the same MR and NR/N (checked at run time in both phases).
 pub(super) const fn blocking(path: KernelPath) -> Blocking {
     match path {
-        KernelPath::Scalar => Blocking { mr: 4, nr: 4, kc: 256 },
-        KernelPath::V128 => Blocking { mr: 6, nr: 8, kc: 256 },
-        KernelPath::Avx2 => Blocking { mr: 6, nr: 16, kc: 256 },
-        KernelPath::Avx512 => Blocking { mr: 8, nr: 48, kc: 128 },
+        KernelPath::Scalar => Blocking {
+            mr: 4,
+            nr: 4,
+            kc: 256,
+        },
+        KernelPath::V128 => Blocking {
+            mr: 6,
+            nr: 8,
+            kc: 256,
+        },
+        KernelPath::Avx2 => Blocking {
+            mr: 6,
+            nr: 16,
+            kc: 256,
+        },
+        KernelPath::Avx512 => Blocking {
+            mr: 8,
+            nr: 48,
+            kc: 128,
+        },
     }
 }
 

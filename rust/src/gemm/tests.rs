@@ -432,8 +432,20 @@ fn strided_transposed_and_reversed_views() {
     // B with its rows reversed (packed, never read in place) and with a
     // zero row stride (every k reads the same row; read in place), each
     // for a short product (m ≤ 16) and a tall one.
-    let b_rev = MatRef { ptr: b_plain_store[(k - 1) * n..].as_ptr(), rows: k, cols: n, rs: -(n as isize), cs: 1 };
-    let b_row = MatRef { ptr: b_plain_store.as_ptr(), rows: k, cols: n, rs: 0, cs: 1 };
+    let b_rev = MatRef {
+        ptr: b_plain_store[(k - 1) * n..].as_ptr(),
+        rows: k,
+        cols: n,
+        rs: -(n as isize),
+        cs: 1,
+    };
+    let b_row = MatRef {
+        ptr: b_plain_store.as_ptr(),
+        rows: k,
+        cols: n,
+        rs: 0,
+        cs: 1,
+    };
     let a_short = MatRef { rows: 5, ..at };
     for bv in [b_rev, b_row] {
         check_everywhere(a_short, bv, &[2], "short·B view");

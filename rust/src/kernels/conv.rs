@@ -85,12 +85,19 @@ impl Conv2d {
         const MIN_BLOCK_COLUMNS: usize = 256;
         let ow = self.ow.max(1);
         let by_cache = BLOCK_FLOATS / (self.k() * ow).max(1);
-        by_cache.max(MIN_BLOCK_COLUMNS.div_ceil(ow)).clamp(1, self.oh.max(1))
+        by_cache
+            .max(MIN_BLOCK_COLUMNS.div_ceil(ow))
+            .clamp(1, self.oh.max(1))
     }
 
     /// 1×1, stride 1, no padding: the im2col matrix is the input itself.
     fn pointwise(&self) -> bool {
-        self.kh == 1 && self.kw == 1 && self.stride == (1, 1) && self.padding == (0, 0) && self.oh == self.h && self.ow == self.w
+        self.kh == 1
+            && self.kw == 1
+            && self.stride == (1, 1)
+            && self.padding == (0, 0)
+            && self.oh == self.h
+            && self.ow == self.w
     }
 
     /// The output columns `ox` whose input column `ox·sw + kx·dw − pw` lies
@@ -100,7 +107,11 @@ impl Conv2d {
         let shift = kx * dw; // ix = ox·sw + shift − pw
         let lo = pw.saturating_sub(shift).div_ceil(sw);
         // ix ≤ w − 1  ⇔  ox·sw ≤ w − 1 + pw − shift
-        let hi = if self.w + pw > shift { ((self.w - 1 + pw - shift) / sw + 1).min(self.ow) } else { 0 };
+        let hi = if self.w + pw > shift {
+            ((self.w - 1 + pw - shift) / sw + 1).min(self.ow)
+        } else {
+            0
+        };
         (lo.min(hi), hi)
     }
 
@@ -114,7 +125,14 @@ impl Conv2d {
     /// # Safety
     /// `x` must hold the whole input; `cols` must be valid for
     /// k·oys.len()·ow writes; `oys` must lie inside `0..oh`.
-    unsafe fn im2col(&self, x: *const f32, ni: usize, g: usize, oys: std::ops::Range<usize>, cols: *mut f32) {
+    unsafe fn im2col(
+        &self,
+        x: *const f32,
+        ni: usize,
+        g: usize,
+        oys: std::ops::Range<usize>,
+        cols: *mut f32,
+    ) {
         let (h, w, ow) = (self.h, self.w, self.ow);
         let p = oys.len() * ow;
         let (sh, sw) = self.stride;
@@ -129,7 +147,9 @@ impl Conv2d {
                     let (lo, hi) = self.inside_x(kx);
                     for (row_in_block, oy) in oys.clone().enumerate() {
                         // SAFETY: row r, that output row's ow columns of the block.
-                        let out = unsafe { std::slice::from_raw_parts_mut(cols.add(r * p + row_in_block * ow), ow) };
+                        let out = unsafe {
+                            std::slice::from_raw_parts_mut(cols.add(r * p + row_in_block * ow), ow)
+                        };
                         let iy = (oy * sh + ky * dh) as isize - ph as isize;
                         if iy < 0 || iy >= h as isize || lo == hi {
                             out.fill(0.0);
@@ -141,7 +161,9 @@ impl Conv2d {
                         let row = unsafe { plane.add(iy as usize * w + lo * sw + kx * dw - pw) };
                         if sw == 1 {
                             // SAFETY: hi − lo elements of the input row, in bounds (above).
-                            out[lo..hi].copy_from_slice(unsafe { std::slice::from_raw_parts(row, hi - lo) });
+                            out[lo..hi].copy_from_slice(unsafe {
+                                std::slice::from_raw_parts(row, hi - lo)
+                            });
                         } else {
                             for (j, o) in out[lo..hi].iter_mut().enumerate() {
                                 // SAFETY: in bounds (above).
@@ -163,7 +185,14 @@ impl Conv2d {
     ///
     /// # Safety
     /// `x` must hold the whole input.
-    unsafe fn cols(&self, x: *const f32, ni: usize, g: usize, scratch: &mut Buffer, transposed: bool) -> MatRef {
+    unsafe fn cols(
+        &self,
+        x: *const f32,
+        ni: usize,
+        g: usize,
+        scratch: &mut Buffer,
+        transposed: bool,
+    ) -> MatRef {
         let (k, p) = (self.k(), self.p());
         let ptr = if self.pointwise() {
             // SAFETY: the group's channels of item ni are k contiguous planes of p.
@@ -175,7 +204,13 @@ impl Conv2d {
             unsafe { self.im2col(x, ni, g, 0..self.oh, ptr) };
             ptr
         };
-        let m = MatRef { ptr, rows: k, cols: p, rs: p as isize, cs: 1 };
+        let m = MatRef {
+            ptr,
+            rows: k,
+            cols: p,
+            rs: p as isize,
+            cs: 1,
+        };
         if transposed {
             m.t()
         } else {
@@ -186,7 +221,13 @@ impl Conv2d {
     fn weight(&self, wt: *const f32, g: usize) -> MatRef {
         let k = self.k();
         // SAFETY (of later reads): rows g·og .. (g+1)·og of the weight.
-        MatRef { ptr: wt.wrapping_add(g * self.og() * k), rows: self.og(), cols: k, rs: k as isize, cs: 1 }
+        MatRef {
+            ptr: wt.wrapping_add(g * self.og() * k),
+            rows: self.og(),
+            cols: k,
+            rs: k as isize,
+            cs: 1,
+        }
     }
 }
 
@@ -195,13 +236,29 @@ impl Conv2d {
 /// # Safety
 /// `x` holds n·c_in·h·w, `wt` c_out·k, `bias` (if any) c_out, `out`
 /// n·c_out·oh·ow elements; `out` overlaps nothing else.
-pub unsafe fn forward(mode: Mode, s: &Conv2d, x: *const f32, wt: *const f32, bias: Option<*const f32>, out: *mut f32) {
+pub unsafe fn forward(
+    mode: Mode,
+    s: &Conv2d,
+    x: *const f32,
+    wt: *const f32,
+    bias: Option<*const f32>,
+    out: *mut f32,
+) {
     let (og, p, k, ow) = (s.og(), s.p(), s.k(), s.ow);
     let rows = s.forward_block_rows();
     let blocks = s.oh.div_ceil(rows).max(1);
-    let (xa, wa, oa, ba) = (x as usize, wt as usize, out as usize, bias.map(|b| b as usize));
+    let (xa, wa, oa, ba) = (
+        x as usize,
+        wt as usize,
+        out as usize,
+        bias.map(|b| b as usize),
+    );
     par_chunks(s.n * s.groups * blocks, |idx| {
-        let (ni, g, blk) = (idx / (s.groups * blocks), idx / blocks % s.groups, idx % blocks);
+        let (ni, g, blk) = (
+            idx / (s.groups * blocks),
+            idx / blocks % s.groups,
+            idx % blocks,
+        );
         let oys = blk * rows..((blk + 1) * rows).min(s.oh);
         let (q0, pc) = (oys.start * ow, oys.len() * ow);
         // SAFETY: the pointers are valid for the sizes the caller promised;
@@ -211,12 +268,24 @@ pub unsafe fn forward(mode: Mode, s: &Conv2d, x: *const f32, wt: *const f32, bia
             let scratch;
             let cols = if s.pointwise() {
                 let ptr = (xa as *const f32).add((ni * s.c_in + g * s.cg()) * p + q0);
-                MatRef { ptr, rows: k, cols: pc, rs: p as isize, cs: 1 }
+                MatRef {
+                    ptr,
+                    rows: k,
+                    cols: pc,
+                    rs: p as isize,
+                    cs: 1,
+                }
             } else {
                 scratch = Buffer::new(k * pc * 4);
                 let ptr = scratch.as_ptr() as *mut f32;
                 s.im2col(xa as *const f32, ni, g, oys, ptr);
-                MatRef { ptr, rows: k, cols: pc, rs: pc as isize, cs: 1 }
+                MatRef {
+                    ptr,
+                    rows: k,
+                    cols: pc,
+                    rs: pc as isize,
+                    cs: 1,
+                }
             };
             gemm(mode, s.weight(wa as *const f32, g), cols, c, p);
             if let Some(b) = ba {
@@ -246,10 +315,20 @@ pub unsafe fn input_grad(mode: Mode, s: &Conv2d, dy: *const f32, wt: *const f32,
         // SAFETY: as for `forward`; each (item, group) writes the planes of
         // its own group's input channels.
         unsafe {
-            let b = MatRef { ptr: (da as *const f32).add((ni * s.c_out + g * og) * p), rows: og, cols: p, rs: p as isize, cs: 1 };
+            let b = MatRef {
+                ptr: (da as *const f32).add((ni * s.c_out + g * og) * p),
+                rows: og,
+                cols: p,
+                rs: p as isize,
+                cs: 1,
+            };
             let dc = dcols.as_ptr() as *mut f32;
             gemm(mode, s.weight(wa as *const f32, g).t(), b, dc, p);
-            col2im(s, dc, (xa as *mut f32).add((ni * s.c_in + g * s.cg()) * s.h * s.w));
+            col2im(
+                s,
+                dc,
+                (xa as *mut f32).add((ni * s.c_in + g * s.cg()) * s.h * s.w),
+            );
         }
     });
 }
@@ -285,7 +364,8 @@ unsafe fn col2im(s: &Conv2d, dcols: *const f32, dx: *mut f32) {
                     // row iy, columns lo·sw + kx·dw − pw onwards (inside, see
                     // `inside_x`). dcols and dx do not overlap.
                     unsafe {
-                        let src = std::slice::from_raw_parts(dcols.add(r * p + oy * ow + lo), hi - lo);
+                        let src =
+                            std::slice::from_raw_parts(dcols.add(r * p + oy * ow + lo), hi - lo);
                         let dst = dx.add((c * h + iy as usize) * w + lo * sw + kx * dw - pw);
                         if sw == 1 {
                             let dst = std::slice::from_raw_parts_mut(dst, hi - lo);
@@ -322,7 +402,13 @@ pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32,
         // SAFETY: as for `forward`; each (item, group) writes its own block.
         unsafe {
             let rows = s.cols(xa as *const f32, ni, g, &mut scratch, true);
-            let a = MatRef { ptr: (da as *const f32).add((ni * s.c_out + g * og) * p), rows: og, cols: p, rs: p as isize, cs: 1 };
+            let a = MatRef {
+                ptr: (da as *const f32).add((ni * s.c_out + g * og) * p),
+                rows: og,
+                cols: p,
+                rs: p as isize,
+                cs: 1,
+            };
             gemm(mode, a, rows, (ta as *mut f32).add(idx * per), k);
         }
     });
@@ -358,13 +444,19 @@ mod tests {
                         for c in 0..cg {
                             for ky in 0..s.kh {
                                 for kx in 0..s.kw {
-                                    let iy = (oy * s.stride.0 + ky * s.dilation.0) as isize - s.padding.0 as isize;
-                                    let ix = (ox * s.stride.1 + kx * s.dilation.1) as isize - s.padding.1 as isize;
-                                    if iy < 0 || ix < 0 || iy >= s.h as isize || ix >= s.w as isize {
+                                    let iy = (oy * s.stride.0 + ky * s.dilation.0) as isize
+                                        - s.padding.0 as isize;
+                                    let ix = (ox * s.stride.1 + kx * s.dilation.1) as isize
+                                        - s.padding.1 as isize;
+                                    if iy < 0 || ix < 0 || iy >= s.h as isize || ix >= s.w as isize
+                                    {
                                         continue;
                                     }
-                                    let xv = x[((ni * s.c_in + g * cg + c) * s.h + iy as usize) * s.w + ix as usize];
-                                    acc += xv as f64 * wt[((o * cg + c) * s.kh + ky) * s.kw + kx] as f64;
+                                    let xv = x[((ni * s.c_in + g * cg + c) * s.h + iy as usize)
+                                        * s.w
+                                        + ix as usize];
+                                    acc += xv as f64
+                                        * wt[((o * cg + c) * s.kh + ky) * s.kw + kx] as f64;
                                 }
                             }
                         }
@@ -376,7 +468,18 @@ mod tests {
         out
     }
 
-    fn geometry(n: usize, c_in: usize, h: usize, w: usize, c_out: usize, k: usize, st: usize, pad: usize, dil: usize, groups: usize) -> Conv2d {
+    fn geometry(
+        n: usize,
+        c_in: usize,
+        h: usize,
+        w: usize,
+        c_out: usize,
+        k: usize,
+        st: usize,
+        pad: usize,
+        dil: usize,
+        groups: usize,
+    ) -> Conv2d {
         Conv2d {
             n,
             c_in,
@@ -395,7 +498,9 @@ mod tests {
     }
 
     fn values(n: usize, seed: f32) -> Vec<f32> {
-        (0..n).map(|i| ((i as f32 * 0.7 + seed).sin() * 3.0).fract()).collect()
+        (0..n)
+            .map(|i| ((i as f32 * 0.7 + seed).sin() * 3.0).fract())
+            .collect()
     }
 
     #[test]
@@ -426,8 +531,14 @@ mod tests {
                 let lhs: f64 = dy.iter().zip(&want).map(|(a, b)| *a as f64 * b).sum();
                 let via_x: f64 = dx.iter().zip(&x).map(|(a, b)| *a as f64 * *b as f64).sum();
                 let via_w: f64 = dw.iter().zip(&wt).map(|(a, b)| *a as f64 * *b as f64).sum();
-                assert!((lhs - via_x).abs() < 1e-3 * (1.0 + lhs.abs()), "{s:?} {lhs} {via_x}");
-                assert!((lhs - via_w).abs() < 1e-3 * (1.0 + lhs.abs()), "{s:?} {lhs} {via_w}");
+                assert!(
+                    (lhs - via_x).abs() < 1e-3 * (1.0 + lhs.abs()),
+                    "{s:?} {lhs} {via_x}"
+                );
+                assert!(
+                    (lhs - via_w).abs() < 1e-3 * (1.0 + lhs.abs()),
+                    "{s:?} {lhs} {via_w}"
+                );
             }
         }
     }

@@ -53,7 +53,13 @@ pub unsafe fn copy_strided(
 ///
 /// # Safety
 /// `dst` must be valid for every offset the strides reach.
-pub unsafe fn fill_strided(shape: &[usize], dst: *mut u8, dst_strides: &[isize], bits: u64, elem: usize) {
+pub unsafe fn fill_strided(
+    shape: &[usize],
+    dst: *mut u8,
+    dst_strides: &[isize],
+    bits: u64,
+    elem: usize,
+) {
     if shape.iter().any(|&n| n == 0) {
         return;
     }
@@ -82,7 +88,14 @@ mod tests {
         let src: Vec<f32> = (0..6).map(|x| x as f32).collect(); // 2x3
         let mut dst = vec![0f32; 6]; // 3x2 contiguous
         unsafe {
-            copy_strided(&[3, 2], src.as_ptr() as _, &[1, 3], dst.as_mut_ptr() as _, &[2, 1], 4);
+            copy_strided(
+                &[3, 2],
+                src.as_ptr() as _,
+                &[1, 3],
+                dst.as_mut_ptr() as _,
+                &[2, 1],
+                4,
+            );
         }
         assert_eq!(dst, vec![0., 3., 1., 4., 2., 5.]);
     }
@@ -92,7 +105,14 @@ mod tests {
         let src = [7i64, 9];
         let mut dst = [0i64; 6];
         unsafe {
-            copy_strided(&[3, 2], src.as_ptr() as _, &[0, 1], dst.as_mut_ptr() as _, &[2, 1], 8);
+            copy_strided(
+                &[3, 2],
+                src.as_ptr() as _,
+                &[0, 1],
+                dst.as_mut_ptr() as _,
+                &[2, 1],
+                8,
+            );
         }
         assert_eq!(dst, [7, 9, 7, 9, 7, 9]);
         let mut f = [0f32; 4];

@@ -138,12 +138,20 @@ unsafe fn forward<L: LogProbSource>(lp: &L, l: &[usize], blank: usize) -> (Vec<f
                 if can_skip(l, s, blank) {
                     a = logadd(a, prev[s - 2]);
                 }
-                alpha[t * s_len + s] = if a == f64::NEG_INFINITY { a } else { a + lp.at(t, l[s]) };
+                alpha[t * s_len + s] = if a == f64::NEG_INFINITY {
+                    a
+                } else {
+                    a + lp.at(t, l[s])
+                };
             }
         }
     }
     let last = &alpha[(t_len - 1) * s_len..];
-    let log_p = if s_len > 1 { logadd(last[s_len - 1], last[s_len - 2]) } else { last[0] };
+    let log_p = if s_len > 1 {
+        logadd(last[s_len - 1], last[s_len - 2])
+    } else {
+        last[0]
+    };
     (alpha, log_p)
 }
 
@@ -174,7 +182,11 @@ unsafe fn backward<L: LogProbSource>(lp: &L, l: &[usize], blank: usize) -> Vec<f
                 if s + 2 < s_len && can_skip(l, s + 2, blank) {
                     v = logadd(v, next[s + 2]);
                 }
-                beta[t * s_len + s] = if v == f64::NEG_INFINITY { v } else { v + lp.at(t, l[s]) };
+                beta[t * s_len + s] = if v == f64::NEG_INFINITY {
+                    v
+                } else {
+                    v + lp.at(t, l[s])
+                };
             }
         }
     }
@@ -239,7 +251,10 @@ mod tests {
     use super::*;
 
     fn lp_of(probs: &[Vec<f64>]) -> Vec<f32> {
-        probs.iter().flat_map(|row| row.iter().map(|p| p.ln() as f32)).collect()
+        probs
+            .iter()
+            .flat_map(|row| row.iter().map(|p| p.ln() as f32))
+            .collect()
     }
 
     #[test]
@@ -248,17 +263,38 @@ mod tests {
         // (a, a), (a, blank), (blank, a): P = .6·.7 + .6·.3 + .4·.7 = 0.88.
         let probs = vec![vec![0.4, 0.6], vec![0.3, 0.7]];
         let lp = lp_of(&probs);
-        let view = LogProbs { ptr: lp.as_ptr(), steps: 2, classes: 2, st: 2, sc: 1 };
+        let view = LogProbs {
+            ptr: lp.as_ptr(),
+            steps: 2,
+            classes: 2,
+            st: 2,
+            sc: 1,
+        };
         let mut g = vec![0.0; 4];
         let l = unsafe { loss_and_grad(&view, &[1], 0, |t, c, v| g[t * 2 + c] = v) };
         let p: f64 = lp[1] as f64;
-        let (y00, y01, y10, y11) = ((lp[0] as f64).exp(), p.exp(), (lp[2] as f64).exp(), (lp[3] as f64).exp());
+        let (y00, y01, y10, y11) = (
+            (lp[0] as f64).exp(),
+            p.exp(),
+            (lp[2] as f64).exp(),
+            (lp[3] as f64).exp(),
+        );
         let big_p = y01 * y11 + y01 * y10 + y00 * y11;
         assert!((l - (-big_p.ln())).abs() < 1e-12);
         // ∂(−log P)/∂lp[t][k] = −y_t(k)·(∂P/∂y_t(k))/P.
-        let want = [-(y00 * y11) / big_p, -(y01 * y11 + y01 * y10) / big_p, -(y01 * y10) / big_p, -(y01 * y11 + y00 * y11) / big_p];
+        let want = [
+            -(y00 * y11) / big_p,
+            -(y01 * y11 + y01 * y10) / big_p,
+            -(y01 * y10) / big_p,
+            -(y01 * y11 + y00 * y11) / big_p,
+        ];
         for i in 0..4 {
-            assert!((g[i] - want[i]).abs() < 1e-12, "{i}: {} vs {}", g[i], want[i]);
+            assert!(
+                (g[i] - want[i]).abs() < 1e-12,
+                "{i}: {} vs {}",
+                g[i],
+                want[i]
+            );
         }
     }
 
@@ -267,7 +303,13 @@ mod tests {
         // "aa" needs at least 3 steps (a, blank, a).
         let probs = vec![vec![0.5, 0.5], vec![0.5, 0.5]];
         let lp = lp_of(&probs);
-        let view = LogProbs { ptr: lp.as_ptr(), steps: 2, classes: 2, st: 2, sc: 1 };
+        let view = LogProbs {
+            ptr: lp.as_ptr(),
+            steps: 2,
+            classes: 2,
+            st: 2,
+            sc: 1,
+        };
         let mut called = false;
         let l = unsafe { loss_and_grad(&view, &[1, 1], 0, |_, _, _| called = true) };
         assert_eq!(l, f64::INFINITY);
@@ -278,7 +320,13 @@ mod tests {
     fn empty_target_is_all_blanks() {
         let probs = vec![vec![0.25, 0.75], vec![0.5, 0.5], vec![0.1, 0.9]];
         let lp = lp_of(&probs);
-        let view = LogProbs { ptr: lp.as_ptr(), steps: 3, classes: 2, st: 2, sc: 1 };
+        let view = LogProbs {
+            ptr: lp.as_ptr(),
+            steps: 3,
+            classes: 2,
+            st: 2,
+            sc: 1,
+        };
         let l = unsafe { loss(&view, &[], 0) };
         let want = -((lp[0] + lp[2] + lp[4]) as f64);
         assert!((l - want).abs() < 1e-12);
@@ -286,7 +334,10 @@ mod tests {
 
     #[test]
     fn logadd_rules() {
-        assert_eq!(logadd(f64::NEG_INFINITY, f64::NEG_INFINITY), f64::NEG_INFINITY);
+        assert_eq!(
+            logadd(f64::NEG_INFINITY, f64::NEG_INFINITY),
+            f64::NEG_INFINITY
+        );
         assert_eq!(logadd(1.0, -100.0), 1.0);
         assert!((logadd(0.0, 0.0) - 2f64.ln()).abs() < 1e-15);
         assert_eq!(logadd(2.0, 3.0), logadd(3.0, 2.0));

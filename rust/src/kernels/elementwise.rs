@@ -154,8 +154,16 @@ impl BinaryOp {
                 }
                 BinaryOp::ClampBackward(lo, hi) => {
                     let inside = L::mask_and(
-                        if lo.is_nan() { b.eq(b) } else { b.ge(L::splat(lo)) },
-                        if hi.is_nan() { b.eq(b) } else { b.le(L::splat(hi)) },
+                        if lo.is_nan() {
+                            b.eq(b)
+                        } else {
+                            b.ge(L::splat(lo))
+                        },
+                        if hi.is_nan() {
+                            b.eq(b)
+                        } else {
+                            b.le(L::splat(hi))
+                        },
                     );
                     L::select(inside, a, zero)
                 }
@@ -204,7 +212,11 @@ impl UnaryOp {
                 UnaryOp::Square => a.mul(a),
                 UnaryOp::Pow(p) => fixed::pow(a, p),
                 UnaryOp::Clamp(lo, hi) => {
-                    let r = if lo.is_nan() { a } else { L::select(a.lt(L::splat(lo)), L::splat(lo), a) };
+                    let r = if lo.is_nan() {
+                        a
+                    } else {
+                        L::select(a.lt(L::splat(lo)), L::splat(lo), a)
+                    };
                     if hi.is_nan() {
                         r
                     } else {
@@ -406,14 +418,25 @@ impl RowOp for TernaryOp {
 
 /// One row on lane type L; the tail and non-unit strides on f32.
 #[inline(always)]
-unsafe fn row<L: Lanes, O: RowOp>(op: O, exact: bool, n: usize, out: *mut f32, so: isize, ins: [Operand; 3]) {
+unsafe fn row<L: Lanes, O: RowOp>(
+    op: O,
+    exact: bool,
+    n: usize,
+    out: *mut f32,
+    so: isize,
+    ins: [Operand; 3],
+) {
     // SAFETY: the caller guarantees every offset of the row is valid; the
     // vector loop reads/writes j..j+N only while j + N ≤ n.
     unsafe {
         let mut j = 0usize;
         if so == 1 && ins[..O::ARITY].iter().all(|o| o.vectorizable()) {
             while j + L::N <= n {
-                let x = [ins[0].lanes::<L>(j), ins[1].lanes::<L>(j), ins[2].lanes::<L>(j)];
+                let x = [
+                    ins[0].lanes::<L>(j),
+                    ins[1].lanes::<L>(j),
+                    ins[2].lanes::<L>(j),
+                ];
                 finish(op.eval(x), exact).store(out.add(j));
                 j += L::N;
             }
@@ -475,11 +498,17 @@ fn walk<L: Lanes, O: RowOp, K: RowOp>(lp: &Loop<'_, O>, op: K) {
         let mut idx = vec![0usize; outer.len()];
         let mut offs = vec![0isize; k + 1];
         for _ in 0..row_count(&c) {
-            let mut ops = [Operand { p: l.ins[0].0, stride: 0 }; 3];
+            let mut ops = [Operand {
+                p: l.ins[0].0,
+                stride: 0,
+            }; 3];
             for i in 0..k {
                 // SAFETY: the caller of the public function guarantees every
                 // reached offset is valid.
-                ops[i] = Operand { p: unsafe { l.ins[i].0.offset(offs[i + 1]) }, stride: inner_strides[i] };
+                ops[i] = Operand {
+                    p: unsafe { l.ins[i].0.offset(offs[i + 1]) },
+                    stride: inner_strides[i],
+                };
             }
             // SAFETY: as above; `row` only touches offsets of this row; the
             // lane type matches the path run_on instantiated.
@@ -528,7 +557,20 @@ pub unsafe fn binary(
     b_strides: &[isize],
 ) {
     // SAFETY: forwarded contract.
-    unsafe { binary_on(Token::current(), op, exact, shape, out, out_strides, a, a_strides, b, b_strides) }
+    unsafe {
+        binary_on(
+            Token::current(),
+            op,
+            exact,
+            shape,
+            out,
+            out_strides,
+            a,
+            a_strides,
+            b,
+            b_strides,
+        )
+    }
 }
 
 /// [`binary`] on the path of `token`.
@@ -548,16 +590,45 @@ pub unsafe fn binary_on(
     b: *const f32,
     b_strides: &[isize],
 ) {
-    run_loop(token, Loop { op, exact, shape, out, out_strides, ins: [(a, a_strides), (b, b_strides), (a, a_strides)] });
+    run_loop(
+        token,
+        Loop {
+            op,
+            exact,
+            shape,
+            out,
+            out_strides,
+            ins: [(a, a_strides), (b, b_strides), (a, a_strides)],
+        },
+    );
 }
 
 /// `out[i] = op(a[i])` over `shape`, strided operands, on the current path.
 ///
 /// # Safety
 /// Pointers must be valid for every offset their strides reach over `shape`.
-pub unsafe fn unary(op: UnaryOp, exact: bool, shape: &[usize], out: *mut f32, out_strides: &[isize], a: *const f32, a_strides: &[isize]) {
+pub unsafe fn unary(
+    op: UnaryOp,
+    exact: bool,
+    shape: &[usize],
+    out: *mut f32,
+    out_strides: &[isize],
+    a: *const f32,
+    a_strides: &[isize],
+) {
     // SAFETY: forwarded contract.
-    unsafe { unary_on(Token::current(), op, exact, shape, out, out_strides, a, a_strides) }
+    unsafe {
+        unary_on(
+            Token::current(),
+            op,
+            exact,
+            shape,
+            out,
+            out_strides,
+            a,
+            a_strides,
+        )
+    }
 }
 
 /// [`unary`] on the path of `token`.
@@ -575,7 +646,17 @@ pub unsafe fn unary_on(
     a: *const f32,
     a_strides: &[isize],
 ) {
-    run_loop(token, Loop { op, exact, shape, out, out_strides, ins: [(a, a_strides), (a, a_strides), (a, a_strides)] });
+    run_loop(
+        token,
+        Loop {
+            op,
+            exact,
+            shape,
+            out,
+            out_strides,
+            ins: [(a, a_strides), (a, a_strides), (a, a_strides)],
+        },
+    );
 }
 
 /// `out[i] = op(x[i])` for contiguous slices of equal length, on the path of
@@ -583,7 +664,18 @@ pub unsafe fn unary_on(
 pub fn map_on(token: Token, op: UnaryOp, exact: bool, x: &[f32], out: &mut [f32]) {
     assert_eq!(x.len(), out.len(), "map_on: length mismatch");
     // SAFETY: both slices are valid for x.len() contiguous elements.
-    unsafe { unary_on(token, op, exact, &[x.len()], out.as_mut_ptr(), &[1], x.as_ptr(), &[1]) }
+    unsafe {
+        unary_on(
+            token,
+            op,
+            exact,
+            &[x.len()],
+            out.as_mut_ptr(),
+            &[1],
+            x.as_ptr(),
+            &[1],
+        )
+    }
 }
 
 /// `out[i] = op(a[i], b[i], c[i])` over `shape`, strided operands, on the
@@ -606,7 +698,22 @@ pub unsafe fn ternary(
     c_strides: &[isize],
 ) {
     // SAFETY: forwarded contract.
-    unsafe { ternary_on(Token::current(), op, exact, shape, out, out_strides, a, a_strides, b, b_strides, c, c_strides) }
+    unsafe {
+        ternary_on(
+            Token::current(),
+            op,
+            exact,
+            shape,
+            out,
+            out_strides,
+            a,
+            a_strides,
+            b,
+            b_strides,
+            c,
+            c_strides,
+        )
+    }
 }
 
 /// [`ternary`] on the path of `token`.
@@ -628,7 +735,17 @@ pub unsafe fn ternary_on(
     c: *const f32,
     c_strides: &[isize],
 ) {
-    run_loop(token, Loop { op, exact, shape, out, out_strides, ins: [(a, a_strides), (b, b_strides), (c, c_strides)] });
+    run_loop(
+        token,
+        Loop {
+            op,
+            exact,
+            shape,
+            out,
+            out_strides,
+            ins: [(a, a_strides), (b, b_strides), (c, c_strides)],
+        },
+    );
 }
 
 #[cfg(test)]

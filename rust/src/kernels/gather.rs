@@ -43,7 +43,15 @@ pub fn scatter_add_rows(g: &[f32], d: usize, idx: &[i64], skip: Option<i64>, dta
 
 /// nll_loss's pick over `lp [n, c, s]` and `target [n, s]`:
 /// `loss[j] = −(w[t]·lp[t])` and `wt[j] = w[t]` (both 0 where t = ignore).
-pub fn nll_pick(lp: &[f32], (n, c, s): (usize, usize, usize), target: &[i64], weight: Option<&[f32]>, ignore: i64, loss: &mut [f32], wt: &mut [f32]) {
+pub fn nll_pick(
+    lp: &[f32],
+    (n, c, s): (usize, usize, usize),
+    target: &[i64],
+    weight: Option<&[f32]>,
+    ignore: i64,
+    loss: &mut [f32],
+    wt: &mut [f32],
+) {
     for ni in 0..n {
         for si in 0..s {
             let j = ni * s + si;
@@ -61,7 +69,14 @@ pub fn nll_pick(lp: &[f32], (n, c, s): (usize, usize, usize), target: &[i64], we
 }
 
 /// Backward of [`nll_pick`]: `dlp[t] = −(w[t]·g[j])`, every other entry 0.
-pub fn nll_scatter(g: &[f32], (n, c, s): (usize, usize, usize), target: &[i64], weight: Option<&[f32]>, ignore: i64, dlp: &mut [f32]) {
+pub fn nll_scatter(
+    g: &[f32],
+    (n, c, s): (usize, usize, usize),
+    target: &[i64],
+    weight: Option<&[f32]>,
+    ignore: i64,
+    dlp: &mut [f32],
+) {
     dlp.fill(0.0);
     for ni in 0..n {
         for si in 0..s {

@@ -41,12 +41,26 @@ mod canonical_tests {
 
     #[test]
     fn every_nan_becomes_the_canonical_one_in_exact_mode_only() {
-        for bits in [0x7FC0_0000u32, 0xFFC0_0000, 0x7F80_0001, 0xFFFF_FFFF, 0x7FC0_1234, 0xFFA0_0000] {
+        for bits in [
+            0x7FC0_0000u32,
+            0xFFC0_0000,
+            0x7F80_0001,
+            0xFFFF_FFFF,
+            0x7FC0_1234,
+            0xFFA0_0000,
+        ] {
             let x = std::hint::black_box(f32::from_bits(bits));
             assert_eq!(canonical(x, true).to_bits(), CANONICAL_NAN, "{bits:#x}");
             assert_eq!(canonical(x, false).to_bits(), bits, "{bits:#x}");
         }
-        for x in [0.0f32, -0.0, 1.5, f32::INFINITY, f32::NEG_INFINITY, f32::from_bits(1)] {
+        for x in [
+            0.0f32,
+            -0.0,
+            1.5,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::from_bits(1),
+        ] {
             assert_eq!(canonical(x, true).to_bits(), x.to_bits());
         }
     }

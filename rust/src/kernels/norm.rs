@@ -69,7 +69,11 @@ pub unsafe fn batch_norm_forward(
     var_unbiased: *mut f32,
 ) {
     let (xa, wa, ba, ya) = (x as usize, opt(weight), opt(bias), y as usize);
-    let (ma, ia, va) = (save_mean as usize, save_invstd as usize, var_unbiased as usize);
+    let (ma, ia, va) = (
+        save_mean as usize,
+        save_invstd as usize,
+        var_unbiased as usize,
+    );
     let run = running.map(|(m, v)| (m as usize, v as usize));
     let count = n * s;
     par_chunks(c, |ch| {
@@ -78,7 +82,15 @@ pub unsafe fn batch_norm_forward(
             Some((rm, rv)) => (at(rm, ch) as f64, at(rv, ch) as f64),
             None => {
                 let (m, v) = stats(count, |i| at(xa, idx(i)));
-                put(va, ch, if count > 1 { (v * count as f64 / (count - 1) as f64) as f32 } else { f32::NAN });
+                put(
+                    va,
+                    ch,
+                    if count > 1 {
+                        (v * count as f64 / (count - 1) as f64) as f32
+                    } else {
+                        f32::NAN
+                    },
+                );
                 (m, v)
             }
         };
@@ -117,8 +129,18 @@ pub unsafe fn batch_norm_backward(
     dw: Option<*mut f32>,
     db: Option<*mut f32>,
 ) {
-    let (xa, ga, wa, ma, ia) = (x as usize, g as usize, opt(weight), mean as usize, invstd as usize);
-    let (dxa, dwa, dba) = (dx.map_or(0, |p| p as usize), dw.map_or(0, |p| p as usize), db.map_or(0, |p| p as usize));
+    let (xa, ga, wa, ma, ia) = (
+        x as usize,
+        g as usize,
+        opt(weight),
+        mean as usize,
+        invstd as usize,
+    );
+    let (dxa, dwa, dba) = (
+        dx.map_or(0, |p| p as usize),
+        dw.map_or(0, |p| p as usize),
+        db.map_or(0, |p| p as usize),
+    );
     let count = n * s;
     par_chunks(c, |ch| {
         let idx = |i: usize| ((i / s) * c + ch) * s + i % s;
@@ -174,7 +196,14 @@ pub unsafe fn layer_norm_forward(
     save_mean: *mut f32,
     save_invstd: *mut f32,
 ) {
-    let (xa, wa, ba, ya, ma, ia) = (x as usize, opt(weight), opt(bias), y as usize, save_mean as usize, save_invstd as usize);
+    let (xa, wa, ba, ya, ma, ia) = (
+        x as usize,
+        opt(weight),
+        opt(bias),
+        y as usize,
+        save_mean as usize,
+        save_invstd as usize,
+    );
     par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
         for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
             let (mean, var) = stats(d, |i| at(xa, r * d + i));
@@ -212,13 +241,21 @@ pub unsafe fn layer_norm_backward(
     dw: Option<*mut f32>,
     db: Option<*mut f32>,
 ) {
-    let (xa, ga, wa, ma, ia) = (x as usize, g as usize, opt(weight), mean as usize, invstd as usize);
+    let (xa, ga, wa, ma, ia) = (
+        x as usize,
+        g as usize,
+        opt(weight),
+        mean as usize,
+        invstd as usize,
+    );
     let xhat = move |r: usize, i: usize| (at(xa, r * d + i) - at(ma, r)) * at(ia, r);
     if let Some(dx) = dx {
         let dxa = dx as usize;
         par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
             for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
-                let dxh = |i: usize| at(ga, r * d + i) as f64 * if wa != 0 { at(wa, i) as f64 } else { 1.0 };
+                let dxh = |i: usize| {
+                    at(ga, r * d + i) as f64 * if wa != 0 { at(wa, i) as f64 } else { 1.0 }
+                };
                 let (mut s1, mut s2) = (0f64, 0f64);
                 for i in 0..d {
                     s1 += dxh(i);
@@ -226,7 +263,11 @@ pub unsafe fn layer_norm_backward(
                 }
                 let (dd, inv) = (d as f64, at(ia, r) as f64);
                 for i in 0..d {
-                    put(dxa, r * d + i, (inv / dd * (dd * dxh(i) - s1 - xhat(r, i) as f64 * s2)) as f32);
+                    put(
+                        dxa,
+                        r * d + i,
+                        (inv / dd * (dd * dxh(i) - s1 - xhat(r, i) as f64 * s2)) as f32,
+                    );
                 }
             }
         });
@@ -260,10 +301,32 @@ mod tests {
     fn layer_norm_normalizes_and_backward_sums_to_zero() {
         let x: Vec<f32> = (0..12).map(|i| (i as f32 * 1.3).sin()).collect();
         let g: Vec<f32> = (0..12).map(|i| (i as f32 * 0.7).cos()).collect();
-        let (mut y, mut m, mut inv, mut dx) = (vec![0f32; 12], vec![0f32; 3], vec![0f32; 3], vec![0f32; 12]);
+        let (mut y, mut m, mut inv, mut dx) =
+            (vec![0f32; 12], vec![0f32; 3], vec![0f32; 3], vec![0f32; 12]);
         unsafe {
-            layer_norm_forward(3, 4, x.as_ptr(), None, None, 1e-5, y.as_mut_ptr(), m.as_mut_ptr(), inv.as_mut_ptr());
-            layer_norm_backward(3, 4, x.as_ptr(), g.as_ptr(), None, m.as_ptr(), inv.as_ptr(), Some(dx.as_mut_ptr()), None, None);
+            layer_norm_forward(
+                3,
+                4,
+                x.as_ptr(),
+                None,
+                None,
+                1e-5,
+                y.as_mut_ptr(),
+                m.as_mut_ptr(),
+                inv.as_mut_ptr(),
+            );
+            layer_norm_backward(
+                3,
+                4,
+                x.as_ptr(),
+                g.as_ptr(),
+                None,
+                m.as_ptr(),
+                inv.as_ptr(),
+                Some(dx.as_mut_ptr()),
+                None,
+                None,
+            );
         }
         for r in 0..3 {
             let s: f32 = y[r * 4..r * 4 + 4].iter().sum();
@@ -278,7 +341,20 @@ mod tests {
     fn batch_norm_uses_biased_variance_and_reports_unbiased() {
         let x = [1f32, 3.0, 5.0, 7.0]; // n=2, c=1, s=2: mean 4, var 5, unbiased 20/3
         let (mut y, mut m, mut inv, mut vu) = ([0f32; 4], [0f32], [0f32], [0f32]);
-        unsafe { batch_norm_forward((2, 1, 2), x.as_ptr(), None, None, None, 0.0, y.as_mut_ptr(), m.as_mut_ptr(), inv.as_mut_ptr(), vu.as_mut_ptr()) };
+        unsafe {
+            batch_norm_forward(
+                (2, 1, 2),
+                x.as_ptr(),
+                None,
+                None,
+                None,
+                0.0,
+                y.as_mut_ptr(),
+                m.as_mut_ptr(),
+                inv.as_mut_ptr(),
+                vu.as_mut_ptr(),
+            )
+        };
         assert_eq!(m[0], 4.0);
         assert_eq!(inv[0], (1.0 / 5f64.sqrt()) as f32);
         assert_eq!(vu[0], (20.0f64 / 3.0) as f32);

@@ -91,15 +91,48 @@ pub struct AdamScalars {
 impl AdamScalars {
     /// AdamW's scalars for step `t` (from 1), seed 002's definition: β^t as
     /// running double products, `decay` only for tensors flagged for decay.
-    pub fn new(lr: f64, beta1: f64, beta2: f64, eps: f64, weight_decay: f64, step: u64, decay: bool) -> AdamScalars {
+    pub fn new(
+        lr: f64,
+        beta1: f64,
+        beta2: f64,
+        eps: f64,
+        weight_decay: f64,
+        step: u64,
+        decay: bool,
+    ) -> AdamScalars {
         let wd = if decay { weight_decay } else { 0.0 };
-        AdamScalars::from_powers(lr, beta1, beta2, eps, wd, true, beta_power(beta1, step), beta_power(beta2, step))
+        AdamScalars::from_powers(
+            lr,
+            beta1,
+            beta2,
+            eps,
+            wd,
+            true,
+            beta_power(beta1, step),
+            beta_power(beta2, step),
+        )
     }
 
     /// Adam's scalars for step `t`: weight decay is torch's L2 term added to
     /// the gradient, not a decay of the weights.
-    pub fn adam(lr: f64, beta1: f64, beta2: f64, eps: f64, weight_decay: f64, step: u64) -> AdamScalars {
-        AdamScalars::from_powers(lr, beta1, beta2, eps, weight_decay, false, beta_power(beta1, step), beta_power(beta2, step))
+    pub fn adam(
+        lr: f64,
+        beta1: f64,
+        beta2: f64,
+        eps: f64,
+        weight_decay: f64,
+        step: u64,
+    ) -> AdamScalars {
+        AdamScalars::from_powers(
+            lr,
+            beta1,
+            beta2,
+            eps,
+            weight_decay,
+            false,
+            beta_power(beta1, step),
+            beta_power(beta2, step),
+        )
     }
 
     /// The scalars from the running products `beta1_pow = β1ᵗ` and
@@ -124,7 +157,11 @@ impl AdamScalars {
         AdamScalars {
             step_size: (lr / c1) as f32,
             sqrt_c2: c2.sqrt() as f32,
-            decay: if decoupled { (1.0 - lr * weight_decay) as f32 } else { 1.0 },
+            decay: if decoupled {
+                (1.0 - lr * weight_decay) as f32
+            } else {
+                1.0
+            },
             one_minus_beta1: (1.0 - beta1) as f32,
             beta2: beta2 as f32,
             one_minus_beta2: (1.0 - beta2) as f32,
@@ -245,7 +282,9 @@ impl LaneFn for AdamChunk<'_> {
                 (mx, l, true) => {
                     let vm = std::slice::from_raw_parts_mut(s.vmax.add(self.a), n);
                     match (mx, l) {
-                        (false, false) => adam_loop::<false, false>(&s.scalars, p, g, m, v, Some(vm)),
+                        (false, false) => {
+                            adam_loop::<false, false>(&s.scalars, p, g, m, v, Some(vm))
+                        }
                         (true, false) => adam_loop::<true, false>(&s.scalars, p, g, m, v, Some(vm)),
                         (false, true) => adam_loop::<false, true>(&s.scalars, p, g, m, v, Some(vm)),
                         (true, true) => adam_loop::<true, true>(&s.scalars, p, g, m, v, Some(vm)),
@@ -267,8 +306,16 @@ fn adam_loop<const MAXIMIZE: bool, const L2: bool>(
     v: &mut [f32],
     vmax: Option<&mut [f32]>,
 ) {
-    let (decay, b1c, b2, b2c, eps, step, sqrt_c2, wd) =
-        (s.decay, s.one_minus_beta1, s.beta2, s.one_minus_beta2, s.eps, s.step_size, s.sqrt_c2, s.l2);
+    let (decay, b1c, b2, b2c, eps, step, sqrt_c2, wd) = (
+        s.decay,
+        s.one_minus_beta1,
+        s.beta2,
+        s.one_minus_beta2,
+        s.eps,
+        s.step_size,
+        s.sqrt_c2,
+        s.l2,
+    );
     let n = p.len();
     let (g, m, v) = (&g[..n], &mut m[..n], &mut v[..n]);
     #[inline(always)]
@@ -323,11 +370,23 @@ fn adam_loop<const MAXIMIZE: bool, const L2: bool>(
 /// another slot writes.
 pub unsafe fn adam_step_many(slots: &[AdamSlot]) {
     let token = Token::current();
-    Plan::new(slots.iter().map(|s| s.len)).run(|s, a, b| run_on(token, AdamChunk { slot: &slots[s], a, b }));
+    Plan::new(slots.iter().map(|s| s.len)).run(|s, a, b| {
+        run_on(
+            token,
+            AdamChunk {
+                slot: &slots[s],
+                a,
+                b,
+            },
+        )
+    });
 }
 
 fn check_len(what: &str, n: usize, got: usize) {
-    assert!(got == n, "{what}: length {got} differs from the parameter's {n}");
+    assert!(
+        got == n,
+        "{what}: length {got} differs from the parameter's {n}"
+    );
 }
 
 /// One AdamW (or Adam, per `s`) step of one tensor: the safe entry point for
@@ -351,7 +410,14 @@ pub fn adamw_step(p: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32], s: &Ad
 }
 
 /// [`adamw_step`] with AMSGrad's running maximum of the second moment.
-pub fn adamw_step_amsgrad(p: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32], vmax: &mut [f32], s: &AdamScalars) {
+pub fn adamw_step_amsgrad(
+    p: &mut [f32],
+    g: &[f32],
+    m: &mut [f32],
+    v: &mut [f32],
+    vmax: &mut [f32],
+    s: &AdamScalars,
+) {
     let n = p.len();
     check_len("adamw_step_amsgrad: gradient", n, g.len());
     check_len("adamw_step_amsgrad: first moment", n, m.len());
@@ -390,7 +456,14 @@ pub struct SgdScalars {
 }
 
 impl SgdScalars {
-    pub fn new(lr: f64, momentum: f64, dampening: f64, weight_decay: f64, nesterov: bool, maximize: bool) -> SgdScalars {
+    pub fn new(
+        lr: f64,
+        momentum: f64,
+        dampening: f64,
+        weight_decay: f64,
+        nesterov: bool,
+        maximize: bool,
+    ) -> SgdScalars {
         SgdScalars {
             lr: lr as f32,
             momentum: momentum as f32,
@@ -438,7 +511,11 @@ impl LaneFn for SgdChunk<'_> {
         unsafe {
             let p = std::slice::from_raw_parts_mut(s.p.add(self.a), n);
             let g = std::slice::from_raw_parts(s.g.add(self.a), n);
-            let mut buf = if s.buf.is_null() { None } else { Some(std::slice::from_raw_parts_mut(s.buf.add(self.a), n)) };
+            let mut buf = if s.buf.is_null() {
+                None
+            } else {
+                Some(std::slice::from_raw_parts_mut(s.buf.add(self.a), n))
+            };
             let wd = k.weight_decay != 0.0;
             for i in 0..n {
                 // torch's single-tensor order; every operation rounded.
@@ -447,7 +524,11 @@ impl LaneFn for SgdChunk<'_> {
                     d += k.weight_decay * p[i];
                 }
                 if let Some(buf) = buf.as_deref_mut() {
-                    let b = if s.first { d } else { buf[i] * k.momentum + k.one_minus_dampening * d };
+                    let b = if s.first {
+                        d
+                    } else {
+                        buf[i] * k.momentum + k.one_minus_dampening * d
+                    };
                     buf[i] = canon(b);
                     d = if k.nesterov { d + k.momentum * b } else { b };
                 }
@@ -464,7 +545,16 @@ impl LaneFn for SgdChunk<'_> {
 /// between what any slot writes and anything else.
 pub unsafe fn sgd_step_many(slots: &[SgdSlot]) {
     let token = Token::current();
-    Plan::new(slots.iter().map(|s| s.len)).run(|s, a, b| run_on(token, SgdChunk { slot: &slots[s], a, b }));
+    Plan::new(slots.iter().map(|s| s.len)).run(|s, a, b| {
+        run_on(
+            token,
+            SgdChunk {
+                slot: &slots[s],
+                a,
+                b,
+            },
+        )
+    });
 }
 
 /// One SGD step of one tensor. `buf` is the momentum buffer (None when
@@ -479,7 +569,14 @@ pub fn sgd_step(p: &mut [f32], g: &[f32], buf: Option<&mut [f32]>, first: bool, 
         }
         None => std::ptr::null_mut(),
     };
-    let slot = SgdSlot { p: p.as_mut_ptr(), g: g.as_ptr(), buf, first, len: n, scalars: *s };
+    let slot = SgdSlot {
+        p: p.as_mut_ptr(),
+        g: g.as_ptr(),
+        buf,
+        first,
+        len: n,
+        scalars: *s,
+    };
     // SAFETY: the borrows guarantee validity and no overlap.
     unsafe { sgd_step_many(&[slot]) }
 }
@@ -525,7 +622,9 @@ pub fn norm_term(x: &[f32], kind: NormKind) -> f64 {
             }
             best
         }
-        NormKind::P(p) => x.iter().fold(0.0f64, |acc, &e| acc + (e as f64).abs().powf(p)),
+        NormKind::P(p) => x
+            .iter()
+            .fold(0.0f64, |acc, &e| acc + (e as f64).abs().powf(p)),
     }
 }
 
@@ -563,11 +662,22 @@ pub fn combine_norm_terms(terms: impl IntoIterator<Item = f64>, kind: NormKind) 
 /// parallel, each sum on one thread in element order), combined in the
 /// order given. The result does not depend on the thread count.
 pub fn global_norm(tensors: &[&[f32]], kind: NormKind) -> f64 {
-    let terms: Vec<std::sync::atomic::AtomicU64> = tensors.iter().map(|_| std::sync::atomic::AtomicU64::new(0)).collect();
+    let terms: Vec<std::sync::atomic::AtomicU64> = tensors
+        .iter()
+        .map(|_| std::sync::atomic::AtomicU64::new(0))
+        .collect();
     par_chunks(tensors.len(), |i| {
-        terms[i].store(norm_term(tensors[i], kind).to_bits(), std::sync::atomic::Ordering::Relaxed);
+        terms[i].store(
+            norm_term(tensors[i], kind).to_bits(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
     });
-    combine_norm_terms(terms.iter().map(|t| f64::from_bits(t.load(std::sync::atomic::Ordering::Relaxed))), kind)
+    combine_norm_terms(
+        terms
+            .iter()
+            .map(|t| f64::from_bits(t.load(std::sync::atomic::Ordering::Relaxed))),
+        kind,
+    )
 }
 
 /// The 2-norm of several tensors, seed 002's definition with double
@@ -733,7 +843,16 @@ mod tests {
         let _g = SETTINGS.lock().unwrap_or_else(|e| e.into_inner());
         let mut g = values(2 * CHUNK + 31, 3, 1.0);
         let specials = [
-            0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::from_bits(1), f32::from_bits(0x8000_0001), f32::MAX, 1e-38, 3e-39,
+            0.0,
+            -0.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::from_bits(1),
+            f32::from_bits(0x8000_0001),
+            f32::MAX,
+            1e-38,
+            3e-39,
         ];
         for (i, &x) in specials.iter().enumerate() {
             g[i * 7] = x;
@@ -741,9 +860,18 @@ mod tests {
         let p0 = values(g.len(), 4, 4.0);
         let run_all = || {
             let mut outs = Vec::new();
-            for (maximize, amsgrad, adam) in [(false, false, false), (true, true, false), (false, true, true), (true, false, true)] {
+            for (maximize, amsgrad, adam) in [
+                (false, false, false),
+                (true, true, false),
+                (false, true, true),
+                (true, false, true),
+            ] {
                 let mut p = p0.clone();
-                let (mut m, mut v, mut vm) = (vec![0f32; p.len()], vec![0f32; p.len()], vec![0f32; p.len()]);
+                let (mut m, mut v, mut vm) = (
+                    vec![0f32; p.len()],
+                    vec![0f32; p.len()],
+                    vec![0f32; p.len()],
+                );
                 for t in 1..=2 {
                     let s = if adam {
                         AdamScalars::adam(1e-2, 0.8, 0.99, 1e-6, 0.1, t)
@@ -776,8 +904,19 @@ mod tests {
                 set_threads(threads).unwrap();
                 let got = run_all();
                 for (w, g) in want.iter().zip(&got) {
-                    for (a, b) in [(&w.0, &g.0), (&w.1, &g.1), (&w.2, &g.2), (&w.3, &g.3), (&w.4, &g.4)] {
-                        assert!(a.iter().zip(b.iter()).all(|(x, y)| x.to_bits() == y.to_bits()), "{path:?} x{threads}");
+                    for (a, b) in [
+                        (&w.0, &g.0),
+                        (&w.1, &g.1),
+                        (&w.2, &g.2),
+                        (&w.3, &g.3),
+                        (&w.4, &g.4),
+                    ] {
+                        assert!(
+                            a.iter()
+                                .zip(b.iter())
+                                .all(|(x, y)| x.to_bits() == y.to_bits()),
+                            "{path:?} x{threads}"
+                        );
                     }
                 }
             }
@@ -834,7 +973,14 @@ mod tests {
         assert_eq!(covered[0], vec![(0, 3)]);
         assert!(covered[1].is_empty());
         assert_eq!(covered[2], vec![(0, CHUNK - 3), (CHUNK - 3, CHUNK)]);
-        assert_eq!(covered[3], vec![(0, CHUNK - 3), (CHUNK - 3, 2 * CHUNK - 3), (2 * CHUNK - 3, 2 * CHUNK + 1)]);
+        assert_eq!(
+            covered[3],
+            vec![
+                (0, CHUNK - 3),
+                (CHUNK - 3, 2 * CHUNK - 3),
+                (2 * CHUNK - 3, 2 * CHUNK + 1)
+            ]
+        );
         assert_eq!(Plan::new([0usize; 3].into_iter()).chunks(), 0);
     }
 
@@ -844,13 +990,22 @@ mod tests {
         let b = values(17, 6, 1.0);
         let want_a: f64 = a.iter().fold(0.0, |s, &x| s + (x as f64) * (x as f64));
         let want_b: f64 = b.iter().fold(0.0, |s, &x| s + (x as f64) * (x as f64));
-        assert_eq!(global_norm_f64(&[&a, &b]).to_bits(), (want_a + want_b).sqrt().to_bits());
+        assert_eq!(
+            global_norm_f64(&[&a, &b]).to_bits(),
+            (want_a + want_b).sqrt().to_bits()
+        );
         let inf = global_norm(&[&a, &b], NormKind::Inf);
-        assert_eq!(inf, a.iter().chain(&b).fold(0.0f32, |m, &x| m.max(x.abs())) as f64);
+        assert_eq!(
+            inf,
+            a.iter().chain(&b).fold(0.0f32, |m, &x| m.max(x.abs())) as f64
+        );
         assert!(global_norm(&[&[1.0, f32::NAN][..]], NormKind::Inf).is_nan());
         assert_eq!(global_norm(&[&[3.0, -4.0][..]], NormKind::L1), 7.0);
         assert_eq!(clip_coefficient(1.0, 0.5), None);
-        assert_eq!(clip_coefficient(1.0, 4.0), Some((1.0f64 / (4.0 + 1e-6)) as f32));
+        assert_eq!(
+            clip_coefficient(1.0, 4.0),
+            Some((1.0f64 / (4.0 + 1e-6)) as f32)
+        );
         let mut x = vec![1.0f32, -3.0, f32::NAN, 0.25];
         clamp_inplace(&mut x, -0.5, 0.5);
         assert_eq!(&x[..2], &[0.5, -0.5]);

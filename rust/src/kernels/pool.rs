@@ -34,14 +34,25 @@ pub struct Pool2d {
 
 /// torch's pooling output size (floor or ceil mode; in ceil mode the last
 /// window must start inside the input or the left padding).
-pub fn out_size(input: usize, kernel: usize, stride: usize, pad: usize, dil: usize, ceil_mode: bool) -> usize {
+pub fn out_size(
+    input: usize,
+    kernel: usize,
+    stride: usize,
+    pad: usize,
+    dil: usize,
+    ceil_mode: bool,
+) -> usize {
     let span = dil * (kernel - 1) + 1;
     let padded = input + 2 * pad;
     if padded < span {
         return 0;
     }
     let num = padded - span;
-    let mut out = if ceil_mode { num.div_ceil(stride) + 1 } else { num / stride + 1 };
+    let mut out = if ceil_mode {
+        num.div_ceil(stride) + 1
+    } else {
+        num / stride + 1
+    };
     if ceil_mode && (out - 1) * stride >= input + pad {
         out -= 1;
     }
@@ -75,7 +86,8 @@ pub unsafe fn max_forward(s: &Pool2d, x: *const f32, out: *mut f32, idx: *mut i6
                         continue;
                     }
                     for kx in 0..s.kernel.1 {
-                        let ix = (ox * s.stride.1 + kx * s.dilation.1) as isize - s.padding.1 as isize;
+                        let ix =
+                            (ox * s.stride.1 + kx * s.dilation.1) as isize - s.padding.1 as isize;
                         if ix < 0 || ix >= s.w as isize {
                             continue;
                         }
@@ -123,7 +135,13 @@ pub unsafe fn max_backward(s: &Pool2d, g: *const f32, idx: *const i64, dx: *mut 
 
 /// The window of output (oy, ox) clipped to the padded input, as torch's
 /// avg_pool2d computes it, and its divisor.
-fn avg_window(s: &Pool2d, oy: usize, ox: usize, count_include_pad: bool, divisor_override: Option<usize>) -> ((isize, isize, isize, isize), f64) {
+fn avg_window(
+    s: &Pool2d,
+    oy: usize,
+    ox: usize,
+    count_include_pad: bool,
+    divisor_override: Option<usize>,
+) -> ((isize, isize, isize, isize), f64) {
     let (h, w) = (s.h as isize, s.w as isize);
     let (ph, pw) = (s.padding.0 as isize, s.padding.1 as isize);
     let mut y0 = (oy * s.stride.0) as isize - ph;
@@ -147,13 +165,20 @@ fn avg_window(s: &Pool2d, oy: usize, ox: usize, count_include_pad: bool, divisor
 ///
 /// # Safety
 /// `x` holds planes·h·w, `out` planes·oh·ow elements.
-pub unsafe fn avg_forward(s: &Pool2d, x: *const f32, out: *mut f32, count_include_pad: bool, divisor_override: Option<usize>) {
+pub unsafe fn avg_forward(
+    s: &Pool2d,
+    x: *const f32,
+    out: *mut f32,
+    count_include_pad: bool,
+    divisor_override: Option<usize>,
+) {
     let (xa, oa) = (x as usize, out as usize);
     planes_par(s.planes, |pl| {
         let plane = (xa as *const f32).wrapping_add(pl * s.h * s.w);
         for oy in 0..s.oh {
             for ox in 0..s.ow {
-                let ((y0, y1, x0, x1), div) = avg_window(s, oy, ox, count_include_pad, divisor_override);
+                let ((y0, y1, x0, x1), div) =
+                    avg_window(s, oy, ox, count_include_pad, divisor_override);
                 let mut acc = 0f64;
                 for iy in y0..y1 {
                     for ix in x0..x1 {
@@ -172,16 +197,24 @@ pub unsafe fn avg_forward(s: &Pool2d, x: *const f32, out: *mut f32, count_includ
 ///
 /// # Safety
 /// As [`avg_forward`], `g` shaped like its output.
-pub unsafe fn avg_backward(s: &Pool2d, g: *const f32, dx: *mut f32, count_include_pad: bool, divisor_override: Option<usize>) {
+pub unsafe fn avg_backward(
+    s: &Pool2d,
+    g: *const f32,
+    dx: *mut f32,
+    count_include_pad: bool,
+    divisor_override: Option<usize>,
+) {
     let (ga, da) = (g as usize, dx as usize);
     let hw = s.h * s.w;
     planes_par(s.planes, |pl| {
         let mut acc = vec![0f64; hw];
         for oy in 0..s.oh {
             for ox in 0..s.ow {
-                let ((y0, y1, x0, x1), div) = avg_window(s, oy, ox, count_include_pad, divisor_override);
+                let ((y0, y1, x0, x1), div) =
+                    avg_window(s, oy, ox, count_include_pad, divisor_override);
                 // SAFETY: inside g.
-                let gv = unsafe { *(ga as *const f32).add((pl * s.oh + oy) * s.ow + ox) } as f64 / div;
+                let gv =
+                    unsafe { *(ga as *const f32).add((pl * s.oh + oy) * s.ow + ox) } as f64 / div;
                 for iy in y0..y1 {
                     for ix in x0..x1 {
                         acc[iy as usize * s.w + ix as usize] += gv;

@@ -20,7 +20,15 @@ const OUTPUTS_PER_CHUNK: usize = 64;
 /// # Safety
 /// `input` must be valid for every offset the strides reach; `out` must be
 /// valid for writes of the product of the kept dimensions.
-pub unsafe fn sum(shape: &[usize], input: *const f32, strides: &[isize], reduce: &[bool], mean: bool, exact: bool, out: *mut f32) {
+pub unsafe fn sum(
+    shape: &[usize],
+    input: *const f32,
+    strides: &[isize],
+    reduce: &[bool],
+    mean: bool,
+    exact: bool,
+    out: *mut f32,
+) {
     let kept: Vec<usize> = (0..shape.len()).filter(|&d| !reduce[d]).collect();
     let red: Vec<usize> = (0..shape.len()).filter(|&d| reduce[d]).collect();
     let kept_shape: Vec<usize> = kept.iter().map(|&d| shape[d]).collect();
@@ -32,8 +40,17 @@ pub unsafe fn sum(shape: &[usize], input: *const f32, strides: &[isize], reduce:
     let red_dims = coalesce(red.iter().map(|&d| (shape[d], strides[d])));
     let (run_len, run_stride) = red_dims.last().copied().unwrap_or((1, 0));
     let outer = &red_dims[..red_dims.len().saturating_sub(1)];
-    let run_starts = if terms == 0 { Vec::new() } else { row_major_offsets(outer.iter().copied()) };
-    let plan = Terms { run_starts: &run_starts, run_len, run_stride, input: input as usize };
+    let run_starts = if terms == 0 {
+        Vec::new()
+    } else {
+        row_major_offsets(outer.iter().copied())
+    };
+    let plan = Terms {
+        run_starts: &run_starts,
+        run_len,
+        run_stride,
+        input: input as usize,
+    };
     let outputs: usize = kept_shape.iter().product();
     let out = out as usize;
     let chunks = outputs.div_ceil(OUTPUTS_PER_CHUNK);
@@ -98,7 +115,10 @@ fn coalesce(dims: impl Iterator<Item = (usize, isize)>) -> Vec<(usize, isize)> {
 fn row_major_offsets(dims: impl Iterator<Item = (usize, isize)>) -> Vec<isize> {
     let mut offs = vec![0isize];
     for (n, st) in dims {
-        offs = offs.iter().flat_map(|&o| (0..n as isize).map(move |i| o + i * st)).collect();
+        offs = offs
+            .iter()
+            .flat_map(|&o| (0..n as isize).map(move |i| o + i * st))
+            .collect();
     }
     offs
 }
@@ -142,9 +162,21 @@ mod tests {
     #[test]
     fn sums_in_double_and_rounds_once() {
         // 1 + 1e-8 * 4 in f32 steps would stay 1; in f64 it rounds to 1.0000001.
-        let x = [1.0f32, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8];
+        let x = [
+            1.0f32, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8,
+        ];
         let mut out = [0f32];
-        unsafe { sum(&[11], x.as_ptr(), &[1], &[true], false, false, out.as_mut_ptr()) };
+        unsafe {
+            sum(
+                &[11],
+                x.as_ptr(),
+                &[1],
+                &[true],
+                false,
+                false,
+                out.as_mut_ptr(),
+            )
+        };
         assert_eq!(out[0], (1.0f64 + 10.0 * (1e-8f32 as f64)) as f32);
         assert!(out[0] > 1.0);
     }
@@ -153,14 +185,36 @@ mod tests {
     fn sum_over_dims_and_mean() {
         let x: Vec<f32> = (0..24).map(|v| v as f32).collect(); // 2x3x4
         let mut out = [0f32; 3];
-        unsafe { sum(&[2, 3, 4], x.as_ptr(), &[12, 4, 1], &[true, false, true], false, false, out.as_mut_ptr()) };
+        unsafe {
+            sum(
+                &[2, 3, 4],
+                x.as_ptr(),
+                &[12, 4, 1],
+                &[true, false, true],
+                false,
+                false,
+                out.as_mut_ptr(),
+            )
+        };
         // middle index j: sum over i, k of 12i + 4j + k
         for j in 0..3 {
-            let want: f32 = (0..2).flat_map(|i| (0..4).map(move |k| (12 * i + 4 * j + k) as f32)).sum();
+            let want: f32 = (0..2)
+                .flat_map(|i| (0..4).map(move |k| (12 * i + 4 * j + k) as f32))
+                .sum();
             assert_eq!(out[j], want);
         }
         let mut m = [0f32; 1];
-        unsafe { sum(&[2, 3, 4], x.as_ptr(), &[12, 4, 1], &[true, true, true], true, false, m.as_mut_ptr()) };
+        unsafe {
+            sum(
+                &[2, 3, 4],
+                x.as_ptr(),
+                &[12, 4, 1],
+                &[true, true, true],
+                true,
+                false,
+                m.as_mut_ptr(),
+            )
+        };
         assert_eq!(m[0], 11.5);
     }
 
@@ -171,7 +225,9 @@ mod tests {
     fn every_mask_and_layout_gives_the_element_order_sum() {
         let shape = [3usize, 1, 5, 19];
         let n: usize = shape.iter().product();
-        let data: Vec<f32> = (0..n).map(|i| ((i as f32 * 1.37).sin() * 1e4).powi(3) * if i % 7 == 0 { 1e-9 } else { 1.0 }).collect();
+        let data: Vec<f32> = (0..n)
+            .map(|i| ((i as f32 * 1.37).sin() * 1e4).powi(3) * if i % 7 == 0 { 1e-9 } else { 1.0 })
+            .collect();
         // The view: memory holds [19, 5, 1, 3] row-major; logical dims permuted.
         let mem_strides = [1isize, 3, 3, 15];
         for mask in 0..16u32 {
@@ -193,7 +249,17 @@ mod tests {
                 want[o] += data[off as usize] as f64;
             }
             let mut got = vec![0f32; outputs];
-            unsafe { sum(&shape, data.as_ptr(), &mem_strides, &reduce, false, true, got.as_mut_ptr()) };
+            unsafe {
+                sum(
+                    &shape,
+                    data.as_ptr(),
+                    &mem_strides,
+                    &reduce,
+                    false,
+                    true,
+                    got.as_mut_ptr(),
+                )
+            };
             for (g, w) in got.iter().zip(&want) {
                 assert_eq!(g.to_bits(), (*w as f32).to_bits(), "mask {mask:04b}");
             }

@@ -37,12 +37,24 @@ fn scale_of(input: usize, output: usize, scale_factor: Option<f64>) -> f32 {
 /// Source indices of nearest resizing along one axis (weights 1, 0).
 pub fn nearest_axis(input: usize, output: usize, scale_factor: Option<f64>) -> Axis {
     let scale = scale_of(input, output, scale_factor);
-    let i0: Vec<usize> = (0..output).map(|d| ((d as f32 * scale).floor() as usize).min(input - 1)).collect();
-    Axis { i1: i0.clone(), i0, l0: vec![1.0; output], l1: vec![0.0; output] }
+    let i0: Vec<usize> = (0..output)
+        .map(|d| ((d as f32 * scale).floor() as usize).min(input - 1))
+        .collect();
+    Axis {
+        i1: i0.clone(),
+        i0,
+        l0: vec![1.0; output],
+        l1: vec![0.0; output],
+    }
 }
 
 /// Source indices and weights of bilinear resizing along one axis.
-pub fn linear_axis(input: usize, output: usize, align_corners: bool, scale_factor: Option<f64>) -> Axis {
+pub fn linear_axis(
+    input: usize,
+    output: usize,
+    align_corners: bool,
+    scale_factor: Option<f64>,
+) -> Axis {
     let scale = if align_corners {
         if output > 1 {
             (input as f32 - 1.0) / (output as f32 - 1.0)
@@ -52,9 +64,18 @@ pub fn linear_axis(input: usize, output: usize, align_corners: bool, scale_facto
     } else {
         scale_of(input, output, scale_factor)
     };
-    let mut a = Axis { i0: vec![], i1: vec![], l0: vec![], l1: vec![] };
+    let mut a = Axis {
+        i0: vec![],
+        i1: vec![],
+        l0: vec![],
+        l1: vec![],
+    };
     for d in 0..output {
-        let src = if align_corners { scale * d as f32 } else { (scale * (d as f32 + 0.5) - 0.5).max(0.0) };
+        let src = if align_corners {
+            scale * d as f32
+        } else {
+            (scale * (d as f32 + 0.5) - 0.5).max(0.0)
+        };
         let i0 = (src.floor() as usize).min(input - 1);
         let l1 = (src - i0 as f32).clamp(0.0, 1.0);
         a.i0.push(i0);
@@ -70,7 +91,16 @@ pub fn linear_axis(input: usize, output: usize, align_corners: bool, scale_facto
 ///
 /// # Safety
 /// `x` holds planes·h·w, `out` planes·ay.len()·ax.len() elements.
-pub unsafe fn forward(planes: usize, h: usize, w: usize, ay: &Axis, ax: &Axis, nearest: bool, x: *const f32, out: *mut f32) {
+pub unsafe fn forward(
+    planes: usize,
+    h: usize,
+    w: usize,
+    ay: &Axis,
+    ax: &Axis,
+    nearest: bool,
+    x: *const f32,
+    out: *mut f32,
+) {
     let (oh, ow) = (ay.i0.len(), ax.i0.len());
     let (xa, oa) = (x as usize, out as usize);
     par_chunks(planes.div_ceil(PLANES_PER_CHUNK), |chunk| {
@@ -103,7 +133,16 @@ pub unsafe fn forward(planes: usize, h: usize, w: usize, ay: &Axis, ax: &Axis, n
 ///
 /// # Safety
 /// As [`forward`], `g` shaped like its output.
-pub unsafe fn backward(planes: usize, h: usize, w: usize, ay: &Axis, ax: &Axis, nearest: bool, g: *const f32, dx: *mut f32) {
+pub unsafe fn backward(
+    planes: usize,
+    h: usize,
+    w: usize,
+    ay: &Axis,
+    ax: &Axis,
+    nearest: bool,
+    g: *const f32,
+    dx: *mut f32,
+) {
     let (oh, ow) = (ay.i0.len(), ax.i0.len());
     let (ga, da) = (g as usize, dx as usize);
     par_chunks(planes.div_ceil(PLANES_PER_CHUNK), |chunk| {

@@ -43,7 +43,13 @@ pub struct Dims {
 }
 
 fn row_major(ptr: *const f32, rows: usize, cols: usize) -> MatRef {
-    MatRef { ptr, rows, cols, rs: cols as isize, cs: 1 }
+    MatRef {
+        ptr,
+        rows,
+        cols,
+        rs: cols as isize,
+        cs: 1,
+    }
 }
 
 /// Wᵀ of a row-major [rows, cols] matrix, as a [cols, rows] view.
@@ -121,7 +127,15 @@ pub unsafe fn lstm_forward(
     let xp_buf = scratch(t_len * b * g4);
     let xp = xp_buf.as_ptr() as *mut f32;
     // SAFETY: x is [T·B, I], W_ih [4H, I]; xp has T·B·4H elements.
-    unsafe { gemm(mode, row_major(x, t_len * b, d.i), transposed(w_ih, g4, d.i), xp, g4) };
+    unsafe {
+        gemm(
+            mode,
+            row_major(x, t_len * b, d.i),
+            transposed(w_ih, g4, d.i),
+            xp,
+            g4,
+        )
+    };
     let w_hh_t = contiguous_t(w_hh, g4, h);
     let hp_buf = scratch(b * g4);
     let hp = hp_buf.as_ptr() as *mut f32;
@@ -129,7 +143,11 @@ pub unsafe fn lstm_forward(
     let mut c_buf = scratch(bh);
     let mut act_buf = scratch(b * g4);
     let mut tanh_buf = scratch(h);
-    let (hcur, ccur, act) = (f32s(&mut h_buf, bh), f32s(&mut c_buf, bh), f32s(&mut act_buf, b * g4));
+    let (hcur, ccur, act) = (
+        f32s(&mut h_buf, bh),
+        f32s(&mut c_buf, bh),
+        f32s(&mut act_buf, b * g4),
+    );
     let tanh_row = f32s(&mut tanh_buf, h);
     if let Some(p) = h0 {
         // SAFETY: h0 is [B, H].
@@ -143,7 +161,15 @@ pub unsafe fn lstm_forward(
         let t = step_index(reverse, t_len, k);
         // Recurrent product hp = h · W_hhᵀ, [B, 4H].
         // SAFETY: hcur is [B, H], W_hh [4H, H], hp [B, 4H].
-        unsafe { gemm(mode, row_major(hcur.as_ptr(), b, h), row_major(w_hh_t.as_ptr() as *const f32, h, g4), hp, g4) };
+        unsafe {
+            gemm(
+                mode,
+                row_major(hcur.as_ptr(), b, h),
+                row_major(w_hh_t.as_ptr() as *const f32, h, g4),
+                hp,
+                g4,
+            )
+        };
         if let Some(s) = saved {
             // SAFETY: h_prev is [T, B, H]; row t holds B·H elements.
             unsafe { std::ptr::copy_nonoverlapping(hcur.as_ptr(), s.h_prev.add(t * bh), bh) };
@@ -249,13 +275,31 @@ unsafe fn parameter_gradients(
     // SAFETY: shapes as documented on RnnGrads; dz is [T·B, G·H].
     unsafe {
         // dW_ih = dzxᵀ · x: [G·H, T·B] × [T·B, I], k = (t, b) rows ascending.
-        gemm(mode, row_major(dzx, rows, gh).t(), row_major(x, rows, d.i), g.dw_ih, d.i);
+        gemm(
+            mode,
+            row_major(dzx, rows, gh).t(),
+            row_major(x, rows, d.i),
+            g.dw_ih,
+            d.i,
+        );
         // dW_hh = dzhᵀ · h_prev.
-        gemm(mode, row_major(dzh, rows, gh).t(), row_major(h_prev, rows, d.h), g.dw_hh, d.h);
+        gemm(
+            mode,
+            row_major(dzh, rows, gh).t(),
+            row_major(h_prev, rows, d.h),
+            g.dw_hh,
+            d.h,
+        );
         column_sums(dzx, rows, gh, g.db_ih);
         column_sums(dzh, rows, gh, g.db_hh);
         // dx = dzx · W_ih: [T·B, G·H] × [G·H, I].
-        gemm(mode, row_major(dzx, rows, gh), row_major(w_ih, gh, d.i), g.dx, d.i);
+        gemm(
+            mode,
+            row_major(dzx, rows, gh),
+            row_major(w_ih, gh, d.i),
+            g.dx,
+            d.i,
+        );
     }
 }
 
@@ -302,7 +346,12 @@ pub unsafe fn lstm_backward(
                 // SAFETY: all indices lie inside their [T, B, ·] buffers.
                 unsafe {
                     let gate = saved.gates.add(t * b * g4 + bi * g4);
-                    let (i, f, gg, o) = (*gate.add(j), *gate.add(h + j), *gate.add(2 * h + j), *gate.add(3 * h + j));
+                    let (i, f, gg, o) = (
+                        *gate.add(j),
+                        *gate.add(h + j),
+                        *gate.add(2 * h + j),
+                        *gate.add(3 * h + j),
+                    );
                     let tc = *saved.tanh_c.add(t * bh + e);
                     let cp = match c_prev {
                         Some(p) => *p.add(e),
@@ -326,7 +375,15 @@ pub unsafe fn lstm_backward(
         }
         // dh for the previous step: dz_t · W_hh, [B, 4H] × [4H, H].
         // SAFETY: dz row t is [B, 4H]; W_hh is [4H, H]; dh_rec is [B, H].
-        unsafe { gemm(mode, row_major(dz.add(t * b * g4), b, g4), row_major(w_hh, g4, h), dh_rec.as_mut_ptr(), h) };
+        unsafe {
+            gemm(
+                mode,
+                row_major(dz.add(t * b * g4), b, g4),
+                row_major(w_hh, g4, h),
+                dh_rec.as_mut_ptr(),
+                h,
+            )
+        };
     }
     // SAFETY: dh0/dc0 are [B, H].
     unsafe {
@@ -372,7 +429,15 @@ pub unsafe fn gru_forward(
     let xp_buf = scratch(t_len * b * g3);
     let xp = xp_buf.as_ptr() as *mut f32;
     // SAFETY: x is [T·B, I], W_ih [3H, I].
-    unsafe { gemm(mode, row_major(x, t_len * b, d.i), transposed(w_ih, g3, d.i), xp, g3) };
+    unsafe {
+        gemm(
+            mode,
+            row_major(x, t_len * b, d.i),
+            transposed(w_ih, g3, d.i),
+            xp,
+            g3,
+        )
+    };
     let w_hh_t = contiguous_t(w_hh, g3, h);
     let hp_buf = scratch(b * g3);
     let hp = hp_buf.as_ptr() as *mut f32;
@@ -388,7 +453,15 @@ pub unsafe fn gru_forward(
     for k in 0..t_len {
         let t = step_index(reverse, t_len, k);
         // SAFETY: hcur [B, H], W_hh [3H, H], hp [B, 3H].
-        unsafe { gemm(mode, row_major(hcur.as_ptr(), b, h), row_major(w_hh_t.as_ptr() as *const f32, h, g3), hp, g3) };
+        unsafe {
+            gemm(
+                mode,
+                row_major(hcur.as_ptr(), b, h),
+                row_major(w_hh_t.as_ptr() as *const f32, h, g3),
+                hp,
+                g3,
+            )
+        };
         if let Some(s) = saved {
             // SAFETY: h_prev is [T, B, H].
             unsafe { std::ptr::copy_nonoverlapping(hcur.as_ptr(), s.h_prev.add(t * bh), bh) };
@@ -412,7 +485,8 @@ pub unsafe fn gru_forward(
                 }
                 activate(UnaryOp::Sigmoid, mode, &mut row[..2 * h]);
                 for j in 0..h {
-                    row[2 * h + j] = with_bias(*xrow.add(2 * h + j), b_ih, 2 * h + j) + row[j] * hn_row[j];
+                    row[2 * h + j] =
+                        with_bias(*xrow.add(2 * h + j), b_ih, 2 * h + j) + row[j] * hn_row[j];
                 }
             }
             activate(UnaryOp::Tanh, mode, &mut row[2 * h..]);
@@ -423,7 +497,9 @@ pub unsafe fn gru_forward(
             }
             if let Some(s) = saved {
                 // SAFETY: hp_n is [T, B, H]; row (t, bi) holds H elements.
-                unsafe { std::ptr::copy_nonoverlapping(hn_row.as_ptr(), s.hp_n.add(t * bh + bi * h), h) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(hn_row.as_ptr(), s.hp_n.add(t * bh + bi * h), h)
+                };
             }
         }
         if let Some(s) = saved {
@@ -493,7 +569,15 @@ pub unsafe fn gru_backward(
         }
         // dh_prev = dh·z + dzh_t · W_hh.
         // SAFETY: dzh row t is [B, 3H]; W_hh is [3H, H]; dh_rec is [B, H].
-        unsafe { gemm(mode, row_major(dzh.add(t * b * g3), b, g3), row_major(w_hh, g3, h), dh_rec.as_mut_ptr(), h) };
+        unsafe {
+            gemm(
+                mode,
+                row_major(dzh.add(t * b * g3), b, g3),
+                row_major(w_hh, g3, h),
+                dh_rec.as_mut_ptr(),
+                h,
+            )
+        };
         for e in 0..bh {
             dh_rec[e] = direct[e] + dh_rec[e];
         }

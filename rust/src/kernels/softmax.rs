@@ -38,7 +38,10 @@ pub unsafe fn forward(rows: usize, d: usize, x: *const f32, y: *mut f32, log: bo
         for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
             // SAFETY: row r lies inside both buffers.
             let (xr, yr) = unsafe {
-                (std::slice::from_raw_parts((xa as *const f32).add(r * d), d), std::slice::from_raw_parts_mut((ya as *mut f32).add(r * d), d))
+                (
+                    std::slice::from_raw_parts((xa as *const f32).add(r * d), d),
+                    std::slice::from_raw_parts_mut((ya as *mut f32).add(r * d), d),
+                )
             };
             row_forward(xr, &mut e, log, f);
             for (o, v) in yr.iter_mut().zip(&e) {
@@ -97,7 +100,15 @@ pub fn row_backward(y: &[f32], g: &[f32], dx: &mut [f32], log: bool, f: Fns) {
 ///
 /// # Safety
 /// `y`, `g`, `dx` hold rows·d elements; `dx` overlaps neither input.
-pub unsafe fn backward(rows: usize, d: usize, y: *const f32, g: *const f32, dx: *mut f32, log: bool, f: Fns) {
+pub unsafe fn backward(
+    rows: usize,
+    d: usize,
+    y: *const f32,
+    g: *const f32,
+    dx: *mut f32,
+    log: bool,
+    f: Fns,
+) {
     let (ya, ga, da) = (y as usize, g as usize, dx as usize);
     par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
         for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
@@ -119,7 +130,11 @@ pub unsafe fn backward(rows: usize, d: usize, y: *const f32, g: *const f32, dx: 
 mod tests {
     use super::*;
 
-    const LIBM: Fns = Fns { exp: f32::exp, log: f32::ln, exact: false };
+    const LIBM: Fns = Fns {
+        exp: f32::exp,
+        log: f32::ln,
+        exact: false,
+    };
 
     #[test]
     fn rows_sum_to_one_and_log_matches() {
@@ -136,7 +151,17 @@ mod tests {
         }
         // softmax backward of g = y-independent constant is zero.
         let mut dx = [9f32; 6];
-        unsafe { backward(2, 3, y.as_ptr(), [1f32; 6].as_ptr(), dx.as_mut_ptr(), false, LIBM) };
+        unsafe {
+            backward(
+                2,
+                3,
+                y.as_ptr(),
+                [1f32; 6].as_ptr(),
+                dx.as_mut_ptr(),
+                false,
+                LIBM,
+            )
+        };
         assert!(dx.iter().all(|v| v.abs() < 1e-6));
     }
 }

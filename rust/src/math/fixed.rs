@@ -67,7 +67,14 @@ const EXP_MIN: f32 = -104.0;
 /// Q(r) ≈ (e^r − 1 − r)/r² on [−0.3467, 0.3467] (|r| ≤ ln2/2 plus the slack
 /// of the rounded k). Degree 5. Max |r²·(Q − q)| = 1.11e−10 = 2^−33.06
 /// (fit_polys.py exp).
-const EXP_Q: [f32; 6] = [0.5, 0.166_666_67, 0.041_666_456, 0.008_333_198, 0.001_393_576_5, 0.000_199_534_01];
+const EXP_Q: [f32; 6] = [
+    0.5,
+    0.166_666_67,
+    0.041_666_456,
+    0.008_333_198,
+    0.001_393_576_5,
+    0.000_199_534_01,
+];
 
 /// exp(a_hi + a_lo) as 2^k·(h + l): returns (h, l, k) with h = RN(h + l),
 /// h ∈ [0.70, 1.42], |l| ≤ ulp(h)/2, and k the integer lanes (bit patterns).
@@ -138,7 +145,11 @@ unsafe fn neg_square<L: Lanes>(x: L) -> (L, L) {
         let xh = x.and(L::splat_bits(0xffff_f000));
         let xl = x.sub(xh);
         let p = x.mul(x);
-        let e = xh.mul(xh).sub(p).add(xh.mul(xl).add(xh.mul(xl))).add(xl.mul(xl));
+        let e = xh
+            .mul(xh)
+            .sub(p)
+            .add(xh.mul(xl).add(xh.mul(xl)))
+            .add(xl.mul(xl));
         (p.neg(), e.neg())
     }
 }
@@ -189,7 +200,9 @@ unsafe fn log_parts<L: Lanes>(x: L) -> (L, L) {
         let ix = xs.add_i32(L::splat_bits(0x3f80_0000 - 0x3f35_04f3));
         let e = ix.shr_i32::<23>().sub_i32(L::splat_bits(127));
         let e = L::select(tiny, e.sub_i32(L::splat_bits(23)), e);
-        let m = ix.and(L::splat_bits(0x007f_ffff)).add_i32(L::splat_bits(0x3f35_04f3));
+        let m = ix
+            .and(L::splat_bits(0x007f_ffff))
+            .add_i32(L::splat_bits(0x3f35_04f3));
         let f = m.sub(k(1.0));
         let dk = e.i32_to_f32();
         let hfsq = k::<L>(0.5).mul(f).mul(f);
@@ -218,7 +231,14 @@ unsafe fn log_specials<L: Lanes>(x: L, y: L) -> L {
 
 /// P(z) ≈ (tanh(x)/x − 1)/z, z = x², on [0, 0.625²]. Degree 5.
 /// Max |z·(P − p)| = 1.63e−10 = 2^−32.52 (fit_polys.py tanh).
-const TANH_P: [f32; 6] = [-0.333_333_3, 0.133_332_22, -0.053_948_455, 0.021_708_671, -0.008_194_822, 0.002_157_345_9];
+const TANH_P: [f32; 6] = [
+    -0.333_333_3,
+    0.133_332_22,
+    -0.053_948_455,
+    0.021_708_671,
+    -0.008_194_822,
+    0.002_157_345_9,
+];
 /// Below this |x| tanh uses the odd polynomial.
 const TANH_SMALL: f32 = 0.625;
 
@@ -297,8 +317,12 @@ unsafe fn z_tail<L: Lanes>(t: L) -> (L, L) {
         // Piece index: the biased exponent and the top mantissa bit, minus
         // those of 0.25 (2·125).
         let idx = tc.shr_u32::<22>().sub_i32(L::splat_bits(250));
-        let m = tc.and(L::splat_bits(0x007f_ffff)).or(L::splat_bits(0x3f80_0000));
-        let center = tc.and(L::splat_bits(0x0040_0000)).or(L::splat_bits(0x3fa0_0000));
+        let m = tc
+            .and(L::splat_bits(0x007f_ffff))
+            .or(L::splat_bits(0x3f80_0000));
+        let center = tc
+            .and(L::splat_bits(0x0040_0000))
+            .or(L::splat_bits(0x3fa0_0000));
         let v = m.sub(center);
         let mut acc = L::lookup16(&Z_T[Z_DEG + 1], idx);
         let mut i = Z_DEG + 1;
@@ -339,7 +363,15 @@ unsafe fn tail_product<L: Lanes>(t: L) -> L {
 
 /// P(z) ≈ erf(x)/x − 1, z = x², on [0, 0.875²]. Degree 6.
 /// Max |P − p| = 9.69e−10 = 2^−29.94 (fit_polys.py erf).
-const ERF_P: [f32; 7] = [0.128_379_17, -0.376_126_35, 0.112_837_28, -0.026_861_524, 0.005_206_863_4, -0.000_821_414_17, 8.693_078e-5];
+const ERF_P: [f32; 7] = [
+    0.128_379_17,
+    -0.376_126_35,
+    0.112_837_28,
+    -0.026_861_524,
+    0.005_206_863_4,
+    -0.000_821_414_17,
+    8.693_078e-5,
+];
 const ERF_SMALL: f32 = 0.875;
 
 /// erf x. |x| < 0.875: x + x·P(x²). Otherwise erf|x| = 1 − erfc|x| with
@@ -369,8 +401,15 @@ pub unsafe fn erf<L: Lanes>(x: L) -> L {
 /// unevaluated sum PHI_P[0] + PHI_P[1]. Degree 7. Max relative error
 /// 1.72e−10 = 2^−32.44 (fit_polys.py phi).
 const PHI_P: [f32; 9] = [
-    0.398_942_3, -1.133_717_3e-8, -0.066_490_38, 0.009_973_574, -0.001_187_385_2, 0.000_115_521_005, -9.506_369e-6,
-    6.805_495_3e-7, -3.679_791e-8,
+    0.398_942_3,
+    -1.133_717_3e-8,
+    -0.066_490_38,
+    0.009_973_574,
+    -0.001_187_385_2,
+    0.000_115_521_005,
+    -9.506_369e-6,
+    6.805_495_3e-7,
+    -3.679_791e-8,
 ];
 
 /// Φ(x) − 1/2 for |x| < 1.25.
@@ -494,7 +533,11 @@ pub unsafe fn pow<L: Lanes>(x: L, p: f32) -> L {
         }
         if p.is_infinite() {
             // C: |x| > 1 → +inf (p = +inf) or +0; |x| < 1 the reverse; |x| = 1 → 1.
-            let (big, little) = if p > 0.0 { (inf, L::zero()) } else { (L::zero(), inf) };
+            let (big, little) = if p > 0.0 {
+                (inf, L::zero())
+            } else {
+                (L::zero(), inf)
+            };
             let r = L::select(a.gt(k(1.0)), big, little);
             let r = L::select(a.eq(k(1.0)), k(1.0), r);
             return L::select(a.is_nan(), x, r);
@@ -512,12 +555,21 @@ pub unsafe fn pow<L: Lanes>(x: L, p: f32) -> L {
         let sh = s_hi.and(L::splat_bits(0xffff_f000));
         let sl = s_hi.sub(sh);
         let y_hi = s_hi.mul(k(p));
-        let y_lo = sh.mul(k(ph)).sub(y_hi).add(sh.mul(k(pl))).add(sl.mul(k(ph))).add(sl.mul(k(pl)));
+        let y_lo = sh
+            .mul(k(ph))
+            .sub(y_hi)
+            .add(sh.mul(k(pl)))
+            .add(sl.mul(k(ph)))
+            .add(sl.mul(k(pl)));
         let y_lo = y_lo.add(s_lo.mul(k(p)));
         let (h, _l, ki) = exp_core(y_hi, y_lo);
         let r = scale(h, ki);
         // Zeros and infinities of |x| (C99 F.10.4.4), then NaN.
-        let (at_zero, at_inf) = if p > 0.0 { (L::zero(), inf) } else { (inf, L::zero()) };
+        let (at_zero, at_inf) = if p > 0.0 {
+            (L::zero(), inf)
+        } else {
+            (inf, L::zero())
+        };
         let r = L::select(a.eq(L::zero()), at_zero, r);
         let r = L::select(a.eq(inf), at_inf, r);
         let r = L::select(a.is_nan(), x, r);

@@ -15,11 +15,43 @@ use reference_file::reference as r;
 /// their neighbours), and pseudo-random bit patterns.
 fn inputs(random: usize) -> Vec<f32> {
     let mut v = vec![
-        0.0, -0.0, 1.0, -1.0, 0.5, -0.5, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -f32::NAN,
-        f32::from_bits(0x7fc0_1234), f32::from_bits(0x7f80_0001), f32::MAX, f32::MIN, f32::MIN_POSITIVE,
-        f32::from_bits(1), f32::from_bits(0x8000_0001), f32::from_bits(0x007f_ffff), 88.72283, 88.72284, 89.0,
-        -87.33654, -87.33655, -103.97208, -103.97209, -104.0, 0.625, 0.875, 1.25, -0.25, 3.92, 9.01, 10.0, -10.0,
-        -13.2, 16.0, -16.0,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+        f32::from_bits(0x7fc0_1234),
+        f32::from_bits(0x7f80_0001),
+        f32::MAX,
+        f32::MIN,
+        f32::MIN_POSITIVE,
+        f32::from_bits(1),
+        f32::from_bits(0x8000_0001),
+        f32::from_bits(0x007f_ffff),
+        88.72283,
+        88.72284,
+        89.0,
+        -87.33654,
+        -87.33655,
+        -103.97208,
+        -103.97209,
+        -104.0,
+        0.625,
+        0.875,
+        1.25,
+        -0.25,
+        3.92,
+        9.01,
+        10.0,
+        -10.0,
+        -13.2,
+        16.0,
+        -16.0,
     ];
     for e in 0u32..256 {
         for s in [0u32, 0x8000_0000] {
@@ -36,7 +68,9 @@ fn inputs(random: usize) -> Vec<f32> {
         x ^= x >> 12;
         x ^= x << 25;
         x ^= x >> 27;
-        v.push(f32::from_bits((x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32));
+        v.push(f32::from_bits(
+            (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32,
+        ));
     }
     v
 }
@@ -74,7 +108,14 @@ fn every_path_gives_the_scalar_definition_bit_for_bit() {
             let mut got = vec![0f32; x.len()];
             map_on(Token::new(path).unwrap(), op, false, &x, &mut got);
             for i in 0..x.len() {
-                assert!(same(want[i], got[i]), "{op:?} on {path:?}: x = {:e} ({:#010x}): {:e} vs {:e}", x[i], x[i].to_bits(), want[i], got[i]);
+                assert!(
+                    same(want[i], got[i]),
+                    "{op:?} on {path:?}: x = {:e} ({:#010x}): {:e} vs {:e}",
+                    x[i],
+                    x[i].to_bits(),
+                    want[i],
+                    got[i]
+                );
             }
         }
     }
@@ -126,17 +167,36 @@ fn special_values_are_ieee_and_libm_ones() {
     assert!(gelu(f32::NAN).is_nan());
     // pow follows C99's pow on the special cases.
     for p in [1.5f32, -2.5, 3.0, -3.0, 4.0, 0.5, -0.5, 2.0] {
-        for x in [0.0f32, -0.0, inf, -inf, f32::NAN, 1.0, -1.0, 2.0, -2.0, 0.25] {
+        for x in [
+            0.0f32,
+            -0.0,
+            inf,
+            -inf,
+            f32::NAN,
+            1.0,
+            -1.0,
+            2.0,
+            -2.0,
+            0.25,
+        ] {
             let want = (x as f64).powf(p as f64) as f32;
             let got = pow(x, p);
-            assert!(same(want, got) || (r::err_ulp32(got, (x as f64).powf(p as f64)) <= 1.0), "pow({x}, {p}) = {got} vs {want}");
+            assert!(
+                same(want, got) || (r::err_ulp32(got, (x as f64).powf(p as f64)) <= 1.0),
+                "pow({x}, {p}) = {got} vs {want}"
+            );
         }
     }
     assert_eq!(pow(f32::NAN, 0.0), 1.0);
 }
 
 /// Max error in ulps of the scalar definition over `x`, skipping `skip`.
-fn max_ulp(f: fn(f32) -> f32, rf: fn(f32) -> f64, x: &[f32], keep: impl Fn(f32, f64) -> bool) -> (f64, f32) {
+fn max_ulp(
+    f: fn(f32) -> f32,
+    rf: fn(f32) -> f64,
+    x: &[f32],
+    keep: impl Fn(f32, f64) -> bool,
+) -> (f64, f32) {
     let mut worst = (0.0, 0.0);
     for &v in x {
         let want = rf(v);
@@ -166,10 +226,16 @@ fn accuracy_on_a_fast_subset() {
     ];
     for (name, f, rf, bound) in checks {
         let (e, at) = max_ulp(f, rf, &x, all);
-        assert!(e <= bound, "{name}: {e} ulp at {at:e} ({:#010x})", at.to_bits());
+        assert!(
+            e <= bound,
+            "{name}: {e} ulp at {at:e} ({:#010x})",
+            at.to_bits()
+        );
     }
     // gelu: ≤ 2 ulp on normal results with |x| ≤ 10 …
-    let (e, at) = max_ulp(gelu, r::gelu, &x, |v, w| v.abs() <= 10.0 && w.abs() >= f32::MIN_POSITIVE as f64);
+    let (e, at) = max_ulp(gelu, r::gelu, &x, |v, w| {
+        v.abs() <= 10.0 && w.abs() >= f32::MIN_POSITIVE as f64
+    });
     assert!(e <= 2.0, "gelu: {e} ulp at {at:e}");
     // … and an absolute error ≤ 1e-37 on subnormal and zero results.
     for &v in &x {

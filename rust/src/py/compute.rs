@@ -18,7 +18,10 @@ pub fn best_kernel_path() -> &'static str {
 
 #[pyfunction]
 pub fn available_kernel_paths() -> Vec<&'static str> {
-    dispatch::available_paths().into_iter().map(KernelPath::name).collect()
+    dispatch::available_paths()
+        .into_iter()
+        .map(KernelPath::name)
+        .collect()
 }
 
 /// Force a kernel path by name, or `None` for the detected best.
@@ -28,11 +31,16 @@ pub fn set_kernel_path(name: Option<&str>) -> PyResult<()> {
     let path = match name {
         None => None,
         Some(n) => Some(dispatch::parse_path(n).map_err(|e| match e {
-            dispatch::PathError::Unknown(_) => PyValueError::new_err(format!("set_kernel_path: {e}")),
-            dispatch::PathError::Missing { .. } => PyRuntimeError::new_err(format!("set_kernel_path: {e}")),
+            dispatch::PathError::Unknown(_) => {
+                PyValueError::new_err(format!("set_kernel_path: {e}"))
+            }
+            dispatch::PathError::Missing { .. } => {
+                PyRuntimeError::new_err(format!("set_kernel_path: {e}"))
+            }
         })?),
     };
-    dispatch::set_kernel_path(path).map_err(|e| PyRuntimeError::new_err(format!("set_kernel_path: {e}")))
+    dispatch::set_kernel_path(path)
+        .map_err(|e| PyRuntimeError::new_err(format!("set_kernel_path: {e}")))
 }
 
 #[pyfunction]
@@ -47,8 +55,11 @@ pub fn get_mode() -> &'static str {
 
 #[pyfunction]
 pub fn set_mode(name: &str) -> PyResult<()> {
-    let m = Mode::from_name(name)
-        .ok_or_else(|| PyValueError::new_err(format!("set_mode: expected 'fast' or 'exact', got {name:?}")))?;
+    let m = Mode::from_name(name).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "set_mode: expected 'fast' or 'exact', got {name:?}"
+        ))
+    })?;
     dispatch::set_mode(m);
     Ok(())
 }
@@ -61,7 +72,9 @@ pub fn get_threads() -> usize {
 #[pyfunction]
 pub fn set_threads(n: i64) -> PyResult<()> {
     if n < 1 {
-        return Err(PyValueError::new_err(format!("set_threads: the thread count must be at least 1, got {n}")));
+        return Err(PyValueError::new_err(format!(
+            "set_threads: the thread count must be at least 1, got {n}"
+        )));
     }
     dispatch::set_threads(n as usize).map_err(PyValueError::new_err)
 }
@@ -111,9 +124,18 @@ pub fn set_mxcsr(value: u32) {
 /// `thread_clock`, timed in CPU seconds of the calling thread (Linux).
 #[pyfunction]
 #[pyo3(signature = (path, mode, seconds=0.2, repeats=5, thread_clock=false))]
-pub fn peak_gflops(py: Python<'_>, path: &str, mode: &str, seconds: f64, repeats: usize, thread_clock: bool) -> PyResult<f64> {
-    let p = dispatch::parse_path(path).map_err(|e| PyRuntimeError::new_err(format!("peak_gflops: {e}")))?;
-    let m = Mode::from_name(mode).ok_or_else(|| PyValueError::new_err(format!("peak_gflops: unknown mode {mode:?}")))?;
+pub fn peak_gflops(
+    py: Python<'_>,
+    path: &str,
+    mode: &str,
+    seconds: f64,
+    repeats: usize,
+    thread_clock: bool,
+) -> PyResult<f64> {
+    let p = dispatch::parse_path(path)
+        .map_err(|e| PyRuntimeError::new_err(format!("peak_gflops: {e}")))?;
+    let m = Mode::from_name(mode)
+        .ok_or_else(|| PyValueError::new_err(format!("peak_gflops: unknown mode {mode:?}")))?;
     let token = crate::simd::Token::new(p).expect("parse_path checked the features");
     Ok(py.detach(move || crate::gemm::peak_gflops(token, m, seconds, repeats, thread_clock)))
 }

@@ -12,7 +12,10 @@ use pyo3::prelude::*;
 
 fn same_shape(op: &str, a: &TView, b: &TView) -> PyResult<()> {
     if a.shape != b.shape {
-        return Err(PyValueError::new_err(format!("{op}: shapes {:?} and {:?} differ", a.shape, b.shape)));
+        return Err(PyValueError::new_err(format!(
+            "{op}: shapes {:?} and {:?} differ",
+            a.shape, b.shape
+        )));
     }
     Ok(())
 }
@@ -25,13 +28,24 @@ pub fn copy_(py: Python<'_>, dst: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> 
     let s = TView::of(src, "copy_")?;
     same_shape("copy_", &d, &s)?;
     if d.dtype != s.dtype {
-        return Err(PyTypeError::new_err(format!("copy_: dtypes {} and {} differ", d.dtype.name(), s.dtype.name())));
+        return Err(PyTypeError::new_err(format!(
+            "copy_: dtypes {} and {} differ",
+            d.dtype.name(),
+            s.dtype.name()
+        )));
     }
     py.detach(move || {
         // SAFETY: both views were checked to lie inside their storages, whose
         // memory the TViews keep alive.
         unsafe {
-            copy::copy_strided(&d.shape, s.addr() as *const u8, &s.strides, d.addr() as *mut u8, &d.strides, d.dtype.size())
+            copy::copy_strided(
+                &d.shape,
+                s.addr() as *const u8,
+                &s.strides,
+                d.addr() as *mut u8,
+                &d.strides,
+                d.dtype.size(),
+            )
         }
     });
     Ok(())
@@ -47,7 +61,15 @@ pub fn fill_(py: Python<'_>, dst: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -
     };
     py.detach(move || {
         // SAFETY: the view was checked to lie inside its storage.
-        unsafe { copy::fill_strided(&d.shape, d.addr() as *mut u8, &d.strides, bits, d.dtype.size()) }
+        unsafe {
+            copy::fill_strided(
+                &d.shape,
+                d.addr() as *mut u8,
+                &d.strides,
+                bits,
+                d.dtype.size(),
+            )
+        }
     });
     Ok(())
 }
@@ -91,7 +113,11 @@ pub fn binary(
         "square_backward" => B::SquareBackward,
         "pow_backward" => B::PowBackward(p),
         "clamp_backward" => B::ClampBackward(p, q),
-        other => return Err(PyValueError::new_err(format!("binary: unknown op {other:?}"))),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "binary: unknown op {other:?}"
+            )))
+        }
     };
     let o = TView::f32(out, op)?.writable(op)?;
     let x = TView::f32(a, op)?;
@@ -136,7 +162,11 @@ pub fn ternary(
         "where" => T::Where,
         "maximum_backward" => T::MaximumBackward,
         "minimum_backward" => T::MinimumBackward,
-        other => return Err(PyValueError::new_err(format!("ternary: unknown op {other:?}"))),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "ternary: unknown op {other:?}"
+            )))
+        }
     };
     let o = TView::f32(out, op)?.writable(op)?;
     let x = TView::f32(a, op)?;
@@ -171,7 +201,14 @@ pub fn ternary(
 /// (NaN = no bound on that side).
 #[pyfunction]
 #[pyo3(signature = (op, out, a, p=None, q=None))]
-pub fn unary(py: Python<'_>, op: &str, out: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>, p: Option<f64>, q: Option<f64>) -> PyResult<()> {
+pub fn unary(
+    py: Python<'_>,
+    op: &str,
+    out: &Bound<'_, PyAny>,
+    a: &Bound<'_, PyAny>,
+    p: Option<f64>,
+    q: Option<f64>,
+) -> PyResult<()> {
     use elementwise::UnaryOp as U;
     let (p, q) = (p.unwrap_or(f64::NAN) as f32, q.unwrap_or(f64::NAN) as f32);
     let kind = match op {
@@ -188,7 +225,11 @@ pub fn unary(py: Python<'_>, op: &str, out: &Bound<'_, PyAny>, a: &Bound<'_, PyA
         "square" => U::Square,
         "pow" => U::Pow(p),
         "clamp" => U::Clamp(p, q),
-        other => return Err(PyValueError::new_err(format!("unary: unknown op {other:?}"))),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unary: unknown op {other:?}"
+            )))
+        }
     };
     let o = TView::f32(out, op)?.writable(op)?;
     let x = TView::f32(a, op)?;
@@ -197,7 +238,17 @@ pub fn unary(py: Python<'_>, op: &str, out: &Bound<'_, PyAny>, a: &Bound<'_, PyA
     py.detach(move || {
         dispatch::with_ieee(|| {
             // SAFETY: both views lie inside their storages.
-            unsafe { elementwise::unary(kind, exact, &o.shape, o.addr() as *mut f32, &o.strides, x.addr() as *const f32, &x.strides) }
+            unsafe {
+                elementwise::unary(
+                    kind,
+                    exact,
+                    &o.shape,
+                    o.addr() as *mut f32,
+                    &o.strides,
+                    x.addr() as *const f32,
+                    &x.strides,
+                )
+            }
         })
     });
     Ok(())
@@ -206,25 +257,50 @@ pub fn unary(py: Python<'_>, op: &str, out: &Bound<'_, PyAny>, a: &Bound<'_, PyA
 /// Sum (or mean) of `a` over `dims` into the contiguous `out`, whose element
 /// count is the product of the kept dimensions.
 #[pyfunction]
-pub fn sum(py: Python<'_>, out: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>, dims: Vec<usize>, mean: bool) -> PyResult<()> {
+pub fn sum(
+    py: Python<'_>,
+    out: &Bound<'_, PyAny>,
+    a: &Bound<'_, PyAny>,
+    dims: Vec<usize>,
+    mean: bool,
+) -> PyResult<()> {
     let o = TView::f32(out, "sum")?.writable("sum")?;
     let x = TView::f32(a, "sum")?;
     let mut reduce = vec![false; x.shape.len()];
     for &d in &dims {
         if d >= reduce.len() {
-            return Err(PyValueError::new_err(format!("sum: dim {d} out of range for shape {:?}", x.shape)));
+            return Err(PyValueError::new_err(format!(
+                "sum: dim {d} out of range for shape {:?}",
+                x.shape
+            )));
         }
         reduce[d] = true;
     }
-    let kept: usize = (0..x.shape.len()).filter(|&d| !reduce[d]).map(|d| x.shape[d]).product();
+    let kept: usize = (0..x.shape.len())
+        .filter(|&d| !reduce[d])
+        .map(|d| x.shape[d])
+        .product();
     if o.numel() != kept || !is_contiguous(&o.shape, &o.strides) {
-        return Err(PyValueError::new_err(format!("sum: output of shape {:?} does not hold {kept} contiguous elements", o.shape)));
+        return Err(PyValueError::new_err(format!(
+            "sum: output of shape {:?} does not hold {kept} contiguous elements",
+            o.shape
+        )));
     }
     let exact = exact();
     py.detach(move || {
         // SAFETY: both views lie inside their storages; out holds `kept`
         // contiguous elements.
-        unsafe { reduce::sum(&x.shape, x.addr() as *const f32, &x.strides, &reduce, mean, exact, o.addr() as *mut f32) }
+        unsafe {
+            reduce::sum(
+                &x.shape,
+                x.addr() as *const f32,
+                &x.strides,
+                &reduce,
+                mean,
+                exact,
+                o.addr() as *mut f32,
+            )
+        }
     });
     Ok(())
 }
@@ -232,7 +308,12 @@ pub fn sum(py: Python<'_>, out: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>, dims: V
 /// Batched product `out[i] = a[i] · b[i]`: a [B, M, K], b [B, K, N] (any
 /// strides, batch stride 0 to broadcast), out [B, M, N] contiguous.
 #[pyfunction]
-pub fn matmul(py: Python<'_>, out: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<()> {
+pub fn matmul(
+    py: Python<'_>,
+    out: &Bound<'_, PyAny>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<()> {
     let o = TView::f32(out, "matmul")?.writable("matmul")?;
     let x = TView::f32(a, "matmul")?;
     let y = TView::f32(b, "matmul")?;
@@ -251,16 +332,41 @@ pub fn matmul(py: Python<'_>, out: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>, b: &
         )));
     }
     if !is_contiguous(&o.shape, &o.strides) {
-        return Err(PyValueError::new_err("matmul kernel: the output must be contiguous"));
+        return Err(PyValueError::new_err(
+            "matmul kernel: the output must be contiguous",
+        ));
     }
     let mode = dispatch::mode();
     py.detach(move || {
-        let ar = mm::MatRef { ptr: x.addr() as *const f32, rows: m, cols: k, rs: x.strides[1], cs: x.strides[2] };
-        let br = mm::MatRef { ptr: y.addr() as *const f32, rows: k, cols: n, rs: y.strides[1], cs: y.strides[2] };
+        let ar = mm::MatRef {
+            ptr: x.addr() as *const f32,
+            rows: m,
+            cols: k,
+            rs: x.strides[1],
+            cs: x.strides[2],
+        };
+        let br = mm::MatRef {
+            ptr: y.addr() as *const f32,
+            rows: k,
+            cols: n,
+            rs: y.strides[1],
+            cs: y.strides[2],
+        };
         // SAFETY: the views lie inside their storages; out is a fresh
         // contiguous [B, M, N] buffer that does not overlap the inputs
         // (the Python side always allocates it).
-        unsafe { mm::gemm_batched(mode, bt, ar, x.strides[0], br, y.strides[0], o.addr() as *mut f32, n) }
+        unsafe {
+            mm::gemm_batched(
+                mode,
+                bt,
+                ar,
+                x.strides[0],
+                br,
+                y.strides[0],
+                o.addr() as *mut f32,
+                n,
+            )
+        }
     });
     Ok(())
 }

@@ -6,7 +6,9 @@
 
 use super::storage::TView;
 use crate::kernels::copy;
-use crate::kernels::optim::{self as k, AdamScalars, AdamSlot, ElementMap, NormKind, SgdScalars, SgdSlot};
+use crate::kernels::optim::{
+    self as k, AdamScalars, AdamSlot, ElementMap, NormKind, SgdScalars, SgdSlot,
+};
 use crate::layout::{contiguous_strides, is_contiguous};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
@@ -23,15 +25,28 @@ struct Flat {
 
 impl Flat {
     /// `numel` None: any size.
-    fn of(obj: &Bound<'_, PyAny>, op: &str, what: &str, numel: Option<usize>, write: bool) -> PyResult<Flat> {
+    fn of(
+        obj: &Bound<'_, PyAny>,
+        op: &str,
+        what: &str,
+        numel: Option<usize>,
+        write: bool,
+    ) -> PyResult<Flat> {
         let v = TView::f32(obj, op)?;
         let view = if write { v.writable(op)? } else { v };
         if let Some(n) = numel {
             if view.numel() != n {
-                return Err(PyValueError::new_err(format!("{op}: the {what} has {} elements, the parameter {n}", view.numel())));
+                return Err(PyValueError::new_err(format!(
+                    "{op}: the {what} has {} elements, the parameter {n}",
+                    view.numel()
+                )));
             }
         }
-        Ok(Flat { view, temp: None, write })
+        Ok(Flat {
+            view,
+            temp: None,
+            write,
+        })
     }
 
     fn len(&self) -> usize {
@@ -44,7 +59,12 @@ impl Flat {
         if v.numel() == 0 {
             return (0, 0, self.write);
         }
-        let last: usize = v.shape.iter().zip(&v.strides).map(|(&n, &s)| (n - 1) * s as usize).sum();
+        let last: usize = v
+            .shape
+            .iter()
+            .zip(&v.strides)
+            .map(|(&n, &s)| (n - 1) * s as usize)
+            .sum();
         (v.addr(), v.addr() + 4 * (last + 1), self.write)
     }
 
@@ -59,7 +79,14 @@ impl Flat {
         // SAFETY: the view lies inside its storage (checked on extraction);
         // `buf` holds numel contiguous elements.
         unsafe {
-            copy::copy_strided(&v.shape, v.addr() as *const u8, &v.strides, buf.as_mut_ptr() as *mut u8, &contiguous_strides(&v.shape), 4)
+            copy::copy_strided(
+                &v.shape,
+                v.addr() as *const u8,
+                &v.strides,
+                buf.as_mut_ptr() as *mut u8,
+                &contiguous_strides(&v.shape),
+                4,
+            )
         };
         self.temp.insert(buf).as_mut_ptr()
     }
@@ -70,7 +97,14 @@ impl Flat {
             let v = &self.view;
             // SAFETY: as in `ptr`, in the other direction.
             unsafe {
-                copy::copy_strided(&v.shape, buf.as_ptr() as *const u8, &contiguous_strides(&v.shape), v.addr() as *mut u8, &v.strides, 4)
+                copy::copy_strided(
+                    &v.shape,
+                    buf.as_ptr() as *const u8,
+                    &contiguous_strides(&v.shape),
+                    v.addr() as *mut u8,
+                    &v.strides,
+                    4,
+                )
             };
         }
     }
@@ -80,7 +114,8 @@ impl Flat {
 /// so that autograd detects saved tensors made stale by the update.
 fn bump(tensors: &[Bound<'_, PyAny>]) -> PyResult<()> {
     for t in tensors {
-        t.getattr(intern!(t.py(), "_storage"))?.call_method0(intern!(t.py(), "bump_version"))?;
+        t.getattr(intern!(t.py(), "_storage"))?
+            .call_method0(intern!(t.py(), "bump_version"))?;
     }
     Ok(())
 }
@@ -144,7 +179,9 @@ pub fn adam_step(
         && beta2_pows.len() == n
         && max_exp_avg_sqs.as_ref().is_none_or(|v| v.len() == n);
     if !lens_ok {
-        return Err(PyValueError::new_err(format!("{OP}: every list must have one entry per parameter ({n})")));
+        return Err(PyValueError::new_err(format!(
+            "{OP}: every list must have one entry per parameter ({n})"
+        )));
     }
     // Per parameter: p, g, m, v and (AMSGrad) vmax.
     let mut ops: Vec<[Option<Flat>; 5]> = Vec::with_capacity(n);
@@ -162,7 +199,19 @@ pub fn adam_step(
     }
     check_disjoint(OP, ops.iter().flatten().flatten().map(Flat::span).collect())?;
     let scalars: Vec<AdamScalars> = (0..n)
-        .map(|i| AdamScalars::from_powers(lr, beta1, beta2, eps, weight_decay, decoupled, beta1_pows[i], beta2_pows[i]).with_maximize(maximize))
+        .map(|i| {
+            AdamScalars::from_powers(
+                lr,
+                beta1,
+                beta2,
+                eps,
+                weight_decay,
+                decoupled,
+                beta1_pows[i],
+                beta2_pows[i],
+            )
+            .with_maximize(maximize)
+        })
         .collect();
     py.detach(|| {
         let ptr = |f: &mut Option<Flat>| f.as_mut().map_or(std::ptr::null_mut(), Flat::ptr);
@@ -172,7 +221,15 @@ pub fn adam_step(
             .map(|(o, s)| {
                 let len = o[0].as_ref().map_or(0, Flat::len);
                 let [p, g, m, v, vmax] = o;
-                AdamSlot { p: ptr(p), g: ptr(g), m: ptr(m), v: ptr(v), vmax: ptr(vmax), len, scalars: *s }
+                AdamSlot {
+                    p: ptr(p),
+                    g: ptr(g),
+                    m: ptr(m),
+                    v: ptr(v),
+                    vmax: ptr(vmax),
+                    len,
+                    scalars: *s,
+                }
             })
             .collect();
         // SAFETY: every pointer is contiguous memory of `len` f32 (the
@@ -205,7 +262,9 @@ pub fn sgd_step(
     const OP: &str = "sgd_step";
     let n = params.len();
     if grads.len() != n || momentum_buffers.len() != n || first.len() != n {
-        return Err(PyValueError::new_err(format!("{OP}: every list must have one entry per parameter ({n})")));
+        return Err(PyValueError::new_err(format!(
+            "{OP}: every list must have one entry per parameter ({n})"
+        )));
     }
     let scalars = SgdScalars::new(lr, momentum, dampening, weight_decay, nesterov, maximize);
     let mut ops: Vec<[Option<Flat>; 3]> = Vec::with_capacity(n);
@@ -228,7 +287,14 @@ pub fn sgd_step(
             .map(|(o, &first)| {
                 let len = o[0].as_ref().map_or(0, Flat::len);
                 let [p, g, buf] = o;
-                SgdSlot { p: ptr(p), g: ptr(g), buf: ptr(buf), first, len, scalars }
+                SgdSlot {
+                    p: ptr(p),
+                    g: ptr(g),
+                    buf: ptr(buf),
+                    first,
+                    len,
+                    scalars,
+                }
             })
             .collect();
         // SAFETY: as in adam_step.
@@ -248,7 +314,9 @@ fn norm_kind(norm_type: f64) -> PyResult<NormKind> {
     } else if norm_type.is_finite() && norm_type > 0.0 {
         Ok(NormKind::P(norm_type))
     } else {
-        Err(PyValueError::new_err(format!("norm_type must be inf or a finite number > 0, got {norm_type}")))
+        Err(PyValueError::new_err(format!(
+            "norm_type must be inf or a finite number > 0, got {norm_type}"
+        )))
     }
 }
 
@@ -256,9 +324,16 @@ fn norm_kind(norm_type: f64) -> PyResult<NormKind> {
 /// tensor's double sum in element order (or max |x| for inf), combined in
 /// the order given.
 #[pyfunction]
-pub fn global_norm(py: Python<'_>, tensors: Vec<Bound<'_, PyAny>>, norm_type: f64) -> PyResult<f64> {
+pub fn global_norm(
+    py: Python<'_>,
+    tensors: Vec<Bound<'_, PyAny>>,
+    norm_type: f64,
+) -> PyResult<f64> {
     let kind = norm_kind(norm_type)?;
-    let mut ops = tensors.iter().map(|t| Flat::of(t, "global_norm", "tensor", None, false)).collect::<PyResult<Vec<_>>>()?;
+    let mut ops = tensors
+        .iter()
+        .map(|t| Flat::of(t, "global_norm", "tensor", None, false))
+        .collect::<PyResult<Vec<_>>>()?;
     Ok(py.detach(move || {
         let slices: Vec<&[f32]> = ops
             .iter_mut()
@@ -272,8 +347,16 @@ pub fn global_norm(py: Python<'_>, tensors: Vec<Bound<'_, PyAny>>, norm_type: f6
     }))
 }
 
-fn map_tensors(py: Python<'_>, op: &str, tensors: Vec<Bound<'_, PyAny>>, map: ElementMap) -> PyResult<()> {
-    let mut ops = tensors.iter().map(|t| Flat::of(t, op, "tensor", None, true)).collect::<PyResult<Vec<_>>>()?;
+fn map_tensors(
+    py: Python<'_>,
+    op: &str,
+    tensors: Vec<Bound<'_, PyAny>>,
+    map: ElementMap,
+) -> PyResult<()> {
+    let mut ops = tensors
+        .iter()
+        .map(|t| Flat::of(t, op, "tensor", None, true))
+        .collect::<PyResult<Vec<_>>>()?;
     check_disjoint(op, ops.iter().map(Flat::span).collect())?;
     py.detach(|| {
         let parts: Vec<(*mut f32, usize)> = ops.iter_mut().map(|f| (f.ptr(), f.len())).collect();
@@ -293,7 +376,12 @@ pub fn scale_(py: Python<'_>, tensors: Vec<Bound<'_, PyAny>>, coef: f64) -> PyRe
 /// Clamp every element of every tensor to `[f32(lo), f32(hi)]` in place.
 #[pyfunction]
 pub fn clamp_(py: Python<'_>, tensors: Vec<Bound<'_, PyAny>>, lo: f64, hi: f64) -> PyResult<()> {
-    map_tensors(py, "clamp_", tensors, ElementMap::Clamp(lo as f32, hi as f32))
+    map_tensors(
+        py,
+        "clamp_",
+        tensors,
+        ElementMap::Clamp(lo as f32, hi as f32),
+    )
 }
 
 /// `β^t` as a running double product (the bias-correction powers).
@@ -307,7 +395,15 @@ pub fn beta_power(beta: f64, t: u64) -> f64 {
 #[pyfunction]
 #[pyo3(signature = (lr, beta1, beta2, eps, weight_decay, step, decay=true))]
 #[allow(clippy::too_many_arguments)]
-pub fn adamw_scalars(lr: f64, beta1: f64, beta2: f64, eps: f64, weight_decay: f64, step: u64, decay: bool) -> Vec<(&'static str, f32)> {
+pub fn adamw_scalars(
+    lr: f64,
+    beta1: f64,
+    beta2: f64,
+    eps: f64,
+    weight_decay: f64,
+    step: u64,
+    decay: bool,
+) -> Vec<(&'static str, f32)> {
     let s = AdamScalars::new(lr, beta1, beta2, eps, weight_decay, step, decay);
     vec![
         ("step_size", s.step_size),

@@ -56,7 +56,11 @@ fn fill_f32(out: &TView, mut f: impl FnMut() -> f32) -> PyResult<()> {
     let mut idx = vec![0usize; shape.len()];
     let base = out.addr() as *mut f32;
     for _ in 0..n {
-        let off: isize = idx.iter().zip(&out.strides).map(|(&i, &s)| i as isize * s).sum();
+        let off: isize = idx
+            .iter()
+            .zip(&out.strides)
+            .map(|(&i, &s)| i as isize * s)
+            .sum();
         // SAFETY: the view was checked to lie inside its storage.
         unsafe { *base.offset(off) = f() };
         for d in (0..shape.len()).rev() {
@@ -122,7 +126,11 @@ impl Generator {
             let u = self.next_f64();
             let v = (low + (high - low) * u) as f32;
             // Rounding may reach `high`; keep the interval half-open.
-            if v as f64 >= high && high > low { (high as f32).next_down_compat() } else { v }
+            if v as f64 >= high && high > low {
+                (high as f32).next_down_compat()
+            } else {
+                v
+            }
         })
     }
 

@@ -10,8 +10,22 @@ use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntyped
 use pyo3::exceptions::{PyFloatingPointError, PyValueError};
 use pyo3::prelude::*;
 
-fn config(height: usize, channels: Vec<usize>, pools: Vec<(usize, usize)>, hidden: usize, layers: usize, classes: usize) -> PyResult<Config> {
-    let cfg = Config { height, channels, pools, hidden, layers, classes };
+fn config(
+    height: usize,
+    channels: Vec<usize>,
+    pools: Vec<(usize, usize)>,
+    hidden: usize,
+    layers: usize,
+    classes: usize,
+) -> PyResult<Config> {
+    let cfg = Config {
+        height,
+        channels,
+        pools,
+        hidden,
+        layers,
+        classes,
+    };
     cfg.validate().map_err(PyValueError::new_err)?;
     Ok(cfg)
 }
@@ -23,26 +37,50 @@ pub struct CrnnCore {
 }
 
 fn flat(a: &PyReadonlyArray1<'_, f32>) -> PyResult<Vec<f32>> {
-    Ok(a.as_slice().map_err(|e| PyValueError::new_err(format!("expected a contiguous float32 array: {e}")))?.to_vec())
+    Ok(a.as_slice()
+        .map_err(|e| PyValueError::new_err(format!("expected a contiguous float32 array: {e}")))?
+        .to_vec())
 }
 
 #[pymethods]
 impl CrnnCore {
     #[new]
-    fn new(height: usize, channels: Vec<usize>, pools: Vec<(usize, usize)>, hidden: usize, layers: usize, classes: usize, seed: u64) -> PyResult<Self> {
+    fn new(
+        height: usize,
+        channels: Vec<usize>,
+        pools: Vec<(usize, usize)>,
+        hidden: usize,
+        layers: usize,
+        classes: usize,
+        seed: u64,
+    ) -> PyResult<Self> {
         let cfg = config(height, channels, pools, hidden, layers, classes)?;
-        Ok(CrnnCore { model: Model::new(cfg, seed).map_err(PyValueError::new_err)? })
+        Ok(CrnnCore {
+            model: Model::new(cfg, seed).map_err(PyValueError::new_err)?,
+        })
     }
 
     /// `[(name, shape, kind, is_bias)]` in parameter order.
     fn param_info(&self) -> Vec<(String, Vec<usize>, String, bool)> {
-        self.model.info.iter().map(|p| (p.name.clone(), p.shape.clone(), format!("{:?}", p.kind), p.kind.is_bias())).collect()
+        self.model
+            .info
+            .iter()
+            .map(|p| {
+                (
+                    p.name.clone(),
+                    p.shape.clone(),
+                    format!("{:?}", p.kind),
+                    p.kind.is_bias(),
+                )
+            })
+            .collect()
     }
 
     /// Replace every parameter (natural layout, flat float32, parameter order).
     fn set_params(&mut self, tensors: Vec<PyReadonlyArray1<'_, f32>>) -> PyResult<()> {
         let t: Vec<Vec<f32>> = tensors.iter().map(flat).collect::<PyResult<_>>()?;
-        self.model = Model::from_natural(self.model.cfg.clone(), t).map_err(PyValueError::new_err)?;
+        self.model =
+            Model::from_natural(self.model.cfg.clone(), t).map_err(PyValueError::new_err)?;
         Ok(())
     }
 
@@ -57,16 +95,33 @@ impl CrnnCore {
     }
 
     /// Logits `[T][classes]` (flat) and T for one `[height][width]` image.
-    fn logits<'py>(&self, py: Python<'py>, image: PyReadonlyArray2<'py, f32>) -> PyResult<(Bound<'py, PyArray1<f32>>, usize)> {
+    fn logits<'py>(
+        &self,
+        py: Python<'py>,
+        image: PyReadonlyArray2<'py, f32>,
+    ) -> PyResult<(Bound<'py, PyArray1<f32>>, usize)> {
         let shape = image.shape();
         let (h, w) = (shape[0], shape[1]);
-        let pixels = image.as_slice().map_err(|e| PyValueError::new_err(format!("expected a contiguous array: {e}")))?.to_vec();
+        let pixels = image
+            .as_slice()
+            .map_err(|e| PyValueError::new_err(format!("expected a contiguous array: {e}")))?
+            .to_vec();
         if h != self.model.cfg.height {
-            return Err(PyValueError::new_err(format!("the image is {h} px high; this model needs {}", self.model.cfg.height)));
+            return Err(PyValueError::new_err(format!(
+                "the image is {h} px high; this model needs {}",
+                self.model.cfg.height
+            )));
         }
         let labels: Vec<usize> = vec![];
-        crate::recognizer::trainer::validate_batch(&self.model, &[Line { pixels: &pixels, width: w, labels: &labels }])
-            .map_err(PyValueError::new_err)?;
+        crate::recognizer::trainer::validate_batch(
+            &self.model,
+            &[Line {
+                pixels: &pixels,
+                width: w,
+                labels: &labels,
+            }],
+        )
+        .map_err(PyValueError::new_err)?;
         let model = &self.model;
         let (logits, t) = py.detach(|| {
             dispatch::with_ieee(|| {
@@ -93,24 +148,49 @@ struct Batch {
 }
 
 impl Batch {
-    fn new(images: Vec<PyReadonlyArray2<'_, f32>>, labels: Vec<Vec<usize>>, height: usize) -> PyResult<Batch> {
+    fn new(
+        images: Vec<PyReadonlyArray2<'_, f32>>,
+        labels: Vec<Vec<usize>>,
+        height: usize,
+    ) -> PyResult<Batch> {
         if images.len() != labels.len() {
-            return Err(PyValueError::new_err(format!("{} images but {} targets", images.len(), labels.len())));
+            return Err(PyValueError::new_err(format!(
+                "{} images but {} targets",
+                images.len(),
+                labels.len()
+            )));
         }
         let mut pixels = vec![];
         let mut widths = vec![];
         for (i, im) in images.iter().enumerate() {
             let s = im.shape();
             if s[0] != height {
-                return Err(PyValueError::new_err(format!("line {i}: the image is {} px high; this model needs {height}", s[0])));
+                return Err(PyValueError::new_err(format!(
+                    "line {i}: the image is {} px high; this model needs {height}",
+                    s[0]
+                )));
             }
             widths.push(s[1]);
-            pixels.push(im.as_slice().map_err(|e| PyValueError::new_err(format!("line {i}: {e}")))?.to_vec());
+            pixels.push(
+                im.as_slice()
+                    .map_err(|e| PyValueError::new_err(format!("line {i}: {e}")))?
+                    .to_vec(),
+            );
         }
-        Ok(Batch { pixels, widths, labels })
+        Ok(Batch {
+            pixels,
+            widths,
+            labels,
+        })
     }
     fn lines(&self) -> Vec<Line<'_>> {
-        (0..self.pixels.len()).map(|i| Line { pixels: &self.pixels[i], width: self.widths[i], labels: &self.labels[i] }).collect()
+        (0..self.pixels.len())
+            .map(|i| Line {
+                pixels: &self.pixels[i],
+                width: self.widths[i],
+                labels: &self.labels[i],
+            })
+            .collect()
     }
 }
 
@@ -123,9 +203,28 @@ impl TrainerCore {
     #[new]
     #[pyo3(signature = (model, lr, beta1, beta2, eps, weight_decay, clip, decay_biases))]
     #[allow(clippy::too_many_arguments)]
-    fn new(model: &CrnnCore, lr: f64, beta1: f64, beta2: f64, eps: f64, weight_decay: f64, clip: Option<f64>, decay_biases: bool) -> PyResult<Self> {
-        let hyper = Hyper { lr, beta1, beta2, eps, weight_decay, clip, decay_biases };
-        Ok(TrainerCore { trainer: Trainer::new(&model.model, hyper).map_err(PyValueError::new_err)? })
+    fn new(
+        model: &CrnnCore,
+        lr: f64,
+        beta1: f64,
+        beta2: f64,
+        eps: f64,
+        weight_decay: f64,
+        clip: Option<f64>,
+        decay_biases: bool,
+    ) -> PyResult<Self> {
+        let hyper = Hyper {
+            lr,
+            beta1,
+            beta2,
+            eps,
+            weight_decay,
+            clip,
+            decay_biases,
+        };
+        Ok(TrainerCore {
+            trainer: Trainer::new(&model.model, hyper).map_err(PyValueError::new_err)?,
+        })
     }
 
     /// Forward/backward without updating: (loss, line losses, norm, batch
@@ -157,14 +256,22 @@ impl TrainerCore {
     }
 
     /// One step: (loss, line losses, pre-clip norm).
-    fn step(&mut self, py: Python<'_>, mut model: PyRefMut<'_, CrnnCore>, images: Vec<PyReadonlyArray2<'_, f32>>, labels: Vec<Vec<usize>>) -> PyResult<(f64, Vec<f64>, f64)> {
+    fn step(
+        &mut self,
+        py: Python<'_>,
+        mut model: PyRefMut<'_, CrnnCore>,
+        images: Vec<PyReadonlyArray2<'_, f32>>,
+        labels: Vec<Vec<usize>>,
+    ) -> PyResult<(f64, Vec<f64>, f64)> {
         let batch = Batch::new(images, labels, model.model.cfg.height)?;
         let tr = &mut self.trainer;
         let m = &mut model.model;
         let r = py.detach(|| tr.train_step(m, &batch.lines()));
         match r {
             Ok(r) => Ok(result_tuple(&r)),
-            Err(e) if e.contains("(a non-finite gradient)") || e.contains("the loss is NaN") => Err(PyFloatingPointError::new_err(e)),
+            Err(e) if e.contains("(a non-finite gradient)") || e.contains("the loss is NaN") => {
+                Err(PyFloatingPointError::new_err(e))
+            }
             Err(e) => Err(PyValueError::new_err(e)),
         }
     }
@@ -175,24 +282,48 @@ impl TrainerCore {
     }
 
     /// (m, v) natural layout, flat, parameter order.
-    fn adam_state<'py>(&self, py: Python<'py>, model: &CrnnCore) -> (Vec<Bound<'py, PyArray1<f32>>>, Vec<Bound<'py, PyArray1<f32>>>) {
+    fn adam_state<'py>(
+        &self,
+        py: Python<'py>,
+        model: &CrnnCore,
+    ) -> (
+        Vec<Bound<'py, PyArray1<f32>>>,
+        Vec<Bound<'py, PyArray1<f32>>>,
+    ) {
         let conv = |xs: &Vec<Vec<f32>>| {
-            model.model.info.iter().zip(xs).map(|(i, g)| crate::recognizer::model::to_natural(i, g).into_pyarray(py)).collect()
+            model
+                .model
+                .info
+                .iter()
+                .zip(xs)
+                .map(|(i, g)| crate::recognizer::model::to_natural(i, g).into_pyarray(py))
+                .collect()
         };
         (conv(&self.trainer.m), conv(&self.trainer.v))
     }
 
-    fn set_adam_state(&mut self, model: &CrnnCore, step: u64, m: Vec<PyReadonlyArray1<'_, f32>>, v: Vec<PyReadonlyArray1<'_, f32>>) -> PyResult<()> {
+    fn set_adam_state(
+        &mut self,
+        model: &CrnnCore,
+        step: u64,
+        m: Vec<PyReadonlyArray1<'_, f32>>,
+        v: Vec<PyReadonlyArray1<'_, f32>>,
+    ) -> PyResult<()> {
         let info = &model.model.info;
         if m.len() != info.len() || v.len() != info.len() {
-            return Err(PyValueError::new_err("set_adam_state: one m and one v per parameter"));
+            return Err(PyValueError::new_err(
+                "set_adam_state: one m and one v per parameter",
+            ));
         }
         let mut mm = vec![];
         let mut vv = vec![];
         for (i, p) in info.iter().enumerate() {
             let (a, b) = (flat(&m[i])?, flat(&v[i])?);
             if a.len() != p.natural_numel() || b.len() != p.natural_numel() {
-                return Err(PyValueError::new_err(format!("set_adam_state: {} has the wrong size", p.name)));
+                return Err(PyValueError::new_err(format!(
+                    "set_adam_state: {} has the wrong size",
+                    p.name
+                )));
             }
             mm.push(crate::recognizer::model::to_runtime(p, &a));
             vv.push(crate::recognizer::model::to_runtime(p, &b));
@@ -212,7 +343,10 @@ type Arr<'py> = Bound<'py, PyArray1<f32>>;
 
 fn need(name: &str, v: &[f32], n: usize) -> PyResult<()> {
     if v.len() != n {
-        return Err(PyValueError::new_err(format!("{name}: expected {n} values, got {}", v.len())));
+        return Err(PyValueError::new_err(format!(
+            "{name}: expected {n} values, got {}",
+            v.len()
+        )));
     }
     Ok(())
 }
@@ -237,7 +371,14 @@ pub fn rec_conv_block<'py>(
     use crate::recognizer::conv::{self, Geom};
     let (x, weight, bias, dy) = (flat(&x)?, flat(&weight)?, flat(&bias)?, flat(&dy)?);
     let o = bias.len();
-    let g = Geom { h, w, c, o, ph: pool.0, pw: pool.1 };
+    let g = Geom {
+        h,
+        w,
+        c,
+        o,
+        ph: pool.0,
+        pw: pool.1,
+    };
     need("x", &x, h * w * c)?;
     need("weight", &weight, o * g.k())?;
     need("dy", &dy, g.out_h() * g.out_w() * o)?;
@@ -256,14 +397,35 @@ pub fn rec_conv_block<'py>(
             conv::forward(&g, &x, &wp, &bias, &mut col, &mut cv, &mut y, &mut win);
             let mut dw = vec![0f32; o * kp];
             let mut db = vec![0f32; o];
-            let mut dx = if need_dx { vec![0f32; h * w * c] } else { vec![] };
+            let mut dx = if need_dx {
+                vec![0f32; h * w * c]
+            } else {
+                vec![]
+            };
             let mut s = conv::BackScratch::default();
-            conv::backward(&g, &x, &win, &dy, &wp, &mut dw, &mut db, if need_dx { Some(&mut dx) } else { None }, &mut s);
-            let dwn: Vec<f32> = (0..o).flat_map(|oi| dw[oi * kp..oi * kp + k].to_vec()).collect();
+            conv::backward(
+                &g,
+                &x,
+                &win,
+                &dy,
+                &wt,
+                &mut dw,
+                &mut db,
+                if need_dx { Some(&mut dx) } else { None },
+                &mut s,
+            );
+            let dwn: Vec<f32> = (0..o)
+                .flat_map(|oi| dw[oi * kp..oi * kp + k].to_vec())
+                .collect();
             (y, dwn, db, dx)
         })
     });
-    Ok((y.into_pyarray(py), dw.into_pyarray(py), db.into_pyarray(py), dx.into_pyarray(py)))
+    Ok((
+        y.into_pyarray(py),
+        dw.into_pyarray(py),
+        db.into_pyarray(py),
+        dx.into_pyarray(py),
+    ))
 }
 
 /// One bidirectional LSTM layer: returns (out [T][2H], [dW_ih, dW_hh, db] of
@@ -286,7 +448,9 @@ pub fn rec_lstm_layer<'py>(
     need("x", &x, t_len * inp)?;
     need("dout", &dout, t_len * 2 * h)?;
     if params.len() != 6 {
-        return Err(PyValueError::new_err("params: w_ih, w_hh, b of the forward then the reverse direction"));
+        return Err(PyValueError::new_err(
+            "params: w_ih, w_hh, b of the forward then the reverse direction",
+        ));
     }
     let ps: Vec<Vec<f32>> = params.iter().map(flat).collect::<PyResult<_>>()?;
     for d in 0..2 {
@@ -306,22 +470,68 @@ pub fn rec_lstm_layer<'py>(
                     }
                 }
             }
-            let dp = |d: usize| DirParams { w_ih: &ps[3 * d], w_hh: &ps[3 * d + 1], b: &ps[3 * d + 2], w_hh_t: &whht[d] };
+            let dp = |d: usize| DirParams {
+                w_ih: &ps[3 * d],
+                w_hh: &ps[3 * d + 1],
+                b: &ps[3 * d + 2],
+                w_hh_t: &whht[d],
+            };
             let mut st = [DirState::default(), DirState::default()];
             let mut out = vec![0f32; t_len * 2 * h];
             let mut xp = vec![];
             for d in 0..2 {
-                lstm::forward_dir(t_len, inp, h, d == 1, &x, dp(d), &mut st[d], &mut xp, &mut out, 2 * h, d * h);
+                lstm::forward_dir(
+                    t_len,
+                    inp,
+                    h,
+                    d == 1,
+                    &x,
+                    dp(d),
+                    &mut st[d],
+                    &mut xp,
+                    &mut out,
+                    2 * h,
+                    d * h,
+                );
             }
             let mut dz = vec![0f32; t_len * 8 * h];
             for d in 0..2 {
-                lstm::backward_dir(t_len, h, d == 1, &dout, 2 * h, d * h, dp(d), &st[d], &mut dz, 8 * h, d * 4 * h);
+                lstm::backward_dir(
+                    t_len,
+                    h,
+                    d == 1,
+                    &dout,
+                    2 * h,
+                    d * h,
+                    dp(d),
+                    &st[d],
+                    &mut dz,
+                    8 * h,
+                    d * 4 * h,
+                );
             }
             let mut grads = vec![];
             let mut s = lstm::GradScratch::default();
             for d in 0..2 {
-                let (mut a, mut b, mut c) = (vec![0f32; 4 * h * inp], vec![0f32; 4 * h * h], vec![0f32; 4 * h]);
-                lstm::weight_grads(t_len, inp, h, &x, &st[d], &dz, 8 * h, d * 4 * h, &mut a, &mut b, &mut c, &mut s);
+                let (mut a, mut b, mut c) = (
+                    vec![0f32; 4 * h * inp],
+                    vec![0f32; 4 * h * h],
+                    vec![0f32; 4 * h],
+                );
+                lstm::weight_grads(
+                    t_len,
+                    inp,
+                    h,
+                    &x,
+                    &st[d],
+                    &dz,
+                    8 * h,
+                    d * 4 * h,
+                    &mut a,
+                    &mut b,
+                    &mut c,
+                    &mut s,
+                );
                 grads.extend([a, b, c]);
             }
             let mut dx = vec![0f32; t_len * inp];
@@ -329,7 +539,11 @@ pub fn rec_lstm_layer<'py>(
             (out, grads, dx)
         })
     });
-    Ok((out.into_pyarray(py), grads.into_iter().map(|g| g.into_pyarray(py)).collect(), dx.into_pyarray(py)))
+    Ok((
+        out.into_pyarray(py),
+        grads.into_iter().map(|g| g.into_pyarray(py)).collect(),
+        dx.into_pyarray(py),
+    ))
 }
 
 /// Linear layer: (y [T][Out], dW, db, dx [T][In]).
@@ -357,13 +571,33 @@ pub fn rec_linear<'py>(
             linear::forward(t_len, inp, out, &x, &weight, &bias, &mut y);
             let mut wt = vec![0f32; inp * out];
             transpose(&weight, out, inp, &mut wt);
-            let (mut dw, mut db, mut dx) = (vec![0f32; out * inp], vec![0f32; out], vec![0f32; t_len * inp]);
+            let (mut dw, mut db, mut dx) = (
+                vec![0f32; out * inp],
+                vec![0f32; out],
+                vec![0f32; t_len * inp],
+            );
             let mut s = linear::BackScratch::default();
-            linear::backward(t_len, inp, out, &x, &dy, &wt, &mut dw, &mut db, Some(&mut dx), &mut s);
+            linear::backward(
+                t_len,
+                inp,
+                out,
+                &x,
+                &dy,
+                &wt,
+                &mut dw,
+                &mut db,
+                Some(&mut dx),
+                &mut s,
+            );
             (y, dw, db, dx)
         })
     });
-    Ok((r.0.into_pyarray(py), r.1.into_pyarray(py), r.2.into_pyarray(py), r.3.into_pyarray(py)))
+    Ok((
+        r.0.into_pyarray(py),
+        r.1.into_pyarray(py),
+        r.2.into_pyarray(py),
+        r.3.into_pyarray(py),
+    ))
 }
 
 /// CTC from logits `[T][K]` (blank 0): (loss, logit gradient × scale).
@@ -379,11 +613,14 @@ pub fn rec_ctc<'py>(
     let logits = flat(&logits)?;
     need("logits", &logits, t_len * k)?;
     if labels.iter().any(|&l| l == 0 || l >= k) {
-        return Err(PyValueError::new_err("labels must be in 1..K (0 is the blank)"));
+        return Err(PyValueError::new_err(
+            "labels must be in 1..K (0 is the blank)",
+        ));
     }
     let mut g = vec![0f32; t_len * k];
     let mut s = crate::recognizer::ctc::Scratch::default();
-    let loss = crate::recognizer::ctc::loss_from_logits(&logits, t_len, k, &labels, scale, &mut g, &mut s);
+    let loss =
+        crate::recognizer::ctc::loss_from_logits(&logits, t_len, k, &labels, scale, &mut g, &mut s);
     Ok((loss, g.into_pyarray(py)))
 }
 

@@ -18,7 +18,12 @@ fn need(v: &TView, n: usize, what: &str, op: &str) -> PyResult<()> {
     Ok(())
 }
 
-fn opt_view(obj: Option<&Bound<'_, PyAny>>, n: usize, what: &str, op: &str) -> PyResult<Option<TView>> {
+fn opt_view(
+    obj: Option<&Bound<'_, PyAny>>,
+    n: usize,
+    what: &str,
+    op: &str,
+) -> PyResult<Option<TView>> {
     match obj {
         None => Ok(None),
         Some(o) if o.is_none() => Ok(None),
@@ -42,7 +47,12 @@ fn dims(x: &TView, w_hh: &TView, gates: usize, op: &str) -> PyResult<rnn::Dims> 
             x.shape, w_hh.shape
         )));
     }
-    Ok(rnn::Dims { t: x.shape[0], b: x.shape[1], i: x.shape[2], h: w_hh.shape[1] })
+    Ok(rnn::Dims {
+        t: x.shape[0],
+        b: x.shape[1],
+        i: x.shape[2],
+        h: w_hh.shape[1],
+    })
 }
 
 #[pyfunction]
@@ -59,7 +69,12 @@ pub fn lstm_forward(
     c0: Option<&Bound<'_, PyAny>>,
     reverse: bool,
     out: &Bound<'_, PyAny>,
-    saved: Option<(Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>)>,
+    saved: Option<(
+        Bound<'_, PyAny>,
+        Bound<'_, PyAny>,
+        Bound<'_, PyAny>,
+        Bound<'_, PyAny>,
+    )>,
 ) -> PyResult<()> {
     let op = "lstm_layer";
     let xv = TView::f32(x, op)?;
@@ -78,7 +93,12 @@ pub fn lstm_forward(
     let sv = match &saved {
         None => None,
         Some((g, c, tc, hp)) => {
-            let views = [TView::f32(g, op)?, TView::f32(c, op)?, TView::f32(tc, op)?, TView::f32(hp, op)?];
+            let views = [
+                TView::f32(g, op)?,
+                TView::f32(c, op)?,
+                TView::f32(tc, op)?,
+                TView::f32(hp, op)?,
+            ];
             need(&views[0], d.t * d.b * 4 * d.h, "saved gates", op)?;
             for v in &views[1..] {
                 need(v, d.t * d.b * d.h, "saved state", op)?;
@@ -132,7 +152,20 @@ fn grads_of(gs: &[TView; 7]) -> rnn::RnnGrads {
     }
 }
 
-fn grad_views(grads: &(Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>), d: rnn::Dims, gates: usize, op: &str) -> PyResult<[TView; 7]> {
+fn grad_views(
+    grads: &(
+        Bound<'_, PyAny>,
+        Bound<'_, PyAny>,
+        Bound<'_, PyAny>,
+        Bound<'_, PyAny>,
+        Bound<'_, PyAny>,
+        Bound<'_, PyAny>,
+        Bound<'_, PyAny>,
+    ),
+    d: rnn::Dims,
+    gates: usize,
+    op: &str,
+) -> PyResult<[TView; 7]> {
     let v = [
         TView::f32(&grads.0, op)?.writable(op)?,
         TView::f32(&grads.1, op)?.writable(op)?,
@@ -143,14 +176,30 @@ fn grad_views(grads: &(Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>, Bou
         TView::f32(&grads.6, op)?.writable(op)?,
     ];
     let gh = gates * d.h;
-    let sizes = [d.t * d.b * d.i, gh * d.i, gh * d.h, gh, gh, d.b * d.h, d.b * d.h];
+    let sizes = [
+        d.t * d.b * d.i,
+        gh * d.i,
+        gh * d.h,
+        gh,
+        gh,
+        d.b * d.h,
+        d.b * d.h,
+    ];
     for (view, n) in v.iter().zip(sizes) {
         need(view, n, "gradient buffer", op)?;
     }
     Ok(v)
 }
 
-type Seven<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>);
+type Seven<'py> = (
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+);
 
 /// grads = (dx, dw_ih, dw_hh, db_ih, db_hh, dh0, dc0), all preallocated.
 #[pyfunction]
@@ -161,7 +210,12 @@ pub fn lstm_backward(
     w_ih: &Bound<'_, PyAny>,
     w_hh: &Bound<'_, PyAny>,
     c0: Option<&Bound<'_, PyAny>>,
-    saved: (Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>),
+    saved: (
+        Bound<'_, PyAny>,
+        Bound<'_, PyAny>,
+        Bound<'_, PyAny>,
+        Bound<'_, PyAny>,
+    ),
     g_out: &Bound<'_, PyAny>,
     reverse: bool,
     grads: Seven<'_>,
@@ -173,7 +227,12 @@ pub fn lstm_backward(
     let wih = TView::f32(w_ih, op)?;
     need(&wih, 4 * d.h * d.i, "weight_ih", op)?;
     let c0v = opt_view(c0, d.b * d.h, "c0", op)?;
-    let sv = [TView::f32(&saved.0, op)?, TView::f32(&saved.1, op)?, TView::f32(&saved.2, op)?, TView::f32(&saved.3, op)?];
+    let sv = [
+        TView::f32(&saved.0, op)?,
+        TView::f32(&saved.1, op)?,
+        TView::f32(&saved.2, op)?,
+        TView::f32(&saved.3, op)?,
+    ];
     need(&sv[0], d.t * d.b * 4 * d.h, "saved gates", op)?;
     for v in &sv[1..] {
         need(v, d.t * d.b * d.h, "saved state", op)?;
@@ -298,7 +357,11 @@ pub fn gru_backward(
     let d = dims(&xv, &whh, 3, op)?;
     let wih = TView::f32(w_ih, op)?;
     need(&wih, 3 * d.h * d.i, "weight_ih", op)?;
-    let sv = [TView::f32(&saved.0, op)?, TView::f32(&saved.1, op)?, TView::f32(&saved.2, op)?];
+    let sv = [
+        TView::f32(&saved.0, op)?,
+        TView::f32(&saved.1, op)?,
+        TView::f32(&saved.2, op)?,
+    ];
     need(&sv[0], d.t * d.b * 3 * d.h, "saved gates", op)?;
     need(&sv[1], d.t * d.b * d.h, "saved state", op)?;
     need(&sv[2], d.t * d.b * d.h, "saved state", op)?;
@@ -308,12 +371,26 @@ pub fn gru_backward(
     let mode = dispatch::mode();
     py.detach(move || {
         let keep = (&xv, &wih, &whh, &sv, &gv, &outs);
-        let s = rnn::GruSaved { gates: sv[0].addr() as *mut f32, hp_n: sv[1].addr() as *mut f32, h_prev: sv[2].addr() as *mut f32 };
+        let s = rnn::GruSaved {
+            gates: sv[0].addr() as *mut f32,
+            hp_n: sv[1].addr() as *mut f32,
+            h_prev: sv[2].addr() as *mut f32,
+        };
         let mut g = grads_of(&outs);
         g.dc0 = std::ptr::null_mut();
         // SAFETY: sizes checked above; gradient buffers are fresh.
         dispatch::with_ieee(|| unsafe {
-            rnn::gru_backward(mode, d, reverse, xv.addr() as *const f32, wih.addr() as *const f32, whh.addr() as *const f32, &s, gv.addr() as *const f32, &g)
+            rnn::gru_backward(
+                mode,
+                d,
+                reverse,
+                xv.addr() as *const f32,
+                wih.addr() as *const f32,
+                whh.addr() as *const f32,
+                &s,
+                gv.addr() as *const f32,
+                &g,
+            )
         });
         let _ = keep;
     });
@@ -328,28 +405,54 @@ struct CtcBatch {
     blank: usize,
 }
 
-fn ctc_batch(log_probs: &Bound<'_, PyAny>, targets: Vec<Vec<i64>>, input_lengths: Vec<usize>, blank: usize) -> PyResult<CtcBatch> {
+fn ctc_batch(
+    log_probs: &Bound<'_, PyAny>,
+    targets: Vec<Vec<i64>>,
+    input_lengths: Vec<usize>,
+    blank: usize,
+) -> PyResult<CtcBatch> {
     let op = "ctc_loss";
     let lp = TView::f32(log_probs, op)?;
     if lp.shape.len() != 3 {
-        return Err(PyValueError::new_err(format!("{op}: log_probs must be [T, B, C], got {:?}", lp.shape)));
+        return Err(PyValueError::new_err(format!(
+            "{op}: log_probs must be [T, B, C], got {:?}",
+            lp.shape
+        )));
     }
     let (t, b, c) = (lp.shape[0], lp.shape[1], lp.shape[2]);
     if targets.len() != b || input_lengths.len() != b {
-        return Err(PyValueError::new_err(format!("{op}: {b} lines but {} targets and {} input lengths", targets.len(), input_lengths.len())));
+        return Err(PyValueError::new_err(format!(
+            "{op}: {b} lines but {} targets and {} input lengths",
+            targets.len(),
+            input_lengths.len()
+        )));
     }
     if blank >= c {
-        return Err(PyValueError::new_err(format!("{op}: blank {blank} is not a class of {c}")));
+        return Err(PyValueError::new_err(format!(
+            "{op}: blank {blank} is not a class of {c}"
+        )));
     }
     for (line, (tg, &len)) in targets.iter().zip(&input_lengths).enumerate() {
         if len > t {
-            return Err(PyValueError::new_err(format!("{op}: input length {len} of line {line} exceeds T = {t}")));
+            return Err(PyValueError::new_err(format!(
+                "{op}: input length {len} of line {line} exceeds T = {t}"
+            )));
         }
-        if let Some(&bad) = tg.iter().find(|&&l| l < 0 || l as usize >= c || l as usize == blank) {
-            return Err(PyValueError::new_err(format!("{op}: label {bad} of line {line} is the blank or not a class of {c}")));
+        if let Some(&bad) = tg
+            .iter()
+            .find(|&&l| l < 0 || l as usize >= c || l as usize == blank)
+        {
+            return Err(PyValueError::new_err(format!(
+                "{op}: label {bad} of line {line} is the blank or not a class of {c}"
+            )));
         }
     }
-    Ok(CtcBatch { lp, targets, input_lengths, blank })
+    Ok(CtcBatch {
+        lp,
+        targets,
+        input_lengths,
+        blank,
+    })
 }
 
 impl CtcBatch {
@@ -366,11 +469,18 @@ impl CtcBatch {
 
 /// Per-line CTC losses (f64; +inf where no alignment exists).
 #[pyfunction]
-pub fn ctc_losses(py: Python<'_>, log_probs: &Bound<'_, PyAny>, targets: Vec<Vec<i64>>, input_lengths: Vec<usize>, blank: usize) -> PyResult<Vec<f64>> {
+pub fn ctc_losses(
+    py: Python<'_>,
+    log_probs: &Bound<'_, PyAny>,
+    targets: Vec<Vec<i64>>,
+    input_lengths: Vec<usize>,
+    blank: usize,
+) -> PyResult<Vec<f64>> {
     let batch = ctc_batch(log_probs, targets, input_lengths, blank)?;
     let lines = batch.targets.len();
     Ok(py.detach(move || {
-        let out: Vec<std::sync::Mutex<f64>> = (0..lines).map(|_| std::sync::Mutex::new(0.0)).collect();
+        let out: Vec<std::sync::Mutex<f64>> =
+            (0..lines).map(|_| std::sync::Mutex::new(0.0)).collect();
         par_chunks(lines, |b| {
             let view = batch.line(b);
             // SAFETY: the batch was validated (lengths ≤ T, labels < C) and
@@ -397,10 +507,14 @@ pub fn ctc_grad(
     let batch = ctc_batch(log_probs, targets, input_lengths, blank)?;
     let gv = TView::f32(grad, "ctc_loss backward")?.writable("ctc_loss backward")?;
     if gv.shape != batch.lp.shape || !crate::layout::is_contiguous(&gv.shape, &gv.strides) {
-        return Err(PyValueError::new_err("ctc_loss backward: gradient buffer must be contiguous like log_probs"));
+        return Err(PyValueError::new_err(
+            "ctc_loss backward: gradient buffer must be contiguous like log_probs",
+        ));
     }
     if scales.len() != batch.targets.len() {
-        return Err(PyTypeError::new_err("ctc_loss backward: one scale per line"));
+        return Err(PyTypeError::new_err(
+            "ctc_loss backward: one scale per line",
+        ));
     }
     let (b_len, c_len) = (gv.shape[1], gv.shape[2]);
     let gaddr = gv.addr();

@@ -11,8 +11,8 @@
 use crate::storage::Buffer;
 use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
-use pyo3::prelude::*;
 use pyo3::intern;
+use pyo3::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -27,7 +27,9 @@ impl DType {
         match name {
             "float32" => Ok(DType::F32),
             "int64" => Ok(DType::I64),
-            other => Err(PyTypeError::new_err(format!("unsupported dtype {other:?}: onemodel has float32 and int64"))),
+            other => Err(PyTypeError::new_err(format!(
+                "unsupported dtype {other:?}: onemodel has float32 and int64"
+            ))),
         }
     }
     pub fn name(self) -> &'static str {
@@ -80,7 +82,11 @@ pub struct Storage {
 impl Storage {
     pub fn new_pooled(dtype: DType, numel: usize, zeroed: bool) -> Storage {
         let bytes = numel * dtype.size();
-        let buf = if zeroed { Buffer::zeroed(bytes) } else { Buffer::new(bytes) };
+        let buf = if zeroed {
+            Buffer::zeroed(bytes)
+        } else {
+            Buffer::new(bytes)
+        };
         Storage {
             mem: Mutex::new(Some(Arc::new(Mem::Pooled(buf)))),
             dtype,
@@ -112,18 +118,37 @@ impl Storage {
     /// Wrap a NumPy array's memory without copying. Returns
     /// (storage, shape, strides in elements).
     #[staticmethod]
-    fn from_numpy(py: Python<'_>, array: &Bound<'_, PyAny>) -> PyResult<(Storage, Vec<usize>, Vec<isize>)> {
+    fn from_numpy(
+        py: Python<'_>,
+        array: &Bound<'_, PyAny>,
+    ) -> PyResult<(Storage, Vec<usize>, Vec<isize>)> {
         let (ptr, shape, byte_strides, dtype) = if let Ok(a) = array.cast::<PyArrayDyn<f32>>() {
-            (a.data() as *mut u8, a.shape().to_vec(), a.strides().to_vec(), DType::F32)
+            (
+                a.data() as *mut u8,
+                a.shape().to_vec(),
+                a.strides().to_vec(),
+                DType::F32,
+            )
         } else if let Ok(a) = array.cast::<PyArrayDyn<i64>>() {
-            (a.data() as *mut u8, a.shape().to_vec(), a.strides().to_vec(), DType::I64)
+            (
+                a.data() as *mut u8,
+                a.shape().to_vec(),
+                a.strides().to_vec(),
+                DType::I64,
+            )
         } else {
-            let dt = array.getattr(intern!(py, "dtype")).map(|d| d.to_string()).unwrap_or_default();
+            let dt = array
+                .getattr(intern!(py, "dtype"))
+                .map(|d| d.to_string())
+                .unwrap_or_default();
             return Err(PyTypeError::new_err(format!(
                 "from_numpy: expected a float32 or int64 array, got dtype {dt}; convert with .astype(numpy.float32)"
             )));
         };
-        let writeable: bool = array.getattr(intern!(py, "flags"))?.getattr(intern!(py, "writeable"))?.extract()?;
+        let writeable: bool = array
+            .getattr(intern!(py, "flags"))?
+            .getattr(intern!(py, "writeable"))?
+            .extract()?;
         let size = dtype.size() as isize;
         let mut strides = Vec::with_capacity(shape.len());
         let mut extent = 1usize;
@@ -141,7 +166,10 @@ impl Storage {
             }
         }
         let storage = Storage {
-            mem: Mutex::new(Some(Arc::new(Mem::External { ptr, _owner: array.clone().unbind() }))),
+            mem: Mutex::new(Some(Arc::new(Mem::External {
+                ptr,
+                _owner: array.clone().unbind(),
+            }))),
             dtype,
             numel: extent,
             version: AtomicU64::new(0),
@@ -153,7 +181,13 @@ impl Storage {
 
     /// A NumPy array viewing `shape`/`strides` (elements) from `offset`,
     /// sharing this storage's memory. The array keeps the memory alive.
-    fn numpy<'py>(&self, py: Python<'py>, shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> PyResult<Bound<'py, PyAny>> {
+    fn numpy<'py>(
+        &self,
+        py: Python<'py>,
+        shape: Vec<usize>,
+        strides: Vec<isize>,
+        offset: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let mem = self.mem()?;
         check_extent(self.numel, &shape, &strides, offset, "numpy")?;
         let holder = Bound::new(py, MemHolder { _mem: mem.clone() })?.into_any();
@@ -163,8 +197,12 @@ impl Storage {
         unsafe {
             let base = mem.ptr().add(offset * size);
             match self.dtype {
-                DType::F32 => Ok(view_array::<f32>(base as *const f32, &shape, &strides, holder)?.into_any()),
-                DType::I64 => Ok(view_array::<i64>(base as *const i64, &shape, &strides, holder)?.into_any()),
+                DType::F32 => {
+                    Ok(view_array::<f32>(base as *const f32, &shape, &strides, holder)?.into_any())
+                }
+                DType::I64 => {
+                    Ok(view_array::<i64>(base as *const i64, &shape, &strides, holder)?.into_any())
+                }
             }
         }
     }
@@ -210,7 +248,11 @@ impl Storage {
     /// Drop this storage's reference to its memory (ActivationScope). Returns
     /// False if it was already released.
     fn release(&self) -> bool {
-        self.mem.lock().unwrap_or_else(|e| e.into_inner()).take().is_some()
+        self.mem
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .is_some()
     }
 }
 
@@ -240,9 +282,17 @@ unsafe fn view_array<'py, T: numpy::Element>(
 }
 
 /// Check that a strided view stays inside a storage of `numel` elements.
-pub fn check_extent(numel: usize, shape: &[usize], strides: &[isize], offset: usize, op: &str) -> PyResult<()> {
+pub fn check_extent(
+    numel: usize,
+    shape: &[usize],
+    strides: &[isize],
+    offset: usize,
+    op: &str,
+) -> PyResult<()> {
     if shape.len() != strides.len() {
-        return Err(PyValueError::new_err(format!("{op}: shape {shape:?} and strides {strides:?} differ in rank")));
+        return Err(PyValueError::new_err(format!(
+            "{op}: shape {shape:?} and strides {strides:?} differ in rank"
+        )));
     }
     if shape.iter().any(|&n| n == 0) {
         return Ok(());
@@ -250,7 +300,9 @@ pub fn check_extent(numel: usize, shape: &[usize], strides: &[isize], offset: us
     let mut last = offset;
     for (&n, &s) in shape.iter().zip(strides) {
         if s < 0 {
-            return Err(PyValueError::new_err(format!("{op}: negative stride in {strides:?}")));
+            return Err(PyValueError::new_err(format!(
+                "{op}: negative stride in {strides:?}"
+            )));
         }
         last += (n - 1) * s as usize;
     }
@@ -286,13 +338,23 @@ impl TView {
         let strides: Vec<isize> = obj.getattr(intern!(py, "_strides"))?.extract()?;
         let offset: usize = obj.getattr(intern!(py, "_offset"))?.extract()?;
         check_extent(s.numel, &shape, &strides, offset, op)?;
-        Ok(TView { mem: s.mem()?, dtype: s.dtype, shape, strides, offset, readonly: s.readonly })
+        Ok(TView {
+            mem: s.mem()?,
+            dtype: s.dtype,
+            shape,
+            strides,
+            offset,
+            readonly: s.readonly,
+        })
     }
 
     pub fn f32(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<TView> {
         let v = TView::of(obj, op)?;
         if v.dtype != DType::F32 {
-            return Err(PyTypeError::new_err(format!("{op}: expected a float32 tensor, got {}", v.dtype.name())));
+            return Err(PyTypeError::new_err(format!(
+                "{op}: expected a float32 tensor, got {}",
+                v.dtype.name()
+            )));
         }
         Ok(v)
     }
@@ -300,7 +362,9 @@ impl TView {
     /// A view that will be written: must not be read-only NumPy memory.
     pub fn writable(self, op: &str) -> PyResult<TView> {
         if self.readonly {
-            return Err(PyValueError::new_err(format!("{op}: the tensor wraps a read-only NumPy array and cannot be written")));
+            return Err(PyValueError::new_err(format!(
+                "{op}: the tensor wraps a read-only NumPy array and cannot be written"
+            )));
         }
         Ok(self)
     }

@@ -3,7 +3,7 @@
 //! 16), then ReLU fused into max pooling that records each window's winner.
 //! Activations are channels-last `[H][W][C]`.
 
-use super::dot16::{gemm16, gemm_nt, rowsum16, transpose};
+use super::dot16::{gemm_nt, rowsum16, transpose};
 
 /// No positive value in the window: the pooled output is 0 and passes no
 /// gradient.
@@ -152,6 +152,14 @@ pub fn forward(
     }
 }
 
+/// `wt[k][o] = w[o][k]` for the real taps k < 9C of a weight `[O][KP]`:
+/// the operand of the input gradient, made once per step.
+pub fn transpose_weight(g: &Geom, w: &[f32]) -> Vec<f32> {
+    let mut wt = vec![0f32; g.k() * g.o];
+    super::dot16::transpose_ld(w, g.o, g.k(), g.kp(), &mut wt);
+    wt
+}
+
 /// Workspace of one block's backward pass.
 #[derive(Default)]
 pub struct BackScratch {
@@ -163,7 +171,8 @@ pub struct BackScratch {
 }
 
 /// Backward of one block. `dy` is the gradient of the pooled output, `x`
-/// the block's input, `w` the weight (`[O][KP]`),
+/// the block's input, `wt` the weight's real taps transposed (`[K][O]`,
+/// see [`transpose_weight`]),
 /// `dw` (`[O][KP]`, padding written as zero) and `db` are overwritten; when
 /// `dx` is given it receives the input gradient (the gather).
 #[allow(clippy::too_many_arguments)]
@@ -172,7 +181,7 @@ pub fn backward(
     x: &[f32],
     win: &[u32],
     dy: &[f32],
-    w: &[f32],
+    wt: &[f32],
     dw: &mut [f32],
     db: &mut [f32],
     dx: Option<&mut [f32]>,
@@ -197,8 +206,8 @@ pub fn backward(
     gemm_nt(o, k, p, &s.dct, p, &s.colt, p, dw, kp);
     if let Some(dx) = dx {
         super::reuse(&mut s.dcol, p * k, 0.0);
-        // dcol[p][k] = dot16_o(dC[p][o], W[o][k]): W's rows are contiguous in k.
-        gemm16(p, k, o, &s.dc, o, 1, w, kp, &mut s.dcol, k);
+        // dcol[p][k] = dot16_o(dC[p][o], W[o][k]) = dot16(dC[p], Wᵀ[k]).
+        gemm_nt(p, k, o, &s.dc, o, wt, o, &mut s.dcol, k);
         gather(g, &s.dcol, dx);
     }
 }

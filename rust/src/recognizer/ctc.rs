@@ -53,13 +53,20 @@ pub fn loss_from_logits(
     grad: &mut [f32],
     s: &mut Scratch,
 ) -> f64 {
-    assert!(labels.iter().all(|&l| l > 0 && l < k), "labels must be in 1..K");
+    assert!(
+        labels.iter().all(|&l| l > 0 && l < k),
+        "labels must be in 1..K"
+    );
     log_softmax(logits, t_len, k, &mut s.lp);
     s.labels.clear();
     s.labels.extend(labels.iter().map(|&l| l as i64));
     let grad = &mut grad[..t_len * k];
     grad.fill(0.0);
-    let lp = LogProbs64 { lp: &s.lp, steps: t_len, classes: k };
+    let lp = LogProbs64 {
+        lp: &s.lp,
+        steps: t_len,
+        classes: k,
+    };
     let lpv = &s.lp;
     // SAFETY: LogProbs64 is bounds-checked; labels are < k (asserted).
     let loss = unsafe {
@@ -98,7 +105,12 @@ mod tests {
                 prev = p;
             }
             if out == labels {
-                total += path.iter().enumerate().map(|(t, &p)| lp[t * k + p]).sum::<f64>().exp();
+                total += path
+                    .iter()
+                    .enumerate()
+                    .map(|(t, &p)| lp[t * k + p])
+                    .sum::<f64>()
+                    .exp();
             }
         }
         total.ln()
@@ -107,13 +119,18 @@ mod tests {
     #[test]
     fn matches_brute_force_and_gradient_sums_to_zero() {
         let (t_len, k) = (5, 3);
-        let logits: Vec<f32> = (0..t_len * k).map(|i| ((i * 7919) % 13) as f32 * 0.3 - 1.5).collect();
+        let logits: Vec<f32> = (0..t_len * k)
+            .map(|i| ((i * 7919) % 13) as f32 * 0.3 - 1.5)
+            .collect();
         for labels in [vec![], vec![1], vec![1, 1], vec![1, 2], vec![2, 2, 1]] {
             let mut s = Scratch::default();
             let mut g = vec![0f32; t_len * k];
             let loss = loss_from_logits(&logits, t_len, k, &labels, 1.0, &mut g, &mut s);
             let want = -brute(&s.lp, t_len, k, &labels);
-            assert!((loss - want).abs() < 1e-12 * want.abs().max(1.0), "{labels:?}: {loss} vs {want}");
+            assert!(
+                (loss - want).abs() < 1e-12 * want.abs().max(1.0),
+                "{labels:?}: {loss} vs {want}"
+            );
             for t in 0..t_len {
                 let sum: f32 = g[t * k..][..k].iter().sum();
                 assert!(sum.abs() < 1e-5, "{sum}");

@@ -92,7 +92,17 @@ pub fn gemm_nt_on(
     assert!(c.len() >= (m - 1) * ldc + n, "gemm_nt: C too short");
     run_on(
         token,
-        Gemm { m, n, k, a: a.as_ptr(), lda, b: b.as_ptr(), ldb, c: c.as_mut_ptr(), ldc },
+        Gemm {
+            m,
+            n,
+            k,
+            a: a.as_ptr(),
+            lda,
+            b: b.as_ptr(),
+            ldb,
+            c: c.as_mut_ptr(),
+            ldc,
+        },
     )
 }
 
@@ -125,35 +135,57 @@ impl LaneFn for Gemm {
     }
 }
 
+/// Bytes of B's rows one column block may take: about half an L2, so that
+/// the block stays there while every row of A passes over it (each output
+/// is still one dot16; blocking only changes which outputs come first).
+const NT_B_BLOCK_BYTES: usize = 256 * 1024;
+
 impl Gemm {
-    /// Full MR×NR tiles, then the edges with narrower tiles.
+    /// Column blocks of B sized for L2; in each, full MR×NR tiles over all
+    /// rows of A, then the edges with narrower tiles.
     #[inline(always)]
     unsafe fn blocked<L: Lanes, const MR: usize, const NR: usize, const Q: usize>(&self) {
         debug_assert_eq!(Q * L::N, 16);
+        let rows = (NT_B_BLOCK_BYTES / (4 * self.k.max(1))).max(NR) / NR * NR;
+        let mut j0 = 0;
+        while j0 < self.n {
+            let j1 = self.n.min(j0 + rows);
+            // SAFETY: columns j0..j1 lie inside the checked bounds.
+            unsafe { self.column_block::<L, MR, NR, Q>(j0, j1) };
+            j0 = j1;
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn column_block<L: Lanes, const MR: usize, const NR: usize, const Q: usize>(
+        &self,
+        j0: usize,
+        j1: usize,
+    ) {
         let mf = self.m / MR * MR;
-        let nf = self.n / NR * NR;
+        let nf = j0 + (j1 - j0) / NR * NR;
         // SAFETY: every tile lies inside the checked bounds.
         unsafe {
             let mut i = 0;
             while i < mf {
-                let mut j = 0;
+                let mut j = j0;
                 while j < nf {
                     self.tile::<L, MR, NR, Q>(i, j);
                     j += NR;
                 }
-                while j < self.n {
+                while j < j1 {
                     self.tile::<L, MR, 1, Q>(i, j);
                     j += 1;
                 }
                 i += MR;
             }
             while i < self.m {
-                let mut j = 0;
+                let mut j = j0;
                 while j < nf {
                     self.tile::<L, 1, NR, Q>(i, j);
                     j += NR;
                 }
-                while j < self.n {
+                while j < j1 {
                     self.tile::<L, 1, 1, Q>(i, j);
                     j += 1;
                 }
@@ -163,7 +195,11 @@ impl Gemm {
     }
 
     #[inline(always)]
-    unsafe fn tile<L: Lanes, const MR: usize, const NR: usize, const Q: usize>(&self, i0: usize, j0: usize) {
+    unsafe fn tile<L: Lanes, const MR: usize, const NR: usize, const Q: usize>(
+        &self,
+        i0: usize,
+        j0: usize,
+    ) {
         let k = self.k;
         let kf = k / 16 * 16;
         // SAFETY: rows i0..i0+MR of A and j0..j0+NR of B hold k elements
@@ -192,9 +228,12 @@ impl Gemm {
             if kf == k {
                 // No tail: the tree levels that pair whole registers
                 // (partial r with r + s where s ≥ N) are vector adds, and
-                // only the last log2(N) levels run on the stored lanes.
-                for (i, row) in acc.iter_mut().enumerate() {
-                    for (j, parts) in row.iter_mut().enumerate() {
+                // the last log2(N) levels, inside each register, run for
+                // eight outputs at once (Lanes::tree8).
+                let mut regs = [L::zero(); 8];
+                let mut n = 0;
+                for row in acc.iter_mut() {
+                    for parts in row.iter_mut() {
                         let mut q = Q;
                         while q > 1 {
                             q /= 2;
@@ -202,16 +241,16 @@ impl Gemm {
                                 parts[r] = parts[r].add(parts[r + q]);
                             }
                         }
-                        let mut p = [0f32; 16];
-                        parts[0].store(p.as_mut_ptr());
-                        let mut s = L::N / 2;
-                        while s > 0 {
-                            for r in 0..s {
-                                p[r] += p[r + s];
+                        regs[n % 8] = parts[0];
+                        n += 1;
+                        if n % 8 == 0 || n == MR * NR {
+                            let sums = L::tree8(regs);
+                            let first = (n - 1) / 8 * 8;
+                            for (t, &v) in sums[..n - first].iter().enumerate() {
+                                let (i, j) = ((first + t) / NR, (first + t) % NR);
+                                *self.c.add((i0 + i) * self.ldc + j0 + j) = v;
                             }
-                            s /= 2;
                         }
-                        *self.c.add((i0 + i) * self.ldc + j0 + j) = p[0];
                     }
                 }
                 return;
@@ -232,219 +271,6 @@ impl Gemm {
             }
         }
     }
-}
-
-/// `c[i*ldc + j] = dot16 over k of A(i, k) and B(k, j)` for i < m, j < n,
-/// where `A(i, k) = a[i*a_rs + k*a_cs]` (any strides, a stride may be 0)
-/// and `B(k, j) = b[k*ldb + j]` (rows contiguous along j), on the current
-/// kernel path, on the calling thread.
-///
-/// The lanes run across outputs j, not across k: each of the 16 partials of
-/// an output is its own chain of fmas over k ≡ r (mod 16), ascending, so the
-/// partial sequences are exactly the definition's; the tree is then 15
-/// vertical additions per tile, in the fixed pairing. Columns left over
-/// after full vectors use the one-lane (f32) instantiation of the same code.
-#[allow(clippy::too_many_arguments)]
-pub fn gemm16(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: &[f32],
-    a_rs: usize,
-    a_cs: usize,
-    b: &[f32],
-    ldb: usize,
-    c: &mut [f32],
-    ldc: usize,
-) {
-    gemm16_on(Token::current(), m, n, k, a, a_rs, a_cs, b, ldb, c, ldc)
-}
-
-/// [`gemm16`] on a given path.
-#[allow(clippy::too_many_arguments)]
-pub fn gemm16_on(
-    token: Token,
-    m: usize,
-    n: usize,
-    k: usize,
-    a: &[f32],
-    a_rs: usize,
-    a_cs: usize,
-    b: &[f32],
-    ldb: usize,
-    c: &mut [f32],
-    ldc: usize,
-) {
-    if m == 0 || n == 0 {
-        return;
-    }
-    assert!(c.len() >= (m - 1) * ldc + n, "gemm16: C too short");
-    if k == 0 {
-        for i in 0..m {
-            c[i * ldc..][..n].fill(0.0);
-        }
-        return;
-    }
-    assert!(a.len() > (m - 1) * a_rs + (k - 1) * a_cs, "gemm16: A too short");
-    assert!(b.len() >= (k - 1) * ldb + n, "gemm16: B too short");
-    run_on(
-        token,
-        G16 { m, n, k, a: a.as_ptr(), a_rs, a_cs, b: b.as_ptr(), ldb, c: c.as_mut_ptr(), ldc },
-    )
-}
-
-struct G16 {
-    m: usize,
-    n: usize,
-    k: usize,
-    a: *const f32,
-    a_rs: usize,
-    a_cs: usize,
-    b: *const f32,
-    ldb: usize,
-    c: *mut f32,
-    ldc: usize,
-}
-
-impl LaneFn for G16 {
-    type Output = ();
-    #[inline(always)]
-    fn run<L: Lanes>(self) {
-        // SAFETY: bounds checked by gemm16_on; inside L's path.
-        unsafe {
-            match L::N {
-                16 => self.blocked::<L, 4, 1>(),
-                8 => self.blocked::<L, 4, 1>(),
-                4 => self.blocked::<L, 4, 1>(),
-                _ => self.blocked::<L, 4, 4>(),
-            }
-        }
-    }
-}
-
-impl G16 {
-    /// Column blocks outer (a block of B stays in cache), row blocks inner.
-    #[inline(always)]
-    unsafe fn blocked<L: Lanes, const MR: usize, const NV: usize>(&self) {
-        let w = NV * L::N;
-        // SAFETY: every tile lies inside the checked bounds.
-        unsafe {
-            let mut j = 0;
-            while j + w <= self.n {
-                self.col_block::<L, MR, NV>(j);
-                j += w;
-            }
-            while j + L::N <= self.n {
-                self.col_block::<L, MR, 1>(j);
-                j += L::N;
-            }
-            while j < self.n {
-                self.col_block::<f32, MR, 1>(j);
-                j += 1;
-            }
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn col_block<L: Lanes, const MR: usize, const NV: usize>(&self, j0: usize) {
-        // SAFETY: rows stay below m.
-        unsafe {
-            let mut i = 0;
-            while i + MR <= self.m {
-                self.tile::<L, MR, NV>(i, j0);
-                i += MR;
-            }
-            while i < self.m {
-                self.tile::<L, 1, NV>(i, j0);
-                i += 1;
-            }
-        }
-    }
-
-    /// One MR × NV·N tile of C. The 16 partials of every output are formed
-    /// one at a time, in the order the tree consumes them (0, 8, 4, 12, 2,
-    /// …: bit-reversed), and each tree level is added as soon as both of its
-    /// operands exist — `p[r] + p[r + s]`, lower index first, exactly the
-    /// definition's additions — so at most one partial per level is alive
-    /// (no 16-partial array to zero, store and reload per tile).
-    #[inline(always)]
-    unsafe fn tile<L: Lanes, const MR: usize, const NV: usize>(&self, i0: usize, j0: usize) {
-        // SAFETY: rows i0..i0+MR of A, columns j0..j0+NV·N of B and C are in
-        // bounds (callers); L's features are enabled.
-        unsafe {
-            // No closures here: a closure is not compiled with the
-            // trampoline's target features, and its intrinsics would become
-            // calls.
-            let all = add_tiles(self.oct::<L, MR, NV>(i0, j0, 0), self.oct::<L, MR, NV>(i0, j0, 1)); // s = 1
-            for (i, row) in all.iter().enumerate() {
-                for (v, x) in row.iter().enumerate() {
-                    x.store(self.c.add((i0 + i) * self.ldc + j0 + v * L::N));
-                }
-            }
-        }
-    }
-
-    /// Tree node `r` of level s = 2: quads r and r + 2.
-    #[inline(always)]
-    unsafe fn oct<L: Lanes, const MR: usize, const NV: usize>(&self, i0: usize, j0: usize, r: usize) -> [[L; NV]; MR] {
-        // SAFETY: as for `tile`.
-        unsafe { add_tiles(self.quad::<L, MR, NV>(i0, j0, r), self.quad::<L, MR, NV>(i0, j0, r + 2)) }
-    }
-
-    /// Tree node `r` of level s = 4: pairs r and r + 4.
-    #[inline(always)]
-    unsafe fn quad<L: Lanes, const MR: usize, const NV: usize>(&self, i0: usize, j0: usize, r: usize) -> [[L; NV]; MR] {
-        // SAFETY: as for `tile`.
-        unsafe { add_tiles(self.pair::<L, MR, NV>(i0, j0, r), self.pair::<L, MR, NV>(i0, j0, r + 4)) }
-    }
-
-    /// Tree node `r` of level s = 8: partials r and r + 8.
-    #[inline(always)]
-    unsafe fn pair<L: Lanes, const MR: usize, const NV: usize>(&self, i0: usize, j0: usize, r: usize) -> [[L; NV]; MR] {
-        // SAFETY: as for `tile`.
-        unsafe { add_tiles(self.partial::<L, MR, NV>(i0, j0, r), self.partial::<L, MR, NV>(i0, j0, r + 8)) }
-    }
-
-    /// Partial `r` of every output of the tile: the fma chain over
-    /// k = r, r + 16, r + 32, … ascending, from +0 (+0 when r ≥ k).
-    #[inline(always)]
-    unsafe fn partial<L: Lanes, const MR: usize, const NV: usize>(&self, i0: usize, j0: usize, r: usize) -> [[L; NV]; MR] {
-        let mut acc = [[L::zero(); NV]; MR];
-        let mut kk = r;
-        // SAFETY: as for `tile`; kk < k.
-        unsafe {
-            while kk < self.k {
-                let brow = self.b.add(kk * self.ldb + j0);
-                let mut bv = [L::zero(); NV];
-                for (v, x) in bv.iter_mut().enumerate() {
-                    *x = L::load(brow.add(v * L::N));
-                }
-                for (i, row) in acc.iter_mut().enumerate() {
-                    let av = L::splat(*self.a.add((i0 + i) * self.a_rs + kk * self.a_cs));
-                    for v in 0..NV {
-                        row[v] = av.fma(bv[v], row[v]);
-                    }
-                }
-                kk += 16;
-            }
-        }
-        acc
-    }
-}
-
-/// `x + y` element by element (one IEEE add per lane, x's operand first).
-///
-/// # Safety
-/// Must run where `L`'s CPU features are enabled.
-#[inline(always)]
-unsafe fn add_tiles<L: Lanes, const MR: usize, const NV: usize>(mut x: [[L; NV]; MR], y: [[L; NV]; MR]) -> [[L; NV]; MR] {
-    for (xr, yr) in x.iter_mut().zip(&y) {
-        for (a, b) in xr.iter_mut().zip(yr) {
-            // SAFETY: forwarded from the caller.
-            *a = unsafe { a.add(*b) };
-        }
-    }
-    x
 }
 
 /// `out[j][i] = x[i][j]` for an r×c row-major `x` (out is c×r).
@@ -505,7 +331,9 @@ mod tests {
     #[test]
     fn every_path_gives_the_scalar_bits() {
         let mut rng = Rng(7);
-        for len in 0..100 {
+        // Lengths 0..100 (every tail), and two long enough (≥ 16384) that
+        // B's rows are cut into column blocks of fewer than 7 rows.
+        for len in (0..100).chain([16384, 16393]) {
             let (m, n) = (5, 7);
             let a: Vec<f32> = (0..m * len).map(|_| rng.value()).collect();
             let b: Vec<f32> = (0..n * len).map(|_| rng.value()).collect();
@@ -514,39 +342,25 @@ mod tests {
                 .collect();
             for path in available_paths() {
                 let mut c = vec![0f32; m * n];
-                gemm_nt_on(Token::new(path).unwrap(), m, n, len, &a, len, &b, len, &mut c, n);
+                gemm_nt_on(
+                    Token::new(path).unwrap(),
+                    m,
+                    n,
+                    len,
+                    &a,
+                    len,
+                    &b,
+                    len,
+                    &mut c,
+                    n,
+                );
                 for x in 0..m * n {
-                    assert!(same(c[x], want[x]), "{path:?} len {len} out {x}: {} vs {}", c[x], want[x]);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn gemm16_every_path_gives_the_scalar_bits() {
-        let mut rng = Rng(11);
-        for len in 0..100 {
-            for (m, n) in [(1, 1), (5, 7), (6, 37), (9, 70)] {
-                if len % 3 != 0 && m > 1 && n > 7 {
-                    continue;
-                }
-                // A strided (transposed storage), B row-major k×n.
-                let a: Vec<f32> = (0..m * len.max(1)).map(|_| rng.value()).collect();
-                let b: Vec<f32> = (0..n * len.max(1)).map(|_| rng.value()).collect();
-                let want: Vec<f32> = (0..m * n)
-                    .map(|x| {
-                        let (i, j) = (x / n, x % n);
-                        let ai: Vec<f32> = (0..len).map(|t| a[t * m + i]).collect();
-                        let bj: Vec<f32> = (0..len).map(|t| b[t * n + j]).collect();
-                        dot16_scalar(&ai, &bj)
-                    })
-                    .collect();
-                for path in available_paths() {
-                    let mut c = vec![7f32; m * n];
-                    gemm16_on(Token::new(path).unwrap(), m, n, len, &a, 1, m, &b, n, &mut c, n);
-                    for x in 0..m * n {
-                        assert!(same(c[x], want[x]), "{path:?} len {len} {m}x{n} out {x}: {} vs {}", c[x], want[x]);
-                    }
+                    assert!(
+                        same(c[x], want[x]),
+                        "{path:?} len {len} out {x}: {} vs {}",
+                        c[x],
+                        want[x]
+                    );
                 }
             }
         }
@@ -560,7 +374,18 @@ mod tests {
         let b = vec![1e-30f32; len];
         for path in available_paths() {
             let mut c = [1f32];
-            gemm_nt_on(Token::new(path).unwrap(), 1, 1, len, &a, len, &b, len, &mut c, 1);
+            gemm_nt_on(
+                Token::new(path).unwrap(),
+                1,
+                1,
+                len,
+                &a,
+                len,
+                &b,
+                len,
+                &mut c,
+                1,
+            );
             assert_eq!(c[0].to_bits(), (-0.0f32).to_bits(), "{path:?}");
         }
         assert!(available_paths().contains(&KernelPath::Scalar));
@@ -576,4 +401,3 @@ mod tests {
         }
     }
 }
-

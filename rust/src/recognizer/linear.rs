@@ -5,7 +5,15 @@
 use super::dot16::{gemm_nt, rowsum16, transpose};
 
 /// `y[t][o] = dot16(x[t], W[o]) + b[o]`.
-pub fn forward(t: usize, inp: usize, out: usize, x: &[f32], w: &[f32], b: &[f32], y: &mut Vec<f32>) {
+pub fn forward(
+    t: usize,
+    inp: usize,
+    out: usize,
+    x: &[f32],
+    w: &[f32],
+    b: &[f32],
+    y: &mut Vec<f32>,
+) {
     super::reuse(y, t * out, 0.0);
     gemm_nt(t, out, inp, x, inp, w, inp, y, out);
     for row in y.chunks_exact_mut(out) {

@@ -11,7 +11,7 @@
 //! The activated gates, c, tc and the starting hidden state are stored.
 
 use super::act::{sigmoid, tanh};
-use super::dot16::{gemm16, gemm_nt, transpose_ld};
+use super::dot16::{gemm_nt, rowsum16, transpose, transpose_ld};
 
 /// Stored forward state of one direction.
 #[derive(Default)]
@@ -157,6 +157,10 @@ pub fn backward_dir(
 pub struct GradScratch {
     /// This direction's gate gradients as `[4H][T]` (one row per gate).
     dzt: Vec<f32>,
+    /// The layer input as `[In][T]`.
+    xt: Vec<f32>,
+    /// The starting hidden states as `[H][T]`.
+    ht: Vec<f32>,
 }
 
 /// dW_ih, dW_hh, db of one direction after the recurrence (t ascending by
@@ -179,15 +183,21 @@ pub fn weight_grads(
 ) {
     let g4 = 4 * h;
     let dzp = &dz[dzcol..];
-    // The products read A(g, t) for t ascending: from `dz` that is one
-    // element per row of 8H floats — a new page every few steps. A
-    // transposed copy makes each gate's row contiguous (same values, same
-    // order, same bits).
+    // Every product runs over t: with both operands transposed to rows
+    // along t (`[4H][T]`, `[In][T]`, `[H][T]`: same values, same order,
+    // same bits) each output is one contiguous dot16, the fastest form of
+    // the kernel.
     super::reuse(&mut s.dzt, g4 * t_len, 0.0);
     transpose_ld(dzp, t_len, g4, lddz, &mut s.dzt);
-    gemm16(g4, inp, t_len, &s.dzt, t_len, 1, x, inp, dw_ih, inp);
-    gemm16(g4, h, t_len, &s.dzt, t_len, 1, &st.hprev, h, dw_hh, h);
-    gemm16(1, g4, t_len, &[1.0], 0, 0, dzp, lddz, db, g4);
+    super::reuse(&mut s.xt, inp * t_len, 0.0);
+    transpose(&x[..t_len * inp], t_len, inp, &mut s.xt);
+    super::reuse(&mut s.ht, h * t_len, 0.0);
+    transpose(&st.hprev[..t_len * h], t_len, h, &mut s.ht);
+    gemm_nt(g4, inp, t_len, &s.dzt, t_len, &s.xt, t_len, dw_ih, inp);
+    gemm_nt(g4, h, t_len, &s.dzt, t_len, &s.ht, t_len, dw_hh, h);
+    for (g, b) in db[..g4].iter_mut().enumerate() {
+        *b = rowsum16(&s.dzt[g * t_len..][..t_len]);
+    }
 }
 
 /// The layer's input gradient: `dx[t][i]` = dot16 over the 8H gates

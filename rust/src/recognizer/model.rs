@@ -86,7 +86,10 @@ impl Config {
             return Err("config: the charset must hold at least one character".into());
         }
         if self.final_height() == 0 {
-            return Err(format!("config: height {} pools down to 0 rows", self.height));
+            return Err(format!(
+                "config: height {} pools down to 0 rows",
+                self.height
+            ));
         }
         Ok(())
     }
@@ -156,7 +159,14 @@ impl Config {
         let mut v = Vec::new();
         let mut c = 1;
         for (b, &o) in self.channels.iter().enumerate() {
-            let g = Geom { h: 1, w: 1, c, o, ph: 1, pw: 1 };
+            let g = Geom {
+                h: 1,
+                w: 1,
+                c,
+                o,
+                ph: 1,
+                pw: 1,
+            };
             v.push(ParamInfo {
                 name: format!("conv{}.weight", b + 1),
                 shape: vec![o, 3, 3, c],
@@ -180,9 +190,17 @@ impl Config {
             let inp = self.lstm_input(l);
             for d in ["fwd", "rev"] {
                 let base = format!("lstm{}.{d}", l + 1);
-                let mut push = |suffix: &str, rows: usize, cols: usize, kind: Kind, shape: Vec<usize>| {
-                    v.push(ParamInfo { name: format!("{base}.{suffix}"), shape, rows, cols, real_cols: cols, kind })
-                };
+                let mut push =
+                    |suffix: &str, rows: usize, cols: usize, kind: Kind, shape: Vec<usize>| {
+                        v.push(ParamInfo {
+                            name: format!("{base}.{suffix}"),
+                            shape,
+                            rows,
+                            cols,
+                            real_cols: cols,
+                            kind,
+                        })
+                    };
                 push("w_ih", 4 * h, inp, Kind::LstmWih, vec![4 * h, inp]);
                 push("w_hh", 4 * h, h, Kind::LstmWhh, vec![4 * h, h]);
                 push("b", 1, 4 * h, Kind::LstmBias, vec![4 * h]);
@@ -217,7 +235,8 @@ pub fn to_runtime(info: &ParamInfo, natural: &[f32]) -> Vec<f32> {
     }
     let mut out = vec![0f32; info.numel()];
     for r in 0..info.rows {
-        out[r * info.cols..][..info.real_cols].copy_from_slice(&natural[r * info.real_cols..][..info.real_cols]);
+        out[r * info.cols..][..info.real_cols]
+            .copy_from_slice(&natural[r * info.real_cols..][..info.real_cols]);
     }
     out
 }
@@ -292,12 +311,21 @@ impl Model {
         cfg.validate()?;
         let info = cfg.params();
         if tensors.len() != info.len() {
-            return Err(format!("expected {} tensors, got {}", info.len(), tensors.len()));
+            return Err(format!(
+                "expected {} tensors, got {}",
+                info.len(),
+                tensors.len()
+            ));
         }
         let mut params = Vec::with_capacity(info.len());
         for (p, t) in info.iter().zip(tensors) {
             if t.len() != p.natural_numel() {
-                return Err(format!("{}: expected {} values, got {}", p.name, p.natural_numel(), t.len()));
+                return Err(format!(
+                    "{}: expected {} values, got {}",
+                    p.name,
+                    p.natural_numel(),
+                    t.len()
+                ));
             }
             params.push(to_runtime(p, &t));
         }
@@ -332,7 +360,17 @@ impl Model {
         let k = cfg.classes;
         let mut cls_t = vec![0f32; 2 * h * k];
         transpose(&self.params[cfg.classifier_index()], k, 2 * h, &mut cls_t);
-        Prepared { w_hh_t, w_cat_t, cls_t }
+        // A block's channel counts (all the transpose needs) do not depend
+        // on the line's width.
+        let conv_t = (cfg.geoms(cfg.min_width()).iter().enumerate())
+            .map(|(b, g)| conv::transpose_weight(g, &self.params[cfg.conv_index(b)]))
+            .collect();
+        Prepared {
+            w_hh_t,
+            w_cat_t,
+            cls_t,
+            conv_t,
+        }
     }
 
     fn dir_params<'a>(&'a self, prep: &'a Prepared, l: usize, d: usize) -> DirParams<'a> {
@@ -462,7 +500,11 @@ impl Model {
                     d * 4 * h,
                 );
             }
-            let x: &[f32] = if l == 0 { &st.feat } else { &st.layers[l - 1].out };
+            let x: &[f32] = if l == 0 {
+                &st.feat
+            } else {
+                &st.layers[l - 1].out
+            };
             for d in 0..2 {
                 let base = cfg.lstm_index(l, d);
                 let (a, rest) = grads[base..].split_at_mut(1);
@@ -499,7 +541,11 @@ impl Model {
         }
         for b in (0..nb).rev() {
             let g = &geoms[b];
-            let x: &[f32] = if b == 0 { &st.image } else { &st.blocks[b - 1].y };
+            let x: &[f32] = if b == 0 {
+                &st.image
+            } else {
+                &st.blocks[b - 1].y
+            };
             let wi = cfg.conv_index(b);
             let (gw, gb) = grads[wi..].split_at_mut(1);
             if b > 0 {
@@ -510,7 +556,7 @@ impl Model {
                 x,
                 &st.blocks[b].win,
                 &st.dy,
-                &self.params[wi],
+                &prep.conv_t[b],
                 &mut gw[0],
                 &mut gb[0],
                 if b > 0 { Some(&mut st.dx) } else { None },
@@ -528,6 +574,8 @@ pub struct Prepared {
     pub w_hh_t: Vec<Vec<Vec<f32>>>,
     pub w_cat_t: Vec<Vec<f32>>,
     pub cls_t: Vec<f32>,
+    /// Each block's weight, real taps, as `[K][O]`.
+    pub conv_t: Vec<Vec<f32>>,
 }
 
 #[derive(Default)]

@@ -10,7 +10,14 @@ use std::sync::Mutex;
 static LOCK: Mutex<()> = Mutex::new(());
 
 fn small() -> Config {
-    Config { height: 8, channels: vec![4, 6], pools: vec![(2, 2), (2, 1)], hidden: 5, layers: 2, classes: 6 }
+    Config {
+        height: 8,
+        channels: vec![4, 6],
+        pools: vec![(2, 2), (2, 1)],
+        hidden: 5,
+        layers: 2,
+        classes: 6,
+    }
 }
 
 fn batch(cfg: &Config, seed: u64) -> (Vec<Vec<f32>>, Vec<usize>, Vec<Vec<usize>>) {
@@ -19,9 +26,17 @@ fn batch(cfg: &Config, seed: u64) -> (Vec<Vec<f32>>, Vec<usize>, Vec<Vec<usize>>
     let mut imgs = vec![];
     let mut labels = vec![];
     for (i, &w) in widths.iter().enumerate() {
-        imgs.push((0..cfg.height * w).map(|_| rng.uniform(0.5) + 0.5).collect());
+        imgs.push(
+            (0..cfg.height * w)
+                .map(|_| rng.uniform(0.5) + 0.5)
+                .collect(),
+        );
         let n = 1 + i % 3;
-        labels.push((0..n).map(|j| 1 + (i + 2 * j) % (cfg.classes - 1)).collect());
+        labels.push(
+            (0..n)
+                .map(|j| 1 + (i + 2 * j) % (cfg.classes - 1))
+                .collect(),
+        );
     }
     (imgs, widths.to_vec(), labels)
 }
@@ -29,9 +44,22 @@ fn batch(cfg: &Config, seed: u64) -> (Vec<Vec<f32>>, Vec<usize>, Vec<Vec<usize>>
 fn run_steps(steps: usize) -> Vec<u32> {
     let cfg = small();
     let mut model = Model::new(cfg.clone(), 3).unwrap();
-    let mut tr = Trainer::new(&model, Hyper { lr: 0.01, ..Hyper::default() }).unwrap();
+    let mut tr = Trainer::new(
+        &model,
+        Hyper {
+            lr: 0.01,
+            ..Hyper::default()
+        },
+    )
+    .unwrap();
     let (imgs, widths, labels) = batch(&cfg, 11);
-    let lines: Vec<Line> = (0..4).map(|i| Line { pixels: &imgs[i], width: widths[i], labels: &labels[i] }).collect();
+    let lines: Vec<Line> = (0..4)
+        .map(|i| Line {
+            pixels: &imgs[i],
+            width: widths[i],
+            labels: &labels[i],
+        })
+        .collect();
     for _ in 0..steps {
         tr.train_step(&mut model, &lines).unwrap();
     }
@@ -65,7 +93,13 @@ fn gradient_matches_finite_differences_roughly() {
     let cfg = small();
     let model = Model::new(cfg.clone(), 5).unwrap();
     let (imgs, widths, labels) = batch(&cfg, 2);
-    let lines: Vec<Line> = (0..2).map(|i| Line { pixels: &imgs[i], width: widths[i], labels: &labels[i] }).collect();
+    let lines: Vec<Line> = (0..2)
+        .map(|i| Line {
+            pixels: &imgs[i],
+            width: widths[i],
+            labels: &labels[i],
+        })
+        .collect();
     let mut tr = Trainer::new(&model, Hyper::default()).unwrap();
     tr.compute(&model, &lines).unwrap();
     let grads = tr.grads.clone();
@@ -80,6 +114,9 @@ fn gradient_matches_finite_differences_roughly() {
         let lm = tr.compute(&mm, &lines).unwrap().loss;
         let fd = (lp - lm) / (2.0 * eps as f64);
         let g = grads[pi][idx] as f64;
-        assert!((fd - g).abs() < 2e-2 * (1.0 + g.abs()), "param {pi} [{idx}]: fd {fd} vs {g}");
+        assert!(
+            (fd - g).abs() < 2e-2 * (1.0 + g.abs()),
+            "param {pi} [{idx}]: fd {fd} vs {g}"
+        );
     }
 }

@@ -2,10 +2,10 @@
 //! batch gradient g₀ + g₁ + … in line order; the global norm in double in
 //! parameter order; clipping by float(limit / (norm + 1e-6)); AdamW.
 
-use crate::kernels::optim::{adam_step_many, AdamScalars, AdamSlot};
 use super::ctc;
 use super::dot16::gemm_nt;
 use super::model::{LineState, Model};
+use crate::kernels::optim::{adam_step_many, AdamScalars, AdamSlot};
 use std::sync::Mutex;
 
 /// One line of a batch: `[height][width]` pixels and its labels (≥ 1).
@@ -30,7 +30,15 @@ pub struct Hyper {
 
 impl Default for Hyper {
     fn default() -> Hyper {
-        Hyper { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.01, clip: Some(5.0), decay_biases: false }
+        Hyper {
+            lr: 1e-3,
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            weight_decay: 0.01,
+            clip: Some(5.0),
+            decay_biases: false,
+        }
     }
 }
 
@@ -49,11 +57,16 @@ impl Hyper {
             return Err(format!("eps must be a finite number > 0, got {}", self.eps));
         }
         if !(ok(self.weight_decay) && self.weight_decay >= 0.0) {
-            return Err(format!("weight_decay must be a finite number ≥ 0, got {}", self.weight_decay));
+            return Err(format!(
+                "weight_decay must be a finite number ≥ 0, got {}",
+                self.weight_decay
+            ));
         }
         if let Some(c) = self.clip {
             if !(ok(c) && c > 0.0) {
-                return Err(format!("clip must be a finite number > 0 (or None), got {c}"));
+                return Err(format!(
+                    "clip must be a finite number > 0 (or None), got {c}"
+                ));
             }
         }
         Ok(())
@@ -187,13 +200,24 @@ impl Trainer {
             model.forward(&prep, line.pixels, line.width, &mut w.st);
             let t = w.st.t;
             super::reuse(&mut w.st.dlogits, t * k, 0.0);
-            w.loss = ctc::loss_from_logits(&w.st.logits, t, k, line.labels, scale, &mut w.st.dlogits, &mut w.ctc);
+            w.loss = ctc::loss_from_logits(
+                &w.st.logits,
+                t,
+                k,
+                line.labels,
+                scale,
+                &mut w.st.dlogits,
+                &mut w.ctc,
+            );
             model.backward(&prep, &mut w.st, &mut w.grads);
         });
         // g = g0; g += g1; … in line order, per element (so the threads may
         // take any element chunks: the chunking is a function of the sizes).
         let mut line_losses = Vec::with_capacity(b);
-        let guards: Vec<_> = self.work[..b].iter().map(|w| w.lock().unwrap_or_else(|e| e.into_inner())).collect();
+        let guards: Vec<_> = self.work[..b]
+            .iter()
+            .map(|w| w.lock().unwrap_or_else(|e| e.into_inner()))
+            .collect();
         for w in &guards {
             line_losses.push(w.loss);
         }
@@ -204,7 +228,9 @@ impl Trainer {
                 let range = c * SUM_CHUNK..((c + 1) * SUM_CHUNK).min(n);
                 // SAFETY: chunks write disjoint ranges of `acc`, which
                 // outlives this call.
-                let dst = unsafe { std::slice::from_raw_parts_mut((out as *mut f32).add(range.start), range.len()) };
+                let dst = unsafe {
+                    std::slice::from_raw_parts_mut((out as *mut f32).add(range.start), range.len())
+                };
                 dst.copy_from_slice(&parts[0][range.clone()]);
                 for g in &parts[1..] {
                     for (a, x) in dst.iter_mut().zip(&g[range.clone()]) {
@@ -225,12 +251,20 @@ impl Trainer {
         }
         let loss = sum / b as f64;
         let norm = global_norm(&self.grads);
-        Ok(BatchResult { loss, line_losses, norm })
+        Ok(BatchResult {
+            loss,
+            line_losses,
+            norm,
+        })
     }
 
     /// One training step: compute, clip, AdamW. On a non-finite gradient
     /// norm nothing is updated and an error names it.
-    pub fn train_step(&mut self, model: &mut Model, lines: &[Line<'_>]) -> Result<BatchResult, String> {
+    pub fn train_step(
+        &mut self,
+        model: &mut Model,
+        lines: &[Line<'_>],
+    ) -> Result<BatchResult, String> {
         let r = self.compute(model, lines)?;
         if !r.norm.is_finite() {
             return Err(format!(
@@ -265,7 +299,16 @@ impl Trainer {
         for (i, info) in model.info.iter().enumerate() {
             let decay = !info.kind.is_bias() || h.decay_biases;
             let wd = if decay { h.weight_decay } else { 0.0 };
-            let scalars = AdamScalars::from_powers(h.lr, h.beta1, h.beta2, h.eps, wd, true, self.b1_pow, self.b2_pow);
+            let scalars = AdamScalars::from_powers(
+                h.lr,
+                h.beta1,
+                h.beta2,
+                h.eps,
+                wd,
+                true,
+                self.b1_pow,
+                self.b2_pow,
+            );
             let n = model.params[i].len();
             assert!(self.grads[i].len() == n && self.m[i].len() == n && self.v[i].len() == n);
             slots.push(AdamSlot {

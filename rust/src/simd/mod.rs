@@ -125,6 +125,34 @@ pub unsafe trait Lanes: Copy + Send + Sync + 'static {
     /// hardware's payload through.
     unsafe fn canonicalize_nan(self) -> Self;
 
+    /// The fixed pairwise tree over the lanes of each of eight registers:
+    /// `out[r]` is register r's lanes `p` summed as, for s = N/2, N/4, …, 1,
+    /// `p[i] = p[i] + p[i + s]` for i < s, result `p[0]` (the lower lane is
+    /// always the first operand). The default stores each register and adds
+    /// on scalars, which is the definition; an implementation may instead
+    /// transpose across the eight registers so that each tree level is one
+    /// vertical add for all of them (same additions, same operand order,
+    /// hence the same bits, NaN payloads included).
+    #[inline(always)]
+    unsafe fn tree8(v: [Self; 8]) -> [f32; 8] {
+        let mut out = [0f32; 8];
+        let mut p = [0f32; 64];
+        for (r, x) in v.iter().enumerate() {
+            // SAFETY: `p` holds 64 ≥ N floats (N ≤ 16); forwarded under the
+            // caller's guarantees.
+            unsafe { x.store(p.as_mut_ptr()) };
+            let mut s = Self::N / 2;
+            while s > 0 {
+                for i in 0..s {
+                    p[i] += p[i + s];
+                }
+                s /= 2;
+            }
+            out[r] = p[0];
+        }
+        out
+    }
+
     /// Sign flipped (exact, NaN payload kept).
     #[inline(always)]
     unsafe fn neg(self) -> Self {
@@ -219,7 +247,13 @@ mod tests {
                 while i + L::N <= n {
                     let a = L::load(self.a.as_ptr().add(i));
                     let b = L::load(self.b.as_ptr().add(i));
-                    let r = a.mul(b).add(a).sub(b).div(b).fma(a, L::splat(0.5)).add(L::zero());
+                    let r = a
+                        .mul(b)
+                        .add(a)
+                        .sub(b)
+                        .div(b)
+                        .fma(a, L::splat(0.5))
+                        .add(L::zero());
                     r.store(self.out.as_mut_ptr().add(i));
                     i += L::N;
                 }
@@ -227,7 +261,13 @@ mod tests {
                     let a = self.a[i];
                     let b = self.b[i];
                     self.out[i] = <f32 as Lanes>::fma(
-                        <f32 as Lanes>::div(<f32 as Lanes>::sub(<f32 as Lanes>::add(<f32 as Lanes>::mul(a, b), a), b), b),
+                        <f32 as Lanes>::div(
+                            <f32 as Lanes>::sub(
+                                <f32 as Lanes>::add(<f32 as Lanes>::mul(a, b), a),
+                                b,
+                            ),
+                            b,
+                        ),
                         a,
                         0.5,
                     );
@@ -239,8 +279,19 @@ mod tests {
 
     fn specials() -> Vec<f32> {
         let mut v = vec![
-            0.0, -0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN,
-            f32::from_bits(1), f32::from_bits(0x807f_ffff), f32::MAX, f32::MIN_POSITIVE, 3.0e-39, 1.0e38,
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::from_bits(1),
+            f32::from_bits(0x807f_ffff),
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            3.0e-39,
+            1.0e38,
         ];
         let mut x = 0x1234_5678u32;
         for _ in 0..200 {
@@ -258,15 +309,116 @@ mod tests {
         let mut b = a.clone();
         b.rotate_left(7);
         let mut want = vec![0.0f32; a.len()];
-        run_on(Token::new(KernelPath::Scalar).unwrap(), Probe { a: &a, b: &b, out: &mut want });
+        run_on(
+            Token::new(KernelPath::Scalar).unwrap(),
+            Probe {
+                a: &a,
+                b: &b,
+                out: &mut want,
+            },
+        );
         for path in crate::dispatch::available_paths() {
             let mut got = vec![0.0f32; a.len()];
-            run_on(Token::new(path).unwrap(), Probe { a: &a, b: &b, out: &mut got });
+            run_on(
+                Token::new(path).unwrap(),
+                Probe {
+                    a: &a,
+                    b: &b,
+                    out: &mut got,
+                },
+            );
             for i in 0..a.len() {
                 let (w, g) = (want[i], got[i]);
                 assert!(
                     w.to_bits() == g.to_bits() || (w.is_nan() && g.is_nan()),
                     "{path:?} lane {i}: {w:e} vs {g:e}"
+                );
+            }
+        }
+    }
+
+    struct TreeProbe<'a> {
+        data: &'a [f32],
+        out: &'a mut [f32; 8],
+    }
+
+    impl LaneFn for TreeProbe<'_> {
+        type Output = usize;
+        #[inline(always)]
+        fn run<L: Lanes>(self) -> usize {
+            // SAFETY: inside L's path; data holds 8 × 16 ≥ 8 × N floats.
+            unsafe {
+                let mut v = [L::zero(); 8];
+                for (r, x) in v.iter_mut().enumerate() {
+                    *x = L::load(self.data.as_ptr().add(r * 16));
+                }
+                *self.out = L::tree8(v);
+            }
+            L::N
+        }
+    }
+
+    /// The definition, written out: for s = n/2, …, 1, p[i] += p[i + s].
+    fn written_tree(lanes: &[f32]) -> f32 {
+        let mut p = lanes.to_vec();
+        let mut s = p.len() / 2;
+        while s > 0 {
+            for i in 0..s {
+                p[i] += p[i + s];
+            }
+            s /= 2;
+        }
+        p[0]
+    }
+
+    #[test]
+    fn tree8_is_the_pairwise_tree_on_every_path() {
+        let vals = specials();
+        for start in [0, 5, 13, 40, 77, 120] {
+            let data: Vec<f32> = (0..128)
+                .map(|i| vals[(start + i * 3) % vals.len()])
+                .collect();
+            for path in crate::dispatch::available_paths() {
+                let mut got = [0f32; 8];
+                let n = run_on(
+                    Token::new(path).unwrap(),
+                    TreeProbe {
+                        data: &data,
+                        out: &mut got,
+                    },
+                );
+                for r in 0..8 {
+                    let (w, g) = (written_tree(&data[r * 16..][..n]), got[r]);
+                    assert!(
+                        w.to_bits() == g.to_bits() || (w.is_nan() && g.is_nan()),
+                        "{path:?} register {r} (start {start}): {w:e} vs {g:e}"
+                    );
+                }
+            }
+        }
+        // Ordinary values where the pairing matters (1 + 2^-24 + 2^-24 …).
+        let mut data = vec![0f32; 128];
+        for (i, x) in data.iter_mut().enumerate() {
+            *x = if i % 3 == 0 {
+                1.0
+            } else {
+                2f32.powi(-24) * (1 + i % 5) as f32
+            };
+        }
+        for path in crate::dispatch::available_paths() {
+            let mut got = [0f32; 8];
+            let n = run_on(
+                Token::new(path).unwrap(),
+                TreeProbe {
+                    data: &data,
+                    out: &mut got,
+                },
+            );
+            for r in 0..8 {
+                assert_eq!(
+                    written_tree(&data[r * 16..][..n]).to_bits(),
+                    got[r].to_bits(),
+                    "{path:?} register {r}"
                 );
             }
         }

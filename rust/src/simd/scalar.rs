@@ -171,7 +171,9 @@ unsafe impl Lanes for f32 {
             let mut r = self;
             // SAFETY: an empty asm block that only claims to modify `r` in
             // its register; it touches no memory and no flags.
-            unsafe { std::arch::asm!("/* {0} */", inout(xmm_reg) r, options(pure, nomem, nostack, preserves_flags)) };
+            unsafe {
+                std::arch::asm!("/* {0} */", inout(xmm_reg) r, options(pure, nomem, nostack, preserves_flags))
+            };
             r
         };
         #[cfg(not(target_arch = "x86_64"))]

@@ -114,27 +114,52 @@ unsafe impl Lanes for V128 {
     #[inline(always)]
     unsafe fn add_i32(self, b: Self) -> Self {
         // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
-        unsafe { V128(_mm_castsi128_ps(_mm_add_epi32(_mm_castps_si128(self.0), _mm_castps_si128(b.0)))) }
+        unsafe {
+            V128(_mm_castsi128_ps(_mm_add_epi32(
+                _mm_castps_si128(self.0),
+                _mm_castps_si128(b.0),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn sub_i32(self, b: Self) -> Self {
         // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
-        unsafe { V128(_mm_castsi128_ps(_mm_sub_epi32(_mm_castps_si128(self.0), _mm_castps_si128(b.0)))) }
+        unsafe {
+            V128(_mm_castsi128_ps(_mm_sub_epi32(
+                _mm_castps_si128(self.0),
+                _mm_castps_si128(b.0),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn shl_i32<const K: u32>(self) -> Self {
         // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
-        unsafe { V128(_mm_castsi128_ps(_mm_sll_epi32(_mm_castps_si128(self.0), _mm_cvtsi32_si128(K as i32)))) }
+        unsafe {
+            V128(_mm_castsi128_ps(_mm_sll_epi32(
+                _mm_castps_si128(self.0),
+                _mm_cvtsi32_si128(K as i32),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn shr_i32<const K: u32>(self) -> Self {
         // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
-        unsafe { V128(_mm_castsi128_ps(_mm_sra_epi32(_mm_castps_si128(self.0), _mm_cvtsi32_si128(K as i32)))) }
+        unsafe {
+            V128(_mm_castsi128_ps(_mm_sra_epi32(
+                _mm_castps_si128(self.0),
+                _mm_cvtsi32_si128(K as i32),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn shr_u32<const K: u32>(self) -> Self {
         // SAFETY: called only inside run_v128 (SSE4.1 enabled; SSE2 is baseline).
-        unsafe { V128(_mm_castsi128_ps(_mm_srl_epi32(_mm_castps_si128(self.0), _mm_cvtsi32_si128(K as i32)))) }
+        unsafe {
+            V128(_mm_castsi128_ps(_mm_srl_epi32(
+                _mm_castps_si128(self.0),
+                _mm_cvtsi32_si128(K as i32),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn i32_to_f32(self) -> Self {
@@ -230,7 +255,11 @@ unsafe impl Lanes for V128 {
         unsafe {
             let b = _mm_and_si128(_mm_castps_si128(self.0), _mm_set1_epi32(0x7fff_ffff));
             let m = _mm_cmpgt_epi32(b, _mm_set1_epi32(0x7f80_0000));
-            V128(_mm_blendv_ps(self.0, _mm_castsi128_ps(_mm_set1_epi32(0x7fc0_0000)), _mm_castsi128_ps(m)))
+            V128(_mm_blendv_ps(
+                self.0,
+                _mm_castsi128_ps(_mm_set1_epi32(0x7fc0_0000)),
+                _mm_castsi128_ps(m),
+            ))
         }
     }
 }
@@ -310,27 +339,52 @@ unsafe impl Lanes for Avx2 {
     #[inline(always)]
     unsafe fn add_i32(self, b: Self) -> Self {
         // SAFETY: called only inside run_avx2 (AVX2 enabled).
-        unsafe { Avx2(_mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(self.0), _mm256_castps_si256(b.0)))) }
+        unsafe {
+            Avx2(_mm256_castsi256_ps(_mm256_add_epi32(
+                _mm256_castps_si256(self.0),
+                _mm256_castps_si256(b.0),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn sub_i32(self, b: Self) -> Self {
         // SAFETY: called only inside run_avx2 (AVX2 enabled).
-        unsafe { Avx2(_mm256_castsi256_ps(_mm256_sub_epi32(_mm256_castps_si256(self.0), _mm256_castps_si256(b.0)))) }
+        unsafe {
+            Avx2(_mm256_castsi256_ps(_mm256_sub_epi32(
+                _mm256_castps_si256(self.0),
+                _mm256_castps_si256(b.0),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn shl_i32<const K: u32>(self) -> Self {
         // SAFETY: called only inside run_avx2 (AVX2 enabled).
-        unsafe { Avx2(_mm256_castsi256_ps(_mm256_sll_epi32(_mm256_castps_si256(self.0), _mm_cvtsi32_si128(K as i32)))) }
+        unsafe {
+            Avx2(_mm256_castsi256_ps(_mm256_sll_epi32(
+                _mm256_castps_si256(self.0),
+                _mm_cvtsi32_si128(K as i32),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn shr_i32<const K: u32>(self) -> Self {
         // SAFETY: called only inside run_avx2 (AVX2 enabled).
-        unsafe { Avx2(_mm256_castsi256_ps(_mm256_sra_epi32(_mm256_castps_si256(self.0), _mm_cvtsi32_si128(K as i32)))) }
+        unsafe {
+            Avx2(_mm256_castsi256_ps(_mm256_sra_epi32(
+                _mm256_castps_si256(self.0),
+                _mm_cvtsi32_si128(K as i32),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn shr_u32<const K: u32>(self) -> Self {
         // SAFETY: called only inside run_avx2 (AVX2 enabled).
-        unsafe { Avx2(_mm256_castsi256_ps(_mm256_srl_epi32(_mm256_castps_si256(self.0), _mm_cvtsi32_si128(K as i32)))) }
+        unsafe {
+            Avx2(_mm256_castsi256_ps(_mm256_srl_epi32(
+                _mm256_castps_si256(self.0),
+                _mm_cvtsi32_si128(K as i32),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn i32_to_f32(self) -> Self {
@@ -400,7 +454,12 @@ unsafe impl Lanes for Avx2 {
     #[inline(always)]
     unsafe fn mask_not(a: Self) -> Self {
         // SAFETY: called only inside run_avx2 (AVX2 enabled).
-        unsafe { Avx2(_mm256_xor_ps(a.0, _mm256_castsi256_ps(_mm256_set1_epi32(-1)))) }
+        unsafe {
+            Avx2(_mm256_xor_ps(
+                a.0,
+                _mm256_castsi256_ps(_mm256_set1_epi32(-1)),
+            ))
+        }
     }
     #[inline(always)]
     unsafe fn any(m: Self) -> bool {
@@ -421,13 +480,66 @@ unsafe impl Lanes for Avx2 {
         }
     }
     #[inline(always)]
+    unsafe fn tree8(v: [Self; 8]) -> [f32; 8] {
+        // SAFETY: called only inside run_avx2 (AVX2 enabled); `out` is valid
+        // for 8 writes. Every add below pairs lane i with lane i + s of the
+        // same register, lane i first, as the scalar tree does.
+        unsafe {
+            // s = 4: [lo(a) | lo(b)] + [hi(a) | hi(b)] = [q(a) | q(b)].
+            // (Helpers, not closures: a closure is not compiled with the
+            // trampoline's target features.)
+            #[inline(always)]
+            unsafe fn q(a: __m256, b: __m256) -> __m256 {
+                // SAFETY: inlined into the AVX2 caller.
+                unsafe {
+                    _mm256_add_ps(
+                        _mm256_permute2f128_ps::<0x20>(a, b),
+                        _mm256_permute2f128_ps::<0x31>(a, b),
+                    )
+                }
+            }
+            let (q01, q23, q45, q67) = (
+                q(v[0].0, v[1].0),
+                q(v[2].0, v[3].0),
+                q(v[4].0, v[5].0),
+                q(v[6].0, v[7].0),
+            );
+            // s = 2: per 128-bit half, (q0, q1) of x and y plus their (q2, q3):
+            // [r(0) r(2) | r(1) r(3)] for x = q01, y = q23 (two lanes each).
+            #[inline(always)]
+            unsafe fn r(x: __m256, y: __m256) -> __m256 {
+                // SAFETY: inlined into the AVX2 caller.
+                unsafe {
+                    _mm256_add_ps(
+                        _mm256_shuffle_ps::<0b01_00_01_00>(x, y),
+                        _mm256_shuffle_ps::<0b11_10_11_10>(x, y),
+                    )
+                }
+            }
+            let (r0123, r4567) = (r(q01, q23), r(q45, q67));
+            // s = 1: even lanes plus odd lanes: [t0 t2 t4 t6 | t1 t3 t5 t7].
+            let t = _mm256_add_ps(
+                _mm256_shuffle_ps::<0b10_00_10_00>(r0123, r4567),
+                _mm256_shuffle_ps::<0b11_01_11_01>(r0123, r4567),
+            );
+            let t = _mm256_permutevar8x32_ps(t, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+            let mut out = [0f32; 8];
+            _mm256_storeu_ps(out.as_mut_ptr(), t);
+            out
+        }
+    }
+    #[inline(always)]
     unsafe fn canonicalize_nan(self) -> Self {
         // SAFETY: called only inside run_avx2 (AVX2 enabled). NaN ⇔
         // (bits & 0x7fffffff) > 0x7f800000 as i32, tested on the integer bits.
         unsafe {
             let b = _mm256_and_si256(_mm256_castps_si256(self.0), _mm256_set1_epi32(0x7fff_ffff));
             let m = _mm256_cmpgt_epi32(b, _mm256_set1_epi32(0x7f80_0000));
-            Avx2(_mm256_blendv_ps(self.0, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc0_0000)), _mm256_castsi256_ps(m)))
+            Avx2(_mm256_blendv_ps(
+                self.0,
+                _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc0_0000)),
+                _mm256_castsi256_ps(m),
+            ))
         }
     }
 }
@@ -487,47 +599,92 @@ unsafe impl Lanes for Avx512 {
     #[inline(always)]
     unsafe fn and(self, b: Self) -> Self {
         // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
-        unsafe { Avx512(_mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(self.0), _mm512_castps_si512(b.0)))) }
+        unsafe {
+            Avx512(_mm512_castsi512_ps(_mm512_and_si512(
+                _mm512_castps_si512(self.0),
+                _mm512_castps_si512(b.0),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn or(self, b: Self) -> Self {
         // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
-        unsafe { Avx512(_mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(self.0), _mm512_castps_si512(b.0)))) }
+        unsafe {
+            Avx512(_mm512_castsi512_ps(_mm512_or_si512(
+                _mm512_castps_si512(self.0),
+                _mm512_castps_si512(b.0),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn xor(self, b: Self) -> Self {
         // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
-        unsafe { Avx512(_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(self.0), _mm512_castps_si512(b.0)))) }
+        unsafe {
+            Avx512(_mm512_castsi512_ps(_mm512_xor_si512(
+                _mm512_castps_si512(self.0),
+                _mm512_castps_si512(b.0),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn and_not(self, b: Self) -> Self {
         // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
-        unsafe { Avx512(_mm512_castsi512_ps(_mm512_andnot_si512(_mm512_castps_si512(b.0), _mm512_castps_si512(self.0)))) }
+        unsafe {
+            Avx512(_mm512_castsi512_ps(_mm512_andnot_si512(
+                _mm512_castps_si512(b.0),
+                _mm512_castps_si512(self.0),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn add_i32(self, b: Self) -> Self {
         // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
-        unsafe { Avx512(_mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(self.0), _mm512_castps_si512(b.0)))) }
+        unsafe {
+            Avx512(_mm512_castsi512_ps(_mm512_add_epi32(
+                _mm512_castps_si512(self.0),
+                _mm512_castps_si512(b.0),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn sub_i32(self, b: Self) -> Self {
         // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
-        unsafe { Avx512(_mm512_castsi512_ps(_mm512_sub_epi32(_mm512_castps_si512(self.0), _mm512_castps_si512(b.0)))) }
+        unsafe {
+            Avx512(_mm512_castsi512_ps(_mm512_sub_epi32(
+                _mm512_castps_si512(self.0),
+                _mm512_castps_si512(b.0),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn shl_i32<const K: u32>(self) -> Self {
         // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
-        unsafe { Avx512(_mm512_castsi512_ps(_mm512_sll_epi32(_mm512_castps_si512(self.0), _mm_cvtsi32_si128(K as i32)))) }
+        unsafe {
+            Avx512(_mm512_castsi512_ps(_mm512_sll_epi32(
+                _mm512_castps_si512(self.0),
+                _mm_cvtsi32_si128(K as i32),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn shr_i32<const K: u32>(self) -> Self {
         // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
-        unsafe { Avx512(_mm512_castsi512_ps(_mm512_sra_epi32(_mm512_castps_si512(self.0), _mm_cvtsi32_si128(K as i32)))) }
+        unsafe {
+            Avx512(_mm512_castsi512_ps(_mm512_sra_epi32(
+                _mm512_castps_si512(self.0),
+                _mm_cvtsi32_si128(K as i32),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn shr_u32<const K: u32>(self) -> Self {
         // SAFETY: called only inside run_avx512 (AVX-512 F/BW/DQ/VL enabled).
-        unsafe { Avx512(_mm512_castsi512_ps(_mm512_srl_epi32(_mm512_castps_si512(self.0), _mm_cvtsi32_si128(K as i32)))) }
+        unsafe {
+            Avx512(_mm512_castsi512_ps(_mm512_srl_epi32(
+                _mm512_castps_si512(self.0),
+                _mm_cvtsi32_si128(K as i32),
+            )))
+        }
     }
     #[inline(always)]
     unsafe fn i32_to_f32(self) -> Self {
@@ -604,7 +761,12 @@ unsafe impl Lanes for Avx512 {
     unsafe fn lookup16(table: &[f32; 16], idx: Self) -> Self {
         // SAFETY: called only inside run_avx512 (AVX-512F enabled); the table
         // is valid for 16 reads; vpermps uses the low 4 index bits.
-        unsafe { Avx512(_mm512_permutexvar_ps(_mm512_castps_si512(idx.0), _mm512_loadu_ps(table.as_ptr()))) }
+        unsafe {
+            Avx512(_mm512_permutexvar_ps(
+                _mm512_castps_si512(idx.0),
+                _mm512_loadu_ps(table.as_ptr()),
+            ))
+        }
     }
     #[inline(always)]
     unsafe fn canonicalize_nan(self) -> Self {
@@ -613,7 +775,11 @@ unsafe impl Lanes for Avx512 {
         unsafe {
             let b = _mm512_and_si512(_mm512_castps_si512(self.0), _mm512_set1_epi32(0x7fff_ffff));
             let m = _mm512_cmpgt_epi32_mask(b, _mm512_set1_epi32(0x7f80_0000));
-            Avx512(_mm512_mask_blend_ps(m, self.0, _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc0_0000))))
+            Avx512(_mm512_mask_blend_ps(
+                m,
+                self.0,
+                _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc0_0000)),
+            ))
         }
     }
 }

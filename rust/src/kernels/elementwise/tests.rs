@@ -8,9 +8,34 @@ use crate::kernels::CANONICAL_NAN;
 
 fn pool() -> Vec<f32> {
     let mut v = vec![
-        0.0, -0.0, 1.0, -1.0, 2.0, -0.5, 0.3, -2.7, 7.5, -12.0, 30.0, -95.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN,
-        f32::from_bits(0xffc0_0001), f32::from_bits(1), f32::from_bits(0x8000_0007), f32::from_bits(0x0040_0000),
-        f32::MIN_POSITIVE, f32::MAX, -f32::MAX, 1e-20, -3e-30, 0.625, 1.25, -0.25, 0.875,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        2.0,
+        -0.5,
+        0.3,
+        -2.7,
+        7.5,
+        -12.0,
+        30.0,
+        -95.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::from_bits(0xffc0_0001),
+        f32::from_bits(1),
+        f32::from_bits(0x8000_0007),
+        f32::from_bits(0x0040_0000),
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        -f32::MAX,
+        1e-20,
+        -3e-30,
+        0.625,
+        1.25,
+        -0.25,
+        0.875,
     ];
     let mut x = 0x9E37_79B9u32;
     for _ in 0..300 {
@@ -18,7 +43,11 @@ fn pool() -> Vec<f32> {
         x ^= x >> 17;
         x ^= x << 5;
         // Mostly moderate values, some arbitrary bit patterns.
-        v.push(if x % 4 == 0 { f32::from_bits(x) } else { ((x >> 8) as f32 / 16_777_216.0 - 0.5) * 24.0 });
+        v.push(if x % 4 == 0 {
+            f32::from_bits(x)
+        } else {
+            ((x >> 8) as f32 / 16_777_216.0 - 0.5) * 24.0
+        });
     }
     v
 }
@@ -67,7 +96,11 @@ const BINARY: [BinaryOp; 19] = [
     BinaryOp::ClampBackward(-1.0, 2.0),
 ];
 
-const TERNARY: [TernaryOp; 3] = [TernaryOp::Where, TernaryOp::MaximumBackward, TernaryOp::MinimumBackward];
+const TERNARY: [TernaryOp; 3] = [
+    TernaryOp::Where,
+    TernaryOp::MaximumBackward,
+    TernaryOp::MinimumBackward,
+];
 
 /// The expected exact-mode value, canonicalised on the bits of an opaque
 /// copy (so the optimiser cannot drop the test; see Lanes::canonicalize_nan).
@@ -82,12 +115,25 @@ fn canon(x: f32, exact: bool) -> f32 {
 
 /// Bits equal, or (fast mode only) both NaN.
 fn check(want: f32, got: f32, exact: bool, what: &dyn Fn() -> String) {
-    let ok = if exact { want.to_bits() == got.to_bits() } else { want.to_bits() == got.to_bits() || (want.is_nan() && got.is_nan()) };
-    assert!(ok, "{}: want {want:e} ({:#010x}), got {got:e} ({:#010x})", what(), want.to_bits(), got.to_bits());
+    let ok = if exact {
+        want.to_bits() == got.to_bits()
+    } else {
+        want.to_bits() == got.to_bits() || (want.is_nan() && got.is_nan())
+    };
+    assert!(
+        ok,
+        "{}: want {want:e} ({:#010x}), got {got:e} ({:#010x})",
+        what(),
+        want.to_bits(),
+        got.to_bits()
+    );
 }
 
 fn tokens() -> Vec<Token> {
-    available_paths().into_iter().map(|p| Token::new(p).unwrap()).collect()
+    available_paths()
+        .into_iter()
+        .map(|p| Token::new(p).unwrap())
+        .collect()
 }
 
 #[test]
@@ -105,19 +151,49 @@ fn contiguous_rows_every_length_and_offset_on_every_path() {
                     let c: Vec<f32> = (0..off + len).map(c_of).collect();
                     let mut out = vec![0f32; off + len];
                     for op in UNARY {
-                        unsafe { unary_on(token, op, exact, &[len], out[off..].as_mut_ptr(), &[1], a[off..].as_ptr(), &[1]) };
+                        unsafe {
+                            unary_on(
+                                token,
+                                op,
+                                exact,
+                                &[len],
+                                out[off..].as_mut_ptr(),
+                                &[1],
+                                a[off..].as_ptr(),
+                                &[1],
+                            )
+                        };
                         for j in 0..len {
                             let w = canon(op.apply(a[off + j]), exact);
-                            check(w, out[off + j], exact, &|| format!("{op:?} {:?} exact={exact} len={len} off={off} j={j} x={:e}", token.path(), a[off + j]));
+                            check(w, out[off + j], exact, &|| {
+                                format!(
+                                    "{op:?} {:?} exact={exact} len={len} off={off} j={j} x={:e}",
+                                    token.path(),
+                                    a[off + j]
+                                )
+                            });
                         }
                     }
                     for op in BINARY {
                         unsafe {
-                            binary_on(token, op, exact, &[len], out[off..].as_mut_ptr(), &[1], a[off..].as_ptr(), &[1], b[off..].as_ptr(), &[1])
+                            binary_on(
+                                token,
+                                op,
+                                exact,
+                                &[len],
+                                out[off..].as_mut_ptr(),
+                                &[1],
+                                a[off..].as_ptr(),
+                                &[1],
+                                b[off..].as_ptr(),
+                                &[1],
+                            )
                         };
                         for j in 0..len {
                             let w = canon(op.apply(a[off + j], b[off + j]), exact);
-                            check(w, out[off + j], exact, &|| format!("{op:?} {:?} len={len} off={off} j={j}", token.path()));
+                            check(w, out[off + j], exact, &|| {
+                                format!("{op:?} {:?} len={len} off={off} j={j}", token.path())
+                            });
                         }
                     }
                     for op in TERNARY {
@@ -139,7 +215,9 @@ fn contiguous_rows_every_length_and_offset_on_every_path() {
                         };
                         for j in 0..len {
                             let w = canon(op.apply(a[off + j], b[off + j], c[off + j]), exact);
-                            check(w, out[off + j], exact, &|| format!("{op:?} {:?} len={len} off={off} j={j}", token.path()));
+                            check(w, out[off + j], exact, &|| {
+                                format!("{op:?} {:?} len={len} off={off} j={j}", token.path())
+                            });
                         }
                     }
                 }
@@ -166,23 +244,52 @@ fn broadcast_and_strided_operands_on_every_path() {
                 for exact in [false, true] {
                     for op in BINARY {
                         unsafe {
-                            binary_on(token, op, exact, &[rows, cols], out.as_mut_ptr(), &o_str, abuf.as_ptr(), &a_str, bbuf.as_ptr(), &b_str)
+                            binary_on(
+                                token,
+                                op,
+                                exact,
+                                &[rows, cols],
+                                out.as_mut_ptr(),
+                                &o_str,
+                                abuf.as_ptr(),
+                                &a_str,
+                                bbuf.as_ptr(),
+                                &b_str,
+                            )
                         };
                         for i in 0..rows {
                             for j in 0..cols {
                                 let a = abuf[j * rows + i];
                                 let b = bbuf[if b_at == 0 { j } else { i }];
                                 let w = canon(op.apply(a, b), exact);
-                                check(w, out[i * cols * 2 + j * 2], exact, &|| format!("{op:?} {:?} {rows}x{cols} b{b_str:?} ({i},{j})", token.path()));
+                                check(w, out[i * cols * 2 + j * 2], exact, &|| {
+                                    format!(
+                                        "{op:?} {:?} {rows}x{cols} b{b_str:?} ({i},{j})",
+                                        token.path()
+                                    )
+                                });
                             }
                         }
                     }
                     for op in UNARY {
-                        unsafe { unary_on(token, op, exact, &[rows, cols], out.as_mut_ptr(), &o_str, abuf.as_ptr(), &a_str) };
+                        unsafe {
+                            unary_on(
+                                token,
+                                op,
+                                exact,
+                                &[rows, cols],
+                                out.as_mut_ptr(),
+                                &o_str,
+                                abuf.as_ptr(),
+                                &a_str,
+                            )
+                        };
                         for i in 0..rows {
                             for j in 0..cols {
                                 let w = canon(op.apply(abuf[j * rows + i]), exact);
-                                check(w, out[i * cols * 2 + j * 2], exact, &|| format!("{op:?} {:?} ({i},{j})", token.path()));
+                                check(w, out[i * cols * 2 + j * 2], exact, &|| {
+                                    format!("{op:?} {:?} ({i},{j})", token.path())
+                                });
                             }
                         }
                     }
@@ -193,13 +300,26 @@ fn broadcast_and_strided_operands_on_every_path() {
                 let a_c: Vec<f32> = (0..rows * cols).map(|i| p[(i * 5 + 4) % n]).collect();
                 for op in BINARY {
                     unsafe {
-                        binary_on(token, op, true, &[rows, cols], out.as_mut_ptr(), &[cols as isize, 1], a_c.as_ptr(), &[cols as isize, 1], bbuf.as_ptr(), &b_str)
+                        binary_on(
+                            token,
+                            op,
+                            true,
+                            &[rows, cols],
+                            out.as_mut_ptr(),
+                            &[cols as isize, 1],
+                            a_c.as_ptr(),
+                            &[cols as isize, 1],
+                            bbuf.as_ptr(),
+                            &b_str,
+                        )
                     };
                     for i in 0..rows {
                         for j in 0..cols {
                             let b = bbuf[if b_at == 0 { j } else { i }];
                             let w = canon(op.apply(a_c[i * cols + j], b), true);
-                            check(w, out[i * cols + j], true, &|| format!("{op:?} splat {:?} ({i},{j})", token.path()));
+                            check(w, out[i * cols + j], true, &|| {
+                                format!("{op:?} splat {:?} ({i},{j})", token.path())
+                            });
                         }
                     }
                 }
@@ -210,10 +330,28 @@ fn broadcast_and_strided_operands_on_every_path() {
 
 #[test]
 fn exact_mode_writes_the_canonical_nan() {
-    let x = [f32::from_bits(0x7fc0_1234), f32::from_bits(0xffc0_0000), -1.0, f32::NAN, 0.0, f32::INFINITY];
+    let x = [
+        f32::from_bits(0x7fc0_1234),
+        f32::from_bits(0xffc0_0000),
+        -1.0,
+        f32::NAN,
+        0.0,
+        f32::INFINITY,
+    ];
     for token in tokens() {
         let mut out = [0f32; 6];
-        unsafe { unary_on(token, UnaryOp::Log, true, &[6], out.as_mut_ptr(), &[1], x.as_ptr(), &[1]) };
+        unsafe {
+            unary_on(
+                token,
+                UnaryOp::Log,
+                true,
+                &[6],
+                out.as_mut_ptr(),
+                &[1],
+                x.as_ptr(),
+                &[1],
+            )
+        };
         for (i, &o) in out.iter().enumerate() {
             if i < 4 {
                 assert_eq!(o.to_bits(), CANONICAL_NAN, "{:?} {i}", token.path());
@@ -223,8 +361,34 @@ fn exact_mode_writes_the_canonical_nan() {
         let a = [f32::INFINITY, 0.0];
         let b = [f32::INFINITY, f32::INFINITY];
         let mut o2 = [0f32; 2];
-        unsafe { binary_on(token, BinaryOp::Sub, true, &[1], o2.as_mut_ptr(), &[1], a.as_ptr(), &[1], b.as_ptr(), &[1]) };
-        unsafe { binary_on(token, BinaryOp::Mul, true, &[1], o2[1..].as_mut_ptr(), &[1], a[1..].as_ptr(), &[1], b[1..].as_ptr(), &[1]) };
+        unsafe {
+            binary_on(
+                token,
+                BinaryOp::Sub,
+                true,
+                &[1],
+                o2.as_mut_ptr(),
+                &[1],
+                a.as_ptr(),
+                &[1],
+                b.as_ptr(),
+                &[1],
+            )
+        };
+        unsafe {
+            binary_on(
+                token,
+                BinaryOp::Mul,
+                true,
+                &[1],
+                o2[1..].as_mut_ptr(),
+                &[1],
+                a[1..].as_ptr(),
+                &[1],
+                b[1..].as_ptr(),
+                &[1],
+            )
+        };
         assert_eq!(o2[0].to_bits(), CANONICAL_NAN);
         assert_eq!(o2[1].to_bits(), CANONICAL_NAN);
     }
@@ -236,7 +400,17 @@ fn broadcast_add_and_exact_nan() {
     let b = [10.0f32, f32::from_bits(0x7FC0_1234), 30.0]; // 3, broadcast over rows
     let mut out = [0f32; 6];
     unsafe {
-        binary(BinaryOp::Add, true, &[2, 3], out.as_mut_ptr(), &[3, 1], a.as_ptr(), &[3, 1], b.as_ptr(), &[0, 1]);
+        binary(
+            BinaryOp::Add,
+            true,
+            &[2, 3],
+            out.as_mut_ptr(),
+            &[3, 1],
+            a.as_ptr(),
+            &[3, 1],
+            b.as_ptr(),
+            &[0, 1],
+        );
     }
     assert_eq!(out[0], 11.0);
     assert_eq!(out[1].to_bits(), 0x7FC0_0000);
@@ -247,12 +421,32 @@ fn broadcast_add_and_exact_nan() {
 fn relu_and_its_backward() {
     let x = [-1.0f32, 0.0, -0.0, 2.0, f32::NAN];
     let mut y = [9f32; 5];
-    unsafe { unary(UnaryOp::Relu, false, &[5], y.as_mut_ptr(), &[1], x.as_ptr(), &[1]) };
+    unsafe {
+        unary(
+            UnaryOp::Relu,
+            false,
+            &[5],
+            y.as_mut_ptr(),
+            &[1],
+            x.as_ptr(),
+            &[1],
+        )
+    };
     assert_eq!(&y[..4], &[0.0, 0.0, 0.0, 2.0]);
     assert!(y[4].is_nan());
     let g = [1.0f32; 5];
     unsafe {
-        binary(BinaryOp::ReluBackward, false, &[5], y.as_mut_ptr(), &[1], g.as_ptr(), &[1], x.as_ptr(), &[1]);
+        binary(
+            BinaryOp::ReluBackward,
+            false,
+            &[5],
+            y.as_mut_ptr(),
+            &[1],
+            g.as_ptr(),
+            &[1],
+            x.as_ptr(),
+            &[1],
+        );
     }
     assert_eq!(y, [0.0, 0.0, 0.0, 1.0, 0.0]);
 }
@@ -285,7 +479,10 @@ fn selection_semantics() {
     assert_eq!(BinaryOp::AbsBackward.apply(3.0, -2.0), -3.0);
     assert_eq!(BinaryOp::AbsBackward.apply(3.0, 0.0), 0.0);
     assert_eq!(BinaryOp::PowBackward(0.0).apply(3.0, 2.0), 0.0);
-    assert_eq!(BinaryOp::SigmoidBackward.apply(2.0, 0.25), 2.0 * (0.25 * 0.75));
+    assert_eq!(
+        BinaryOp::SigmoidBackward.apply(2.0, 0.25),
+        2.0 * (0.25 * 0.75)
+    );
     assert_eq!(BinaryOp::TanhBackward.apply(2.0, 0.5), 1.5);
     let _ = KernelPath::Scalar;
 }
