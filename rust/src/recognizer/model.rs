@@ -402,7 +402,7 @@ impl Model {
                 x,
                 &self.params[cfg.conv_index(b)],
                 &self.params[cfg.conv_index(b) + 1],
-                &mut st.col,
+                &mut bs.col,
                 &mut st.conv,
                 &mut bs.y,
                 &mut bs.win,
@@ -541,11 +541,9 @@ impl Model {
         }
         for b in (0..nb).rev() {
             let g = &geoms[b];
-            let x: &[f32] = if b == 0 {
-                &st.image
-            } else {
-                &st.blocks[b - 1].y
-            };
+            let (before, rest) = st.blocks.split_at_mut(b);
+            let x: &[f32] = if b == 0 { &st.image } else { &before[b - 1].y };
+            let BlockState { win, back, .. } = &mut rest[0];
             let wi = cfg.conv_index(b);
             let (gw, gb) = grads[wi..].split_at_mut(1);
             if b > 0 {
@@ -554,13 +552,13 @@ impl Model {
             conv::backward(
                 g,
                 x,
-                &st.blocks[b].win,
+                win,
                 &st.dy,
                 &prep.conv_t[b],
                 &mut gw[0],
                 &mut gb[0],
                 if b > 0 { Some(&mut st.dx) } else { None },
-                &mut st.conv_scratch,
+                back,
             );
             if b > 0 {
                 std::mem::swap(&mut st.dx, &mut st.dy);
@@ -584,6 +582,12 @@ pub struct BlockState {
     pub y: Vec<f32>,
     /// Winner of each pooled element, or conv::NONE.
     pub win: Vec<u32>,
+    /// This block's window matrix and backward workspace. Kept per block
+    /// (not shared by the blocks of a line) so that no buffer changes size
+    /// from one block to the next and none is regrown, zero-filled, every
+    /// step.
+    col: Vec<f32>,
+    back: conv::BackScratch,
 }
 
 #[derive(Default)]
@@ -604,7 +608,6 @@ pub struct LineState {
     pub layers: Vec<LayerState>,
     pub logits: Vec<f32>,
     pub dlogits: Vec<f32>,
-    col: Vec<f32>,
     conv: Vec<f32>,
     xp: Vec<f32>,
     dx: Vec<f32>,
@@ -612,5 +615,4 @@ pub struct LineState {
     dz: Vec<f32>,
     lin: linear::BackScratch,
     lstm_scratch: lstm::GradScratch,
-    conv_scratch: conv::BackScratch,
 }
