@@ -3,10 +3,13 @@ batch 8): onemodel's bit-identical trainer at 1 and 2 threads, side by side
 with the same model in PyTorch (padded batch, CTCLoss, clip_grad_norm_,
 AdamW foreach=False) when torch is importable; peak memory of each.
 
-    python benchmarks/bench_recognizer.py [--steps 10] [--threads 1 2]
+    python benchmarks/bench_recognizer.py [--steps 10] [--threads 1 2] [--rounds 1]
 
 Each configuration runs in its own subprocess so that its peak resident
-memory (VmHWM) is its own. Not a timed test.
+memory (VmHWM) is its own. With --rounds R the configurations run R times
+in turn (onemodel and torch alternating, so a slow spell of a shared machine
+falls on both) and the table gives each one's median lines/s, its range, and
+the ratio of the medians. Not a timed test.
 """
 
 from __future__ import annotations
@@ -124,6 +127,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--worker", choices=["onemodel", "torch"])
     ap.add_argument("--worker-threads", type=int, default=1)
     args = ap.parse_args()
@@ -136,18 +140,28 @@ def main():
     except ImportError:
         impls = ["onemodel"]
         print("torch is not importable: onemodel only")
-    rows = []
-    for threads in args.threads:
-        for impl in impls:
-            out = subprocess.run([sys.executable, __file__, "--worker", impl, "--worker-threads", str(threads),
-                                  "--steps", str(args.steps)], capture_output=True, text=True, check=True)
-            r = json.loads(out.stdout.strip().splitlines()[-1])
-            rows.append((impl, threads, r["lines_per_s"], r["lines_per_cpu_s"], r["peak_mib"]))
-            print(f"{impl:9s} threads {threads}: {r['lines_per_s']:7.1f} lines/s  {r['lines_per_cpu_s']:7.1f} lines/CPU-s  "
-                  f"peak {r['peak_mib']:7.0f} MiB", flush=True)
-    print("\n| implementation | threads | lines/s | lines per CPU-second | peak RSS (MiB) |\n| --- | --- | --- | --- | --- |")
-    for impl, threads, lps, lpc, peak in rows:
-        print(f"| {impl} | {threads} | {lps:.1f} | {lpc:.1f} | {peak:.0f} |")
+    runs = {}
+    for rnd in range(args.rounds):
+        for threads in args.threads:
+            for impl in impls:
+                out = subprocess.run([sys.executable, __file__, "--worker", impl, "--worker-threads", str(threads),
+                                      "--steps", str(args.steps)], capture_output=True, text=True, check=True)
+                r = json.loads(out.stdout.strip().splitlines()[-1])
+                runs.setdefault((impl, threads), []).append(r)
+                print(f"round {rnd + 1}: {impl:9s} threads {threads}: {r['lines_per_s']:7.1f} lines/s  "
+                      f"{r['lines_per_cpu_s']:7.1f} lines/CPU-s  peak {r['peak_mib']:7.0f} MiB", flush=True)
+    med = {key: float(np.median([r["lines_per_s"] for r in rs])) for key, rs in runs.items()}
+    print(f"\n| implementation | threads | lines/s (median of {args.rounds}) | range | lines per CPU-second (median) "
+          "| peak RSS (MiB) | onemodel / torch |\n| --- | --- | --- | --- | --- | --- | --- |")
+    for (impl, threads), rs in runs.items():
+        lps = [r["lines_per_s"] for r in rs]
+        lpc = float(np.median([r["lines_per_cpu_s"] for r in rs]))
+        peak = max(r["peak_mib"] for r in rs)
+        ratio = ""
+        if impl == "onemodel" and ("torch", threads) in med:
+            ratio = f"{med[(impl, threads)] / med[('torch', threads)]:.2f}×"
+        print(f"| {impl} | {threads} | {med[(impl, threads)]:.1f} | {min(lps):.1f}–{max(lps):.1f} | {lpc:.1f} "
+              f"| {peak:.0f} | {ratio} |")
     try:
         print(f"\nload average: {' '.join(f'{x:.1f}' for x in __import__('os').getloadavg())}")
     except OSError:
