@@ -347,11 +347,11 @@ impl Model {
                 let mut t = vec![0f32; h * 4 * h];
                 transpose(&self.params[base + 1], 4 * h, h, &mut t);
                 pair.push(t);
-                let w = &self.params[base];
-                for g in 0..4 * h {
-                    for i in 0..inp {
-                        cat[i * 8 * h + d * 4 * h + g] = w[g * inp + i];
-                    }
+                // W_ih [4H][In] transposed, then its rows placed side by side.
+                let mut wt = vec![0f32; inp * 4 * h];
+                transpose(&self.params[base], 4 * h, inp, &mut wt);
+                for (i, row) in wt.chunks_exact(4 * h).enumerate() {
+                    cat[i * 8 * h + d * 4 * h..][..4 * h].copy_from_slice(row);
                 }
             }
             w_hh_t.push(pair);
