@@ -930,6 +930,42 @@ mod tests {
     }
 
     #[test]
+    fn every_nan_written_is_the_canonical_one() {
+        // NaNs with payloads in g, in m, in v and from inf − inf, spread over
+        // several chunks; with and without AMSGrad.
+        let n = 3 * CHUNK + 5;
+        for amsgrad in [false, true] {
+            let mut p = values(n, 1, 1.0);
+            let mut g = values(n, 2, 1e-2);
+            let mut m = values(n, 3, 1e-3);
+            let mut v: Vec<f32> = values(n, 4, 1e-3).iter().map(|x| x * x).collect();
+            let mut vmax = v.clone();
+            g[7] = f32::from_bits(0x7FA0_0001);
+            g[CHUNK + 1] = f32::from_bits(0xFFC1_2345);
+            m[2 * CHUNK + 3] = f32::from_bits(0x7FC0_0F00);
+            v[n - 1] = f32::from_bits(0xFF80_0001);
+            (g[40], m[40]) = (f32::INFINITY, f32::INFINITY);
+            let s = AdamScalars::new(1e-3, 0.9, 0.999, 1e-8, 0.01, 1, true);
+            if amsgrad {
+                adamw_step_amsgrad(&mut p, &g, &mut m, &mut v, &mut vmax, &s);
+            } else {
+                adamw_step(&mut p, &g, &mut m, &mut v, &s);
+            }
+            let mut nans = 0;
+            for x in p.iter().chain(&m).chain(&v).chain(if amsgrad { &vmax[..] } else { &[] }) {
+                if x.is_nan() {
+                    nans += 1;
+                    assert_eq!(x.to_bits(), CANONICAL_NAN, "amsgrad {amsgrad}");
+                }
+            }
+            assert!(nans >= 5 * 2, "amsgrad {amsgrad}: only {nans} NaNs");
+            for i in [7, CHUNK + 1, 2 * CHUNK + 3, n - 1, 40] {
+                assert!(p[i].is_nan(), "element {i}");
+            }
+        }
+    }
+
+    #[test]
     fn amsgrad_keeps_the_maximum_and_maximize_negates() {
         let s = AdamScalars::new(0.1, 0.9, 0.999, 1e-8, 0.0, 1, true);
         let (mut p, mut m, mut v, mut vm) = ([1.0f32], [0.0f32], [0.0f32], [5.0f32]);
