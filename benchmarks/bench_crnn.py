@@ -5,9 +5,12 @@ linear to 97 classes, log_softmax, CTC loss, backward and an AdamW step.
 
 Each (framework, threads, mode) runs in a fresh subprocess, so the peak
 resident memory (VmHWM) of one framework is not mixed with the other's.
-Medians of --repeats steps after two warm-up steps.
+Medians of --repeats steps after two warm-up steps. With --rounds R the
+three configurations of a thread count (onemodel fast, exact, torch) run R
+times in turn, so that a slow spell of a shared machine falls on all of
+them, and the table gives the median over rounds (and each one's range).
 
-    python benchmarks/bench_crnn.py [--repeats 5]
+    python benchmarks/bench_crnn.py [--repeats 5] [--rounds 1]
 """
 
 from __future__ import annotations
@@ -140,6 +143,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--child", nargs=3, metavar=("FRAMEWORK", "THREADS", "MODE"))
     args = ap.parse_args()
     if args.child:
@@ -158,14 +162,35 @@ def main():
                              capture_output=True, text=True, check=True).stdout
         return json.loads(out.strip().splitlines()[-1])
 
-    print("| threads | onemodel fast ms | onemodel exact ms | torch ms | exact/torch | fast/torch | onemodel peak MiB | torch peak MiB |")
+    configs = [("onemodel", "fast"), ("onemodel", "exact")] + ([("torch", "fast")] if have_torch else [])
+    runs = {}
+    for th in args.threads:
+        for _ in range(args.rounds):
+            for fw, mode in configs:
+                runs.setdefault((th, fw, mode), []).append(measure(fw, th, mode))
+
+    def ms(th, fw, mode):
+        return statistics.median(r["ms"] for r in runs[(th, fw, mode)])
+
+    def span(th, fw, mode):
+        v = [r["ms"] for r in runs[(th, fw, mode)]]
+        return f" ({min(v):.0f}–{max(v):.0f})" if len(v) > 1 else ""
+
+    def peak(th, fw, *modes):
+        return max(r["peak_mib"] for m in modes for r in runs[(th, fw, m)])
+
+    what = f"median of {args.rounds} rounds, " if args.rounds > 1 else ""
+    print(f"| threads | onemodel fast ms ({what}range) | onemodel exact ms | torch ms | exact/torch | fast/torch "
+          "| onemodel peak MiB | torch peak MiB |")
     print("|---|---|---|---|---|---|---|---|")
     for th in args.threads:
-        fast, exact = measure("onemodel", th, "fast"), measure("onemodel", th, "exact")
-        tor = measure("torch", th, "fast") if have_torch else None
-        r = lambda v: f"{v / tor['ms']:.2f}" if tor else "-"
-        print(f"| {th} | {fast['ms']:.0f} | {exact['ms']:.0f} | {tor['ms'] if tor else float('nan'):.0f} | {r(exact['ms'])} | {r(fast['ms'])} | "
-              f"{max(fast['peak_mib'], exact['peak_mib']):.0f} | {tor['peak_mib'] if tor else float('nan'):.0f} |")
+        fast, exact = ms(th, "onemodel", "fast"), ms(th, "onemodel", "exact")
+        tor = ms(th, "torch", "fast") if have_torch else None
+        r = lambda v: f"{v / tor:.2f}" if tor else "-"
+        tcol = f"{tor:.0f}{span(th, 'torch', 'fast')}" if tor else "-"
+        tpeak = f"{peak(th, 'torch', 'fast'):.0f}" if tor else "-"
+        print(f"| {th} | {fast:.0f}{span(th, 'onemodel', 'fast')} | {exact:.0f}{span(th, 'onemodel', 'exact')} | {tcol} "
+              f"| {r(exact)} | {r(fast)} | {peak(th, 'onemodel', 'fast', 'exact'):.0f} | {tpeak} |")
 
 
 if __name__ == "__main__":
