@@ -356,7 +356,7 @@ where
         return;
     }
     let pool = current_pool();
-    if chunks == 1 || pool.current_num_threads() == 1 {
+    if chunks == 1 || pool.current_num_threads() == 1 || SERIAL.with(|s| s.get()) {
         let _fp = FpEnvGuard::new();
         for i in 0..chunks {
             body(i);
@@ -369,6 +369,27 @@ where
             .into_par_iter()
             .for_each_init(FpEnvGuard::new, |_fp, i| body(i));
     });
+}
+
+thread_local! {
+    /// Set by [`serial`]: this thread's `par_chunks` calls run inline.
+    static SERIAL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `body` with every [`par_chunks`] it makes on the calling thread.
+/// For products too small to be worth waking the pool for (one recurrent
+/// step: a few tens of microseconds, of which a thread hand-off would take
+/// a good part). The chunks and their order of writing are the same, so the
+/// results are the same bits.
+pub fn serial<R>(body: impl FnOnce() -> R) -> R {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            SERIAL.with(|s| s.set(self.0));
+        }
+    }
+    let _reset = Reset(SERIAL.with(|s| s.replace(true)));
+    body()
 }
 
 /// Run `body` on the calling thread with the IEEE floating-point environment.

@@ -952,7 +952,12 @@ mod tests {
                 adamw_step(&mut p, &g, &mut m, &mut v, &s);
             }
             let mut nans = 0;
-            for x in p.iter().chain(&m).chain(&v).chain(if amsgrad { &vmax[..] } else { &[] }) {
+            for x in p
+                .iter()
+                .chain(&m)
+                .chain(&v)
+                .chain(if amsgrad { &vmax[..] } else { &[] })
+            {
                 if x.is_nan() {
                     nans += 1;
                     assert_eq!(x.to_bits(), CANONICAL_NAN, "amsgrad {amsgrad}");

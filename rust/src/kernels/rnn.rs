@@ -25,6 +25,18 @@ use crate::storage::Buffer;
 
 /// Apply a fixed activation in place to a contiguous run, on the lane loops
 /// of the current kernel path (the same bits as the scalar definition).
+/// One recurrent step's product ([B, H] × [H, gH] or its backward): on the
+/// calling thread, because at these sizes (tens of microseconds) handing
+/// chunks to other threads costs more than it saves (measured: the 2-thread
+/// LSTM was slower than the 1-thread one). Same chunks, same bits.
+///
+/// # Safety
+/// As [`gemm`].
+unsafe fn step_product(mode: Mode, a: MatRef, b: MatRef, c: *mut f32, ldc: usize) {
+    // SAFETY: forwarded under the caller's guarantees.
+    crate::dispatch::serial(|| unsafe { gemm(mode, a, b, c, ldc) })
+}
+
 fn activate(op: UnaryOp, mode: Mode, v: &mut [f32]) {
     let n = v.len();
     let p = v.as_mut_ptr();
@@ -162,7 +174,7 @@ pub unsafe fn lstm_forward(
         // Recurrent product hp = h · W_hhᵀ, [B, 4H].
         // SAFETY: hcur is [B, H], W_hh [4H, H], hp [B, 4H].
         unsafe {
-            gemm(
+            step_product(
                 mode,
                 row_major(hcur.as_ptr(), b, h),
                 row_major(w_hh_t.as_ptr() as *const f32, h, g4),
@@ -376,7 +388,7 @@ pub unsafe fn lstm_backward(
         // dh for the previous step: dz_t · W_hh, [B, 4H] × [4H, H].
         // SAFETY: dz row t is [B, 4H]; W_hh is [4H, H]; dh_rec is [B, H].
         unsafe {
-            gemm(
+            step_product(
                 mode,
                 row_major(dz.add(t * b * g4), b, g4),
                 row_major(w_hh, g4, h),
@@ -454,7 +466,7 @@ pub unsafe fn gru_forward(
         let t = step_index(reverse, t_len, k);
         // SAFETY: hcur [B, H], W_hh [3H, H], hp [B, 3H].
         unsafe {
-            gemm(
+            step_product(
                 mode,
                 row_major(hcur.as_ptr(), b, h),
                 row_major(w_hh_t.as_ptr() as *const f32, h, g3),
@@ -570,7 +582,7 @@ pub unsafe fn gru_backward(
         // dh_prev = dh·z + dzh_t · W_hh.
         // SAFETY: dzh row t is [B, 3H]; W_hh is [3H, H]; dh_rec is [B, H].
         unsafe {
-            gemm(
+            step_product(
                 mode,
                 row_major(dzh.add(t * b * g3), b, g3),
                 row_major(w_hh, g3, h),
