@@ -470,6 +470,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn serial_runs_every_chunk_on_the_calling_thread() {
+        let me = std::thread::current().id();
+        let seen = std::sync::Mutex::new(Vec::new());
+        serial(|| {
+            serial(|| {});
+            // Still serial after a nested call returns.
+            par_chunks(64, |i| {
+                seen.lock().unwrap().push((i, std::thread::current().id()))
+            });
+        });
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(
+            seen.iter().map(|s| s.0).collect::<Vec<_>>(),
+            (0..64).collect::<Vec<_>>()
+        );
+        assert!(seen.iter().all(|s| s.1 == me));
+        assert!(!SERIAL.with(|s| s.get()));
+    }
+
+    #[test]
     fn names_round_trip() {
         for p in KernelPath::ALL {
             assert_eq!(KernelPath::from_name(p.name()), Some(p));
