@@ -5,7 +5,9 @@ threads in both modes, side by side with torch when it is importable.
     python benchmarks/bench_conv.py [--repeat N] [--markdown]
 
 Each figure is the best of N runs (default 5) after one warm-up, in
-milliseconds. Not a test: nothing asserts on time."""
+milliseconds; onemodel fast, onemodel exact and torch are timed in turn
+within each run, so that a slow spell of a shared machine falls on all
+three. Not a test: nothing asserts on time."""
 
 from __future__ import annotations
 
@@ -30,14 +32,25 @@ CONV_SHAPES = [(1, 32, 32, 256), (32, 64, 16, 128), (64, 96, 8, 64)]
 BATCH = 8
 
 
-def best_ms(fn, repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
+def interleaved_best_ms(fns, repeat: int) -> list:
+    """The best of `repeat` timings of each function, the functions timed in
+    turn within each repeat (onemodel fast, exact, torch), so that a slow
+    spell of a shared machine falls on all of them rather than on one.
+
+    After each timing the process sleeps 50 ms (untimed): torch's OpenMP
+    workers spin for a while after a parallel region, and on a 2-core
+    machine they would slow whatever is timed next (measured: onemodel's
+    2-thread step 16.7 ms alone, 22.1 ms timed right after torch's)."""
+    for fn in fns:
         fn()
-        times.append(time.perf_counter() - t0)
-    return min(times) * 1e3
+    times = [[] for _ in fns]
+    for _ in range(repeat):
+        for t, fn in zip(times, fns):
+            t0 = time.perf_counter()
+            fn()
+            t.append(time.perf_counter() - t0)
+            time.sleep(0.05)
+    return [min(t) * 1e3 for t in times]
 
 
 def conv_case_om(cin, cout, h, w):
@@ -121,14 +134,21 @@ def main() -> None:
     for label, ours, theirs in cases:
         for threads in args.threads:
             row = [label, str(threads)]
-            times = {}
-            for mode in ("fast", "exact"):
-                with om.compute.settings(mode=mode, threads=threads):
-                    times[mode] = best_ms(ours, args.repeat)
-            t_torch = None
-            if theirs:
+
+            def in_mode(mode):
+                def run():
+                    with om.compute.settings(mode=mode, threads=threads):
+                        ours()
+                return run
+
+            def torch_run():
                 torch.set_num_threads(threads)
-                t_torch = best_ms(theirs, args.repeat)
+                theirs()
+
+            fns = [in_mode("fast"), in_mode("exact")] + ([torch_run] if theirs else [])
+            best = interleaved_best_ms(fns, args.repeat)
+            times = {"fast": best[0], "exact": best[1]}
+            t_torch = best[2] if theirs else None
             for mode in ("fast", "exact"):
                 row.append(f"{times[mode]:.2f}")
             row.append("—" if t_torch is None else f"{t_torch:.2f}")

@@ -2,7 +2,10 @@
 weight gradient; 3×3, padding 1, batch 8), at 1 thread (or each count of
 --threads), both modes: the
 median of 7 calls of each `_core` kernel into preallocated outputs, in ms and
-GFLOP/s (2·N·O·H·W·C·9 flops each). Not a test: nothing asserts on time.
+GFLOP/s (2·N·O·H·W·C·9 flops each), timed in turn with the whole step
+bench_conv.py measures (Conv2d with bias, `.sum()`, backward), so the time
+outside the three kernels can be read off. Not a test: nothing asserts on
+time.
 
     python benchmarks/bench_conv_kernels.py [--threads 1 2]
 """
@@ -22,14 +25,18 @@ SHAPES = [(1, 32, 32, 256), (32, 64, 16, 128), (64, 96, 8, 64)]
 BATCH = 8
 
 
-def median_ms(fn, repeats=7):
-    fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
+def interleaved_ms(fns, repeats=7):
+    """Median ms of each function, the functions timed in turn within each
+    repeat, so that a slow spell of a shared machine falls on all of them."""
+    for fn in fns:
         fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+    times = [[] for _ in fns]
+    for _ in range(repeats):
+        for t, fn in zip(times, fns):
+            t0 = time.perf_counter()
+            fn()
+            t.append((time.perf_counter() - t0) * 1e3)
+    return [statistics.median(t) for t in times]
 
 
 def main():
@@ -48,11 +55,22 @@ def main():
             om.compute.set_threads(threads)
             for mode in ("exact", "fast"):
                 om.compute.set_mode(mode)
-                f = median_ms(lambda: _core.conv2d_forward(y, x, wt, None, one, one, one, 1))
-                i = median_ms(lambda: _core.conv2d_input_grad(dx, dy, wt, one, one, one, 1))
-                g = median_ms(lambda: _core.conv2d_weight_grad(dw, x, dy, one, one, one, 1))
+                xg = om.tensor(x.numpy(), requires_grad=True)
+                conv = om.nn.Conv2d(ci, co, 3, padding=1)
+
+                def step():
+                    with om.ActivationScope():
+                        conv(xg).sum().backward()
+
+                f, i, g, s = interleaved_ms([
+                    lambda: _core.conv2d_forward(y, x, wt, None, one, one, one, 1),
+                    lambda: _core.conv2d_input_grad(dx, dy, wt, one, one, one, 1),
+                    lambda: _core.conv2d_weight_grad(dw, x, dy, one, one, one, 1),
+                    step,
+                ])
                 print(f"{ci}→{co} {h}×{w} {mode} {threads} thread(s): forward {f:.2f} ms ({gflop / f:.1f} GFLOP/s), "
-                      f"input grad {i:.2f} ms ({gflop / i:.1f}), weight grad {g:.2f} ms ({gflop / g:.1f})")
+                      f"input grad {i:.2f} ms ({gflop / i:.1f}), weight grad {g:.2f} ms ({gflop / g:.1f}); "
+                      f"whole step (Conv2d with bias, .sum(), backward) {s:.2f} ms, {s - f - i - g:.2f} outside the kernels")
 
 
 if __name__ == "__main__":
