@@ -15,7 +15,6 @@
 //! Every function here is `#[inline(always)]`: it is compiled inside the
 //! `#[target_feature]` trampoline of [`crate::simd::run_on`] that reached it.
 
-use crate::kernels::CANONICAL_NAN;
 use crate::simd::Lanes;
 
 /// How the tile's accumulators start and end for one k block.
@@ -57,7 +56,19 @@ pub(super) unsafe fn tile<L: Lanes, const MR: usize, const NV: usize, const EXAC
     let nr = NV * L::N;
     if edge.cols == nr {
         // SAFETY: full width: C itself is valid for rows × NR at stride ldc.
-        unsafe { rows::<L, MR, NV, EXACT>(edge.rows, kc, a, b, ldb, c, ldc, edge.first) };
+        unsafe {
+            rows::<L, MR, NV, EXACT>(
+                edge.rows,
+                kc,
+                a,
+                b,
+                ldb,
+                c,
+                ldc,
+                edge.first,
+                edge.canonicalize,
+            )
+        };
     } else {
         // A partial sliver runs the full-width kernel on a scratch tile
         // (the padding of the packed sliver is zero, its results unused) and
@@ -73,16 +84,22 @@ pub(super) unsafe fn tile<L: Lanes, const MR: usize, const NV: usize, const EXAC
             }
         }
         // SAFETY: the scratch is MR rows of 64 ≥ NR f32 at stride 64.
-        unsafe { rows::<L, MR, NV, EXACT>(edge.rows, kc, a, b, ldb, s, 64, edge.first) };
+        unsafe {
+            rows::<L, MR, NV, EXACT>(
+                edge.rows,
+                kc,
+                a,
+                b,
+                ldb,
+                s,
+                64,
+                edge.first,
+                edge.canonicalize,
+            )
+        };
         for i in 0..edge.rows {
             // SAFETY: as the copy in, in the other direction.
             unsafe { std::ptr::copy_nonoverlapping(s.add(i * 64), c.add(i * ldc), edge.cols) };
-        }
-    }
-    if edge.canonicalize {
-        for i in 0..edge.rows {
-            // SAFETY: row i of the tile is valid for `cols` writes.
-            unsafe { canonicalize_nan(c.add(i * ldc), edge.cols) };
         }
     }
 }
@@ -104,18 +121,19 @@ unsafe fn rows<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
     c: *mut f32,
     ldc: usize,
     first: bool,
+    canon: bool,
 ) {
     // SAFETY (every arm): forwarded from the caller; R = rows ≤ MR.
     unsafe {
         match rows {
-            r if r == MR => full::<L, MR, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
-            1 => full::<L, 1, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
-            2 => full::<L, 2, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
-            3 => full::<L, 3, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
-            4 => full::<L, 4, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
-            5 => full::<L, 5, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
-            6 => full::<L, 6, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
-            7 => full::<L, 7, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first),
+            r if r == MR => full::<L, MR, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
+            1 => full::<L, 1, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
+            2 => full::<L, 2, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
+            3 => full::<L, 3, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
+            4 => full::<L, 4, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
+            5 => full::<L, 5, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
+            6 => full::<L, 6, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
+            7 => full::<L, 7, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
             _ => unreachable!("gemm: a tile of {rows} rows (MR = {MR})"),
         }
     }
@@ -135,6 +153,7 @@ unsafe fn full<L: Lanes, const R: usize, const MR: usize, const NV: usize, const
     c: *mut f32,
     ldc: usize,
     first: bool,
+    canon: bool,
 ) {
     // SAFETY (whole body): the caller guarantees the CPU features of L and
     // the extents of a, b and c that every offset below stays inside.
@@ -165,27 +184,21 @@ unsafe fn full<L: Lanes, const R: usize, const MR: usize, const NV: usize, const
             a = a.add(MR);
             b = b.add(ldb);
         }
-        for (i, row) in acc.iter().enumerate() {
-            for (v, r) in row.iter().enumerate() {
-                r.store(c.add(i * ldc + v * L::N));
+        // The last k block of exact mode stores NaNs with the canonical bits,
+        // fixed in the registers on the way out (a pass over C afterwards
+        // cost a third of the time of a product with k = 64).
+        if EXACT && canon {
+            for (i, row) in acc.iter().enumerate() {
+                for (v, r) in row.iter().enumerate() {
+                    r.canonicalize_nan().store(c.add(i * ldc + v * L::N));
+                }
+            }
+        } else {
+            for (i, row) in acc.iter().enumerate() {
+                for (v, r) in row.iter().enumerate() {
+                    r.store(c.add(i * ldc + v * L::N));
+                }
             }
         }
-    }
-}
-
-/// Replace every NaN in `x[0..n]` by the canonical quiet NaN (exact mode:
-/// the payload a NaN carries depends on the hardware's propagation rules, so
-/// it is normalised; see [`crate::kernels::canonical`]). Branch-free so that
-/// it vectorises.
-///
-/// # Safety
-/// `x` must be valid for `n` reads and writes.
-#[inline(always)]
-pub(super) unsafe fn canonicalize_nan(x: *mut f32, n: usize) {
-    // SAFETY: guaranteed by the caller; f32 and u32 have the same layout.
-    let bits = unsafe { std::slice::from_raw_parts_mut(x as *mut u32, n) };
-    for v in bits {
-        let nan = (*v & 0x7fff_ffff) > 0x7f80_0000;
-        *v = if nan { CANONICAL_NAN } else { *v };
     }
 }
