@@ -15,7 +15,7 @@
 //! called). The pool is a process-wide set of mutex-protected free lists, so
 //! buffers may be allocated and dropped on any thread.
 
-use std::alloc::{alloc, dealloc, Layout};
+use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -121,7 +121,8 @@ pub fn trim() -> u64 {
 
 /// A 64-byte-aligned block of memory from the pool. Its contents are
 /// unspecified when it comes from a free list (use [`Buffer::zeroed`] for
-/// zeros). Dropping it returns it to the pool.
+/// zeros), but always initialized: the pool zeroes memory when it first
+/// takes it from the system. Dropping it returns it to the pool.
 pub struct Buffer {
     ptr: NonNull<u8>,
     /// Requested length in bytes (the capacity is the class's size).
@@ -138,7 +139,8 @@ unsafe impl Send for Buffer {}
 unsafe impl Sync for Buffer {}
 
 impl Buffer {
-    /// A buffer of at least `bytes` bytes with unspecified contents.
+    /// A buffer of at least `bytes` bytes with unspecified but initialized
+    /// contents (zeros, or what its previous user wrote).
     pub fn new(bytes: usize) -> Buffer {
         let p = pool();
         p.requests.fetch_add(1, Ordering::Relaxed);
@@ -163,8 +165,14 @@ impl Buffer {
             }
             None => {
                 let layout = Layout::from_size_align(cap, ALIGN).expect("buffer size overflows");
+                // Zeroed once, when the pool first takes the memory from the
+                // system: from then on every byte of every pooled buffer is
+                // initialized (its last user's values or these zeros), which
+                // is what makes `as_f32_mut` sound. The pool reuses memory, so
+                // this costs one pass per allocation of new memory, not per
+                // buffer handed out.
                 // SAFETY: the layout has a non-zero size.
-                let raw = unsafe { alloc(layout) };
+                let raw = unsafe { alloc_zeroed(layout) };
                 let Some(ptr) = NonNull::new(raw) else {
                     std::alloc::handle_alloc_error(layout)
                 };
@@ -212,8 +220,9 @@ impl Buffer {
     /// The buffer as `len / 4` f32 (for scratch use by kernels).
     pub fn as_f32_mut(&mut self) -> &mut [f32] {
         // SAFETY: the memory is 64-byte aligned, owned uniquely by `self`
-        // (borrowed mutably), and valid for `len` bytes; any bit pattern is a
-        // valid f32.
+        // (borrowed mutably), valid for `len` bytes and initialized (pool
+        // memory is zeroed when first allocated); any bit pattern is a valid
+        // f32.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr() as *mut f32, self.len / 4) }
     }
 }
