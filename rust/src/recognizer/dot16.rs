@@ -7,8 +7,12 @@
 //! The 16 partials map onto lanes (1×16 for avx512, 2×8 for avx2, 4×4 for
 //! v128, 16 scalars for scalar). Each partial sees the same sequence of
 //! correctly rounded fmas on every path, the elements of a trailing partial
-//! chunk are added by the scalar fma into the same partials, and the tree is
-//! always the scalar one, so every path gives the definition's bits.
+//! chunk are added by the scalar fma into the same partials, and the tree
+//! always pairs the same partials in the same order (levels across whole
+//! registers as vector adds, levels inside a register on stored scalars or,
+//! eight outputs at once, by `Lanes::tree8`), so every path gives the
+//! definition's bits. Products whose operand runs along the other axis are
+//! given a transposed copy ([`transpose_ld`]) rather than a second kernel.
 
 #[cfg(target_arch = "x86_64")]
 use crate::dispatch::KernelPath;
