@@ -168,12 +168,27 @@ pub unsafe fn gemm_on(
     });
     job.b_packed = b_pack.as_ptr() as usize;
     let job = &job;
-    if !plan.direct_b {
-        par_chunks(job.pack_chunks(), |index| {
-            run_on(token, loops::PackB { job, index })
+    let run = || {
+        if !plan.direct_b {
+            par_chunks(job.pack_chunks(), |index| {
+                run_on(token, loops::PackB { job, index })
+            });
+        }
+        par_chunks(plan.chunks(), |index| {
+            run_on(token, loops::Chunk { job, index })
         });
+    };
+    // A small product runs its chunks on the calling thread: waking the
+    // pool costs about what it would save (measured on the recurrent
+    // layers' per-step [8, 128] × [128, 512] products, where the 2-thread
+    // LSTM was slower than the 1-thread one). Same chunks, same bits.
+    if (batch as u128) * (m as u128) * (n as u128) * (k as u128) < INLINE_BELOW {
+        crate::dispatch::serial(run)
+    } else {
+        run()
     }
-    par_chunks(plan.chunks(), |index| {
-        run_on(token, loops::Chunk { job, index })
-    });
 }
+
+/// Multiply-adds below which a product does not use the thread pool (about
+/// 50 µs of one AVX2 core at the rates in docs/performance.md).
+const INLINE_BELOW: u128 = 1 << 20;

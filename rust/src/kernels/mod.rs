@@ -15,6 +15,7 @@ pub mod reduce;
 pub mod resize;
 pub mod rnn;
 pub mod softmax;
+pub mod transpose;
 
 /// The quiet NaN exact mode writes for every NaN result, so that the payload
 /// of a NaN (which hardware propagates differently) never differs.

@@ -25,18 +25,6 @@ use crate::storage::Buffer;
 
 /// Apply a fixed activation in place to a contiguous run, on the lane loops
 /// of the current kernel path (the same bits as the scalar definition).
-/// One recurrent step's product ([B, H] × [H, gH] or its backward): on the
-/// calling thread, because at these sizes (tens of microseconds) handing
-/// chunks to other threads costs more than it saves (measured: the 2-thread
-/// LSTM was slower than the 1-thread one). Same chunks, same bits.
-///
-/// # Safety
-/// As [`gemm`].
-unsafe fn step_product(mode: Mode, a: MatRef, b: MatRef, c: *mut f32, ldc: usize) {
-    // SAFETY: forwarded under the caller's guarantees.
-    crate::dispatch::serial(|| unsafe { gemm(mode, a, b, c, ldc) })
-}
-
 fn activate(op: UnaryOp, mode: Mode, v: &mut [f32]) {
     let n = v.len();
     let p = v.as_mut_ptr();
@@ -74,15 +62,14 @@ fn transposed(ptr: *const f32, rows: usize, cols: usize) -> MatRef {
 /// same W_hh: as a contiguous row-major B the GEMM reads it in place instead
 /// of packing a transposed view again at every step (the canonical order,
 /// and so the bits, do not depend on B's layout).
-fn contiguous_t(ptr: *const f32, rows: usize, cols: usize) -> Buffer {
-    let buf = Buffer::new(rows * cols * 4);
-    let out = buf.as_ptr() as *mut f32;
-    for r in 0..rows {
-        for c in 0..cols {
-            // SAFETY: ptr holds rows·cols elements, out as many.
-            unsafe { *out.add(c * rows + r) = *ptr.add(r * cols + c) };
-        }
-    }
+///
+/// # Safety
+/// `ptr` must be valid for `rows·cols` reads.
+unsafe fn contiguous_t(ptr: *const f32, rows: usize, cols: usize) -> Buffer {
+    let mut buf = Buffer::new(rows * cols * 4);
+    // SAFETY: the caller passes a row-major [rows, cols] matrix at `ptr`.
+    let w = unsafe { std::slice::from_raw_parts(ptr, rows * cols) };
+    crate::kernels::transpose::transpose(w, rows, cols, buf.as_f32_mut());
     buf
 }
 
@@ -148,7 +135,8 @@ pub unsafe fn lstm_forward(
             g4,
         )
     };
-    let w_hh_t = contiguous_t(w_hh, g4, h);
+    // SAFETY: W_hh is [4H, H].
+    let w_hh_t = unsafe { contiguous_t(w_hh, g4, h) };
     let hp_buf = scratch(b * g4);
     let hp = hp_buf.as_ptr() as *mut f32;
     let mut h_buf = scratch(bh);
@@ -174,7 +162,7 @@ pub unsafe fn lstm_forward(
         // Recurrent product hp = h · W_hhᵀ, [B, 4H].
         // SAFETY: hcur is [B, H], W_hh [4H, H], hp [B, 4H].
         unsafe {
-            step_product(
+            gemm(
                 mode,
                 row_major(hcur.as_ptr(), b, h),
                 row_major(w_hh_t.as_ptr() as *const f32, h, g4),
@@ -388,7 +376,7 @@ pub unsafe fn lstm_backward(
         // dh for the previous step: dz_t · W_hh, [B, 4H] × [4H, H].
         // SAFETY: dz row t is [B, 4H]; W_hh is [4H, H]; dh_rec is [B, H].
         unsafe {
-            step_product(
+            gemm(
                 mode,
                 row_major(dz.add(t * b * g4), b, g4),
                 row_major(w_hh, g4, h),
@@ -450,7 +438,8 @@ pub unsafe fn gru_forward(
             g3,
         )
     };
-    let w_hh_t = contiguous_t(w_hh, g3, h);
+    // SAFETY: W_hh is [3H, H].
+    let w_hh_t = unsafe { contiguous_t(w_hh, g3, h) };
     let hp_buf = scratch(b * g3);
     let hp = hp_buf.as_ptr() as *mut f32;
     let mut h_buf = scratch(bh);
@@ -466,7 +455,7 @@ pub unsafe fn gru_forward(
         let t = step_index(reverse, t_len, k);
         // SAFETY: hcur [B, H], W_hh [3H, H], hp [B, 3H].
         unsafe {
-            step_product(
+            gemm(
                 mode,
                 row_major(hcur.as_ptr(), b, h),
                 row_major(w_hh_t.as_ptr() as *const f32, h, g3),
@@ -582,7 +571,7 @@ pub unsafe fn gru_backward(
         // dh_prev = dh·z + dzh_t · W_hh.
         // SAFETY: dzh row t is [B, 3H]; W_hh is [3H, H]; dh_rec is [B, H].
         unsafe {
-            step_product(
+            gemm(
                 mode,
                 row_major(dzh.add(t * b * g3), b, g3),
                 row_major(w_hh, g3, h),

@@ -440,7 +440,7 @@ pub fn rec_lstm_layer<'py>(
     params: Vec<PyReadonlyArray1<'py, f32>>,
     dout: PyReadonlyArray1<'py, f32>,
 ) -> PyResult<(Arr<'py>, Vec<Arr<'py>>, Arr<'py>)> {
-    use crate::recognizer::dot16::transpose;
+    use crate::kernels::transpose::transpose;
     use crate::recognizer::lstm::{self, DirParams, DirState};
     let h = hidden;
     let x = flat(&x)?;
@@ -559,7 +559,8 @@ pub fn rec_linear<'py>(
     bias: PyReadonlyArray1<'py, f32>,
     dy: PyReadonlyArray1<'py, f32>,
 ) -> PyResult<(Arr<'py>, Arr<'py>, Arr<'py>, Arr<'py>)> {
-    use crate::recognizer::{dot16::transpose, linear};
+    use crate::kernels::transpose::transpose;
+    use crate::recognizer::linear;
     let (x, weight, bias, dy) = (flat(&x)?, flat(&weight)?, flat(&bias)?, flat(&dy)?);
     need("x", &x, t_len * inp)?;
     need("weight", &weight, out * inp)?;

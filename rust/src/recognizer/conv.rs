@@ -3,7 +3,8 @@
 //! 16), then ReLU fused into max pooling that records each window's winner.
 //! Activations are channels-last `[H][W][C]`.
 
-use super::dot16::{gemm_nt, rowsum16, transpose};
+use super::dot16::{gemm_nt, rowsum16};
+use crate::kernels::transpose::{transpose, transpose_ld};
 
 /// No positive value in the window: the pooled output is 0 and passes no
 /// gradient.
@@ -156,7 +157,7 @@ pub fn forward(
 /// the operand of the input gradient, made once per step.
 pub fn transpose_weight(g: &Geom, w: &[f32]) -> Vec<f32> {
     let mut wt = vec![0f32; g.k() * g.o];
-    super::dot16::transpose_ld(w, g.o, g.k(), g.kp(), &mut wt);
+    transpose_ld(w, g.o, g.k(), g.kp(), &mut wt);
     wt
 }
 

@@ -2,7 +2,8 @@
 //! dW[o][i] = dot16 over t of dY[t][o]·x[t][i]; db[o] = dot16 over t of
 //! dY[t][o]·1; dx[t][i] = dot16 over o of dY[t][o]·W[o][i].
 
-use super::dot16::{gemm_nt, rowsum16, transpose};
+use super::dot16::{gemm_nt, rowsum16};
+use crate::kernels::transpose::transpose;
 
 /// `y[t][o] = dot16(x[t], W[o]) + b[o]`.
 pub fn forward(

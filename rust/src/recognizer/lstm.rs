@@ -11,7 +11,8 @@
 //! The activated gates, c, tc and the starting hidden state are stored.
 
 use super::act::{sigmoid, tanh};
-use super::dot16::{gemm_nt, rowsum16, transpose, transpose_ld};
+use super::dot16::{gemm_nt, rowsum16};
+use crate::kernels::transpose::{transpose, transpose_ld};
 
 /// Stored forward state of one direction.
 #[derive(Default)]

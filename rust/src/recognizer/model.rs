@@ -2,9 +2,9 @@
 //! initialization and the per-line forward pass.
 
 use super::conv::{self, Geom};
-use super::dot16::transpose;
 use super::linear;
 use super::lstm::{self, DirParams, DirState};
+use crate::kernels::transpose::transpose;
 
 /// The architecture (CONTRACT §6). `classes` counts the blank (class 0).
 #[derive(Clone, Debug, PartialEq, Eq)]
