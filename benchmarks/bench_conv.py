@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import onemodel as om  # noqa: E402
 import onemodel.functional as F  # noqa: E402
+from _timing import interleaved_ms  # noqa: E402
 
 try:
     import torch
@@ -30,27 +30,6 @@ except ImportError:  # torch is optional
 
 CONV_SHAPES = [(1, 32, 32, 256), (32, 64, 16, 128), (64, 96, 8, 64)]
 BATCH = 8
-
-
-def interleaved_best_ms(fns, repeat: int) -> list:
-    """The best of `repeat` timings of each function, the functions timed in
-    turn within each repeat (onemodel fast, exact, torch), so that a slow
-    spell of a shared machine falls on all of them rather than on one.
-
-    After each timing the process sleeps 50 ms (untimed): torch's OpenMP
-    workers spin for a while after a parallel region, and on a 2-core
-    machine they would slow whatever is timed next (measured: onemodel's
-    2-thread step 16.7 ms alone, 22.1 ms timed right after torch's)."""
-    for fn in fns:
-        fn()
-    times = [[] for _ in fns]
-    for _ in range(repeat):
-        for t, fn in zip(times, fns):
-            t0 = time.perf_counter()
-            fn()
-            t.append(time.perf_counter() - t0)
-            time.sleep(0.05)
-    return [min(t) * 1e3 for t in times]
 
 
 def conv_case_om(cin, cout, h, w):
@@ -146,7 +125,7 @@ def main() -> None:
                 theirs()
 
             fns = [in_mode("fast"), in_mode("exact")] + ([torch_run] if theirs else [])
-            best = interleaved_best_ms(fns, args.repeat)
+            best = [min(t) for t in interleaved_ms(fns, args.repeat, pause=0.05)]
             times = {"fast": best[0], "exact": best[1]}
             t_torch = best[2] if theirs else None
             for mode in ("fast", "exact"):

@@ -14,29 +14,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 import numpy as np
+from _timing import interleaved_ms
 
 import onemodel as om
 from onemodel import _core
 
 SHAPES = [(1, 32, 32, 256), (32, 64, 16, 128), (64, 96, 8, 64)]
 BATCH = 8
-
-
-def interleaved_ms(fns, repeats=7):
-    """Median ms of each function, the functions timed in turn within each
-    repeat, so that a slow spell of a shared machine falls on all of them."""
-    for fn in fns:
-        fn()
-    times = [[] for _ in fns]
-    for _ in range(repeats):
-        for t, fn in zip(times, fns):
-            t0 = time.perf_counter()
-            fn()
-            t.append((time.perf_counter() - t0) * 1e3)
-    return [statistics.median(t) for t in times]
 
 
 def main():
@@ -62,12 +48,12 @@ def main():
                     with om.ActivationScope():
                         conv(xg).sum().backward()
 
-                f, i, g, s = interleaved_ms([
+                f, i, g, s = (statistics.median(t) for t in interleaved_ms([
                     lambda: _core.conv2d_forward(y, x, wt, None, one, one, one, 1),
                     lambda: _core.conv2d_input_grad(dx, dy, wt, one, one, one, 1),
                     lambda: _core.conv2d_weight_grad(dw, x, dy, one, one, one, 1),
                     step,
-                ])
+                ], repeats=7))
                 print(f"{ci}→{co} {h}×{w} {mode} {threads} thread(s): forward {f:.2f} ms ({gflop / f:.1f} GFLOP/s), "
                       f"input grad {i:.2f} ms ({gflop / i:.1f}), weight grad {g:.2f} ms ({gflop / g:.1f}); "
                       f"whole step (Conv2d with bias, .sum(), backward) {s:.2f} ms, {s - f - i - g:.2f} outside the kernels")
