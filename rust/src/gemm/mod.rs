@@ -189,6 +189,7 @@ pub unsafe fn gemm_on(
     }
 }
 
-/// Multiply-adds below which a product does not use the thread pool (about
-/// 50 µs of one AVX2 core at the rates in docs/performance.md).
+/// Multiply-adds below which a product does not use the thread pool: 30–50
+/// µs of one AVX2 core at the 20–35 G multiply-adds per second the GEMM
+/// reaches on this project's development VM (docs/performance.md).
 const INLINE_BELOW: u128 = 1 << 20;
