@@ -113,6 +113,104 @@ def test_gru_layer_gradients(mode, reverse):
     gradient_check(lambda *a: om.gru_layer(*a, reverse=reverse)[0], inputs, name=f"gru_layer_{mode}")
 
 
+def _direction_args(kind, t, b, i, h, with_bias, with_state):
+    gates = 4 if kind == "lstm" else 3
+    dirs = []
+    for reverse in (False, True):
+        d = [leaf(gates * h, i), leaf(gates * h, h)]
+        d += [leaf(gates * h), leaf(gates * h)] if with_bias else [None, None]
+        d += [leaf(b, h)] if with_state else [None]
+        if kind == "lstm":
+            d += [leaf(b, h)] if with_state else [None]
+        dirs.append(d + [reverse])
+    return leaf(t, b, i), dirs
+
+
+def _grads(tensors):
+    return [None if v is None or v.grad is None else v.grad.numpy().copy() for v in tensors]
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+@pytest.mark.parametrize("mode", ["fast", "exact"])
+@pytest.mark.parametrize("with_bias,with_state", [(True, True), (False, False)])
+def test_two_directions_at_once_equal_two_single_direction_calls(kind, mode, with_bias, with_state):
+    """The two-direction operator (what nn.LSTM/GRU use) gives the bits of
+    two lstm_layer/gru_layer calls: each direction's columns, h_n, c_n and
+    every gradient, the input's being dx_reverse + dx_forward; at 1 and 2
+    threads (the two directions then run on different threads)."""
+    om.compute.set_mode(mode)
+    x, dirs = _direction_args(kind, 7, 3, 5, 4, with_bias, with_state)
+    leaves = [x] + [v for d in dirs for v in d[:-1]]
+    weights = [om.randn(7, 3, 4, generator=GEN) for _ in dirs]
+    single = om.lstm_layer if kind == "lstm" else om.gru_layer
+    both = om.ops.rnn.lstm_directions if kind == "lstm" else om.ops.rnn.gru_directions
+    results = []
+    for threads in (1, 2):
+        with om.compute.settings(threads=threads):
+            for v in leaves:
+                if v is not None:
+                    v.grad = None
+            outs = []
+            for d, w in zip(dirs, weights):
+                outs.append(single(x, *d[:-1], reverse=d[-1]))
+            loss = None
+            for res, w in zip(outs, weights):
+                part = (res[0] * w).sum() + res[1].sum() * 0.5
+                if kind == "lstm":
+                    part = part + res[2].sum() * 0.25
+                loss = part if loss is None else loss + part
+            loss.backward()
+            want = [bits(np.concatenate([r[0].detach().numpy() for r in outs], axis=2))]
+            want += [bits(r[k].detach().numpy()) for r in outs for k in range(1, len(outs[0]))]
+            want_grads = _grads(leaves)
+
+            for v in leaves:
+                if v is not None:
+                    v.grad = None
+            res = both(x, [tuple(d) for d in dirs])
+            h = dirs[0][1].shape[1]
+            loss = None
+            for k, w in enumerate(weights):
+                part = (res[0][..., k * h:(k + 1) * h] * w).sum() + res[1][k].sum() * 0.5
+                if kind == "lstm":
+                    part = part + res[2][k].sum() * 0.25
+                loss = part if loss is None else loss + part
+            loss.backward()
+            got = [bits(res[0].detach().numpy())]
+            got += [bits(res[j][k].detach().numpy()) for k in range(2) for j in range(1, len(res))]
+            got_grads = _grads(leaves)
+        assert all(np.array_equal(a, b) for a, b in zip(got, want))
+        for a, b in zip(got_grads, want_grads):
+            assert (a is None) == (b is None)
+            if a is not None:
+                assert np.array_equal(bits(a), bits(b))
+        results.append(got + [bits(g) for g in got_grads if g is not None])
+    assert all(np.array_equal(a, b) for a, b in zip(*results))
+
+
+@pytest.mark.parametrize("mode", ["fast", "exact"])
+def test_two_direction_lstm_gradients(mode):
+    om.compute.set_mode(mode)
+    x, dirs = _direction_args("lstm", 4, 2, 3, 3, True, True)
+
+    def f(x, *flat):
+        ds = [tuple(flat[:6]) + (False,), tuple(flat[6:]) + (True,)]
+        out, hs, cs = om.ops.rnn.lstm_directions(x, ds)
+        return out * 1.0, cs[1] * 2.0, hs[0] * 3.0
+
+    gradient_check(f, [x] + dirs[0][:-1] + dirs[1][:-1], name=f"lstm_directions_{mode}")
+
+
+def test_two_direction_calls_refuse_bad_directions():
+    x = om.ones(2, 1, 3)
+    d4 = (om.ones(8, 3), om.ones(8, 2), None, None, None, None, False)
+    d6 = (om.ones(12, 3), om.ones(12, 3), None, None, None, None, True)
+    with pytest.raises(ValueError, match="one or two directions"):
+        om.ops.rnn.lstm_directions(x, [d4, d4, d4])
+    with pytest.raises(ValueError, match="one hidden size"):
+        om.ops.rnn.lstm_directions(x, [d4, d6])
+
+
 @pytest.mark.parametrize("cls", [om.nn.LSTM, om.nn.GRU])
 @pytest.mark.parametrize("batch_first", [False, True])
 def test_modules_multi_layer_bidirectional(cls, batch_first):

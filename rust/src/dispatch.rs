@@ -371,6 +371,26 @@ where
     });
 }
 
+/// Run `a` and `b`, each with the IEEE floating-point environment, on two
+/// threads of the library's pool when it has more than one (else, or inside
+/// [`serial`], `a` then `b` on the calling thread). For independent jobs
+/// that each write their own outputs, such as the two directions of a
+/// recurrent layer: which thread runs which cannot change a bit. Their own
+/// [`par_chunks`] calls still spread over the pool.
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let pool = current_pool();
+    if pool.current_num_threads() == 1 || SERIAL.with(|s| s.get()) {
+        return (with_ieee(a), with_ieee(b));
+    }
+    pool.install(|| rayon::join(|| with_ieee(a), || with_ieee(b)))
+}
+
 thread_local! {
     /// Set by [`serial`]: this thread's `par_chunks` calls run inline.
     static SERIAL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -487,6 +507,31 @@ mod tests {
         );
         assert!(seen.iter().all(|s| s.1 == me));
         assert!(!SERIAL.with(|s| s.get()));
+    }
+
+    #[test]
+    fn join_runs_both_and_serial_keeps_them_in_order_on_this_thread() {
+        let (a, b) = join(|| (0..1000u64).sum::<u64>(), || "b");
+        assert_eq!((a, b), (499_500, "b"));
+        let me = std::thread::current().id();
+        let order = std::sync::Mutex::new(Vec::new());
+        serial(|| {
+            join(
+                || {
+                    order
+                        .lock()
+                        .unwrap()
+                        .push(('a', std::thread::current().id()))
+                },
+                || {
+                    order
+                        .lock()
+                        .unwrap()
+                        .push(('b', std::thread::current().id()))
+                },
+            )
+        });
+        assert_eq!(order.into_inner().unwrap(), vec![('a', me), ('b', me)]);
     }
 
     #[test]

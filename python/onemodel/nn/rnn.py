@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 
 from ..creation import empty, zeros
-from ..ops.join import cat, stack
-from ..ops.rnn import gru_layer, lstm_layer
+from ..ops.join import stack
+from ..ops.rnn import gru_directions, lstm_directions
 from ..tensor import Tensor
 from .layers import _uniform_
 from .module import Module
@@ -112,16 +112,15 @@ class LSTM(_RNNBase):
         dirs = 2 if self.bidirectional else 1
         hs, cs = [], []
         for layer in range(self.num_layers):
-            outs = []
+            # The directions of a layer are one operator: they run at once.
+            directions = []
             for d, suffix in enumerate(["", "_reverse"][:dirs]):
                 idx = layer * dirs + d
-                w_ih, w_hh, b_ih, b_hh = self._layer_params(layer, suffix)
-                out, h_n, c_n = lstm_layer(x, w_ih, w_hh, b_ih, b_hh,
-                                           None if h0 is None else h0[idx], None if c0 is None else c0[idx], reverse=d == 1)
-                outs.append(out)
-                hs.append(h_n)
-                cs.append(c_n)
-            x = outs[0] if dirs == 1 else cat(outs, 2)
+                state = (None if h0 is None else h0[idx], None if c0 is None else c0[idx])
+                directions.append((*self._layer_params(layer, suffix), *state, d == 1))
+            x, h_n, c_n = lstm_directions(x, directions)
+            hs += h_n
+            cs += c_n
         output, (h_n, c_n) = self._finish(x, [stack(hs, 0), stack(cs, 0)], batched)
         return output, (h_n, c_n)
 
@@ -136,13 +135,11 @@ class GRU(_RNNBase):
         dirs = 2 if self.bidirectional else 1
         hs = []
         for layer in range(self.num_layers):
-            outs = []
+            directions = []
             for d, suffix in enumerate(["", "_reverse"][:dirs]):
                 idx = layer * dirs + d
-                w_ih, w_hh, b_ih, b_hh = self._layer_params(layer, suffix)
-                out, h_n = gru_layer(x, w_ih, w_hh, b_ih, b_hh, None if h0 is None else h0[idx], reverse=d == 1)
-                outs.append(out)
-                hs.append(h_n)
-            x = outs[0] if dirs == 1 else cat(outs, 2)
+                directions.append((*self._layer_params(layer, suffix), None if h0 is None else h0[idx], d == 1))
+            x, h_n = gru_directions(x, directions)
+            hs += h_n
         output, (h_n,) = self._finish(x, [stack(hs, 0)], batched)
         return output, h_n

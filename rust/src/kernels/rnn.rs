@@ -2,6 +2,9 @@
 //!
 //! Layouts (all contiguous, row-major): x [T, B, I]; weights W_ih [G·H, I],
 //! W_hh [G·H, H] with G = 4 (gates i, f, g, o) or 3 (r, z, n); biases [G·H].
+//! The hidden states go to H columns of rows `ld` apart, so that the two
+//! directions of a bidirectional layer (run at once by the bindings) write
+//! straight into their halves of the concatenated [T, B, 2H] output.
 //!
 //! Arithmetic, per seed 000 §8:
 //! * the input projection of all steps is one canonical-order GEMM
@@ -89,6 +92,33 @@ fn f32s<'a>(b: &'a mut Buffer, len: usize) -> &'a mut [f32] {
     &mut b.as_f32_mut()[..len]
 }
 
+/// Write a [B, H] block to rows `first_row..first_row + B` of a matrix
+/// whose rows are `ld` elements apart (a direction's H columns inside a
+/// [·, B, D·H] output of D directions).
+///
+/// # Safety
+/// `dst` must be valid for writes of H elements at every such row.
+unsafe fn store_rows(src: &[f32], h: usize, dst: *mut f32, first_row: usize, ld: usize) {
+    for (bi, row) in src.chunks_exact(h).enumerate() {
+        // SAFETY: the caller guarantees row first_row + bi holds H elements.
+        unsafe { std::ptr::copy_nonoverlapping(row.as_ptr(), dst.add((first_row + bi) * ld), h) };
+    }
+}
+
+/// Read rows `first_row..first_row + B` (H elements each, `ld` apart) into
+/// a [B, H] block: the inverse of [`store_rows`].
+///
+/// # Safety
+/// `src` must be valid for reads of H elements at every such row.
+unsafe fn load_rows(src: *const f32, first_row: usize, ld: usize, h: usize, dst: &mut [f32]) {
+    for (bi, row) in dst.chunks_exact_mut(h).enumerate() {
+        // SAFETY: the caller guarantees row first_row + bi holds H elements.
+        unsafe {
+            std::ptr::copy_nonoverlapping(src.add((first_row + bi) * ld), row.as_mut_ptr(), h)
+        };
+    }
+}
+
 /// What the LSTM forward keeps for backward, each [T, B, ·] by time index.
 pub struct LstmSaved {
     pub gates: *mut f32,  // [T, B, 4H] activated i, f, g, o
@@ -97,9 +127,11 @@ pub struct LstmSaved {
     pub h_prev: *mut f32, // [T, B, H] the hidden state each step started from
 }
 
-/// LSTM forward. Writes every step's hidden state to `out[0..T]` and the
-/// final cell state (of the last visited step) to `out[T]` (`out` is
-/// [T + 1, B, H]). `saved` is None on the inference path.
+/// LSTM forward. Writes every step's hidden state to rows `0..T` of `out`
+/// and the final cell state (of the last visited step) to row `T` (`out` is
+/// [T + 1, B, ·] with H columns from `out` on, rows `ld_out` elements
+/// apart: H for one direction alone, D·H for a direction's columns inside
+/// the concatenated output of D). `saved` is None on the inference path.
 ///
 /// # Safety
 /// Every pointer must be valid for its layout above; `out` and the saved
@@ -117,6 +149,7 @@ pub unsafe fn lstm_forward(
     h0: Option<*const f32>,
     c0: Option<*const f32>,
     out: *mut f32,
+    ld_out: usize,
     saved: Option<&LstmSaved>,
 ) {
     let (t_len, b, h) = (d.t, d.b, d.h);
@@ -217,11 +250,11 @@ pub unsafe fn lstm_forward(
             // SAFETY: gates is [T, B, 4H].
             unsafe { std::ptr::copy_nonoverlapping(act.as_ptr(), s.gates.add(t * b * g4), b * g4) };
         }
-        // SAFETY: out is [T + 1, B, H].
-        unsafe { std::ptr::copy_nonoverlapping(hcur.as_ptr(), out.add(t * bh), bh) };
+        // SAFETY: out has T + 1 blocks of B rows, H elements each.
+        unsafe { store_rows(hcur, h, out, t * b, ld_out) };
     }
-    // SAFETY: out row T holds the final cell state.
-    unsafe { std::ptr::copy_nonoverlapping(ccur.as_ptr(), out.add(t_len * bh), bh) };
+    // SAFETY: out's block T holds the final cell state.
+    unsafe { store_rows(ccur, h, out, t_len * b, ld_out) };
 }
 
 /// Gradients a recurrent backward produces.
@@ -304,7 +337,8 @@ unsafe fn parameter_gradients(
 }
 
 /// LSTM backward through time. `g_out` is the gradient of the forward's
-/// `out` ([T + 1, B, H]: every step's hidden state, then the final cell).
+/// `out` ([T + 1, B, ·]: every step's hidden state, then the final cell;
+/// H columns, rows `ld_g` apart, as `out` in [`lstm_forward`]).
 ///
 /// # Safety
 /// Pointers valid for their layouts; outputs must not overlap inputs.
@@ -319,6 +353,7 @@ pub unsafe fn lstm_backward(
     c0: Option<*const f32>,
     saved: &LstmSaved,
     g_out: *const f32,
+    ld_g: usize,
     grads: &RnnGrads,
 ) {
     let (t_len, b, h) = (d.t, d.b, d.h);
@@ -330,8 +365,8 @@ pub unsafe fn lstm_backward(
     let mut dc_buf = scratch(bh);
     let (dh_rec, dc_next) = (f32s(&mut dh_buf, bh), f32s(&mut dc_buf, bh));
     // The final cell's gradient starts the cell recurrence.
-    // SAFETY: g_out row T is [B, H].
-    dc_next.copy_from_slice(unsafe { std::slice::from_raw_parts(g_out.add(t_len * bh), bh) });
+    // SAFETY: g_out's block T is B rows of H.
+    unsafe { load_rows(g_out, t_len * b, ld_g, h, dc_next) };
     for k in (0..t_len).rev() {
         let t = step_index(reverse, t_len, k);
         let c_prev: Option<*const f32> = if k == 0 {
@@ -357,7 +392,7 @@ pub unsafe fn lstm_backward(
                         Some(p) => *p.add(e),
                         None => 0.0,
                     };
-                    let dh = *g_out.add(t * bh + e) + dh_rec[e];
+                    let dh = *g_out.add((t * b + bi) * ld_g + j) + dh_rec[e];
                     let dtc = dh * o;
                     let d_o = dh * tc;
                     let dc = dc_next[e] + dtc * (1.0 - tc * tc);
@@ -405,7 +440,7 @@ pub struct GruSaved {
 /// GRU forward (torch's equations): r = σ(x_r + h_r), z = σ(x_z + h_z),
 /// n = tanh(x_n + r·h_n), h = (1 − z)·n + z·h_prev, where x_· = W_i· x + b_i·
 /// and h_· = W_h· h_prev + b_h·. Writes every step's hidden state to `out`
-/// ([T, B, H]).
+/// ([T, B, ·], H columns, rows `ld_out` apart as in [`lstm_forward`]).
 ///
 /// # Safety
 /// As [`lstm_forward`].
@@ -421,6 +456,7 @@ pub unsafe fn gru_forward(
     b_hh: Option<*const f32>,
     h0: Option<*const f32>,
     out: *mut f32,
+    ld_out: usize,
     saved: Option<&GruSaved>,
 ) {
     let (t_len, b, h) = (d.t, d.b, d.h);
@@ -507,12 +543,13 @@ pub unsafe fn gru_forward(
             // SAFETY: gates is [T, B, 3H].
             unsafe { std::ptr::copy_nonoverlapping(act.as_ptr(), s.gates.add(t * b * g3), b * g3) };
         }
-        // SAFETY: out is [T, B, H].
-        unsafe { std::ptr::copy_nonoverlapping(hcur.as_ptr(), out.add(t * bh), bh) };
+        // SAFETY: out has T blocks of B rows, H elements each.
+        unsafe { store_rows(hcur, h, out, t * b, ld_out) };
     }
 }
 
-/// GRU backward through time; `g_out` is the gradient of `out` ([T, B, H]).
+/// GRU backward through time; `g_out` is the gradient of `out` ([T, B, ·],
+/// H columns, rows `ld_g` apart).
 ///
 /// # Safety
 /// As [`lstm_backward`].
@@ -526,6 +563,7 @@ pub unsafe fn gru_backward(
     w_hh: *const f32,
     saved: &GruSaved,
     g_out: *const f32,
+    ld_g: usize,
     grads: &RnnGrads,
 ) {
     let (t_len, b, h) = (d.t, d.b, d.h);
@@ -548,7 +586,7 @@ pub unsafe fn gru_backward(
                     let (r, z, n) = (*gate.add(j), *gate.add(h + j), *gate.add(2 * h + j));
                     let hn = *saved.hp_n.add(t * bh + e);
                     let hprev = *saved.h_prev.add(t * bh + e);
-                    let dh = *g_out.add(t * bh + e) + dh_rec[e];
+                    let dh = *g_out.add((t * b + bi) * ld_g + j) + dh_rec[e];
                     let dn = dh * (1.0 - z);
                     let dzg = dh * (hprev - n);
                     direct[e] = dh * z;

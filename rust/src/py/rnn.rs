@@ -35,10 +35,6 @@ fn opt_view(
     }
 }
 
-fn ptr(v: &Option<TView>) -> Option<usize> {
-    v.as_ref().map(|v| v.addr())
-}
-
 /// (T, B, I, H) of a layer from x [T, B, I] and W_hh [G·H, H].
 fn dims(x: &TView, w_hh: &TView, gates: usize, op: &str) -> PyResult<rnn::Dims> {
     if x.shape.len() != 3 || w_hh.shape.len() != 2 || w_hh.shape[0] != gates * w_hh.shape[1] {
@@ -55,89 +51,267 @@ fn dims(x: &TView, w_hh: &TView, gates: usize, op: &str) -> PyResult<rnn::Dims> 
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, out, saved=None))]
-#[allow(clippy::too_many_arguments)]
-pub fn lstm_forward(
-    py: Python<'_>,
+/// A tensor argument that may be None.
+type Opt<'py> = Option<Bound<'py, PyAny>>;
+
+/// One direction of a forward call: (w_ih, w_hh, b_ih, b_hh, h0, c0,
+/// reverse, saved); c0 is None for a GRU; saved is None on the inference
+/// path, else the buffers the kernel fills for backward.
+type ForwardArgs<'py> = (
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Opt<'py>,
+    Opt<'py>,
+    Opt<'py>,
+    Opt<'py>,
+    bool,
+    Option<Vec<Bound<'py, PyAny>>>,
+);
+
+/// One direction of a backward call: (w_ih, w_hh, c0, saved, reverse,
+/// grads) with grads = (dx, dw_ih, dw_hh, db_ih, db_hh, dh0, dc0), all
+/// preallocated (dc0 unused by a GRU).
+type BackwardArgs<'py> = (
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Opt<'py>,
+    Vec<Bound<'py, PyAny>>,
+    bool,
+    Seven<'py>,
+);
+
+type Seven<'py> = (
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+);
+
+/// What a recurrent kind needs checked: gates per step and what forward
+/// saves for backward (gates [T, B, G·H] first, then [T, B, H] states).
+struct Kind {
+    op: &'static str,
+    gates: usize,
+    saved: usize,
+    /// Rows of `out` after the T steps (the LSTM's final cell).
+    extra_rows: usize,
+    has_cell: bool,
+}
+
+const LSTM: Kind = Kind {
+    op: "lstm_layer",
+    gates: 4,
+    saved: 4,
+    extra_rows: 1,
+    has_cell: true,
+};
+
+const GRU: Kind = Kind {
+    op: "gru_layer",
+    gates: 3,
+    saved: 3,
+    extra_rows: 0,
+    has_cell: false,
+};
+
+fn direction_count(n: usize, op: &str) -> PyResult<()> {
+    if n == 1 || n == 2 {
+        Ok(())
+    } else {
+        Err(PyValueError::new_err(format!(
+            "{op}: expected one or two directions, got {n}"
+        )))
+    }
+}
+
+/// x, the shared sizes, and each direction's (W_ih, W_hh).
+type Checked = (TView, rnn::Dims, Vec<(TView, TView)>);
+
+/// x, the shared sizes, and each direction's weights checked against them.
+fn weights(
     x: &Bound<'_, PyAny>,
-    w_ih: &Bound<'_, PyAny>,
-    w_hh: &Bound<'_, PyAny>,
-    b_ih: Option<&Bound<'_, PyAny>>,
-    b_hh: Option<&Bound<'_, PyAny>>,
-    h0: Option<&Bound<'_, PyAny>>,
-    c0: Option<&Bound<'_, PyAny>>,
-    reverse: bool,
-    out: &Bound<'_, PyAny>,
-    saved: Option<(
-        Bound<'_, PyAny>,
-        Bound<'_, PyAny>,
-        Bound<'_, PyAny>,
-        Bound<'_, PyAny>,
-    )>,
-) -> PyResult<()> {
-    let op = "lstm_layer";
+    pairs: &[(&Bound<'_, PyAny>, &Bound<'_, PyAny>)],
+    kind: &Kind,
+    op: &str,
+) -> PyResult<Checked> {
     let xv = TView::f32(x, op)?;
-    let whh = TView::f32(w_hh, op)?;
-    let d = dims(&xv, &whh, 4, op)?;
+    let first = TView::f32(pairs[0].1, op)?;
+    let d = dims(&xv, &first, kind.gates, op)?;
     need(&xv, d.t * d.b * d.i, "input", op)?;
-    let wih = TView::f32(w_ih, op)?;
-    need(&wih, 4 * d.h * d.i, "weight_ih", op)?;
-    need(&whh, 4 * d.h * d.h, "weight_hh", op)?;
-    let bi = opt_view(b_ih, 4 * d.h, "bias_ih", op)?;
-    let bh = opt_view(b_hh, 4 * d.h, "bias_hh", op)?;
-    let h0v = opt_view(h0, d.b * d.h, "h0", op)?;
-    let c0v = opt_view(c0, d.b * d.h, "c0", op)?;
-    let ov = TView::f32(out, op)?.writable(op)?;
-    need(&ov, (d.t + 1) * d.b * d.h, "out", op)?;
-    let sv = match &saved {
-        None => None,
-        Some((g, c, tc, hp)) => {
-            let views = [
-                TView::f32(g, op)?,
-                TView::f32(c, op)?,
-                TView::f32(tc, op)?,
-                TView::f32(hp, op)?,
-            ];
-            need(&views[0], d.t * d.b * 4 * d.h, "saved gates", op)?;
-            for v in &views[1..] {
-                need(v, d.t * d.b * d.h, "saved state", op)?;
-            }
-            Some(views)
+    let gh = kind.gates * d.h;
+    let mut out = Vec::with_capacity(pairs.len());
+    for (w_ih, w_hh) in pairs {
+        let wih = TView::f32(w_ih, op)?;
+        let whh = TView::f32(w_hh, op)?;
+        need(&wih, gh * d.i, "weight_ih", op)?;
+        need(&whh, gh * d.h, "weight_hh", op)?;
+        out.push((wih, whh));
+    }
+    Ok((xv, d, out))
+}
+
+fn saved_views(
+    list: &[Bound<'_, PyAny>],
+    d: rnn::Dims,
+    kind: &Kind,
+    op: &str,
+) -> PyResult<Vec<TView>> {
+    if list.len() != kind.saved {
+        return Err(PyValueError::new_err(format!(
+            "{op}: expected {} saved buffers, got {}",
+            kind.saved,
+            list.len()
+        )));
+    }
+    let mut views = Vec::with_capacity(list.len());
+    for (k, obj) in list.iter().enumerate() {
+        let v = TView::f32(obj, op)?;
+        if k == 0 {
+            need(&v, d.t * d.b * kind.gates * d.h, "saved gates", op)?;
+        } else {
+            need(&v, d.t * d.b * d.h, "saved state", op)?;
         }
-    };
-    let mode = dispatch::mode();
-    let (pb_ih, pb_hh, ph0, pc0) = (ptr(&bi), ptr(&bh), ptr(&h0v), ptr(&c0v));
-    py.detach(move || {
-        let keep = (&xv, &wih, &whh, &bi, &bh, &h0v, &c0v, &ov, &sv);
-        let saved = sv.as_ref().map(|v| rnn::LstmSaved {
-            gates: v[0].addr() as *mut f32,
-            cells: v[1].addr() as *mut f32,
-            tanh_c: v[2].addr() as *mut f32,
-            h_prev: v[3].addr() as *mut f32,
+        views.push(v);
+    }
+    Ok(views)
+}
+
+struct ForwardDirection {
+    w_ih: TView,
+    w_hh: TView,
+    b_ih: Option<TView>,
+    b_hh: Option<TView>,
+    h0: Option<TView>,
+    c0: Option<TView>,
+    reverse: bool,
+    saved: Option<Vec<TView>>,
+}
+
+/// A checked forward call: every buffer's size is known to fit the layout
+/// the kernels read and write.
+struct Forward {
+    x: TView,
+    d: rnn::Dims,
+    dirs: Vec<ForwardDirection>,
+    out: TView,
+}
+
+fn forward_call(
+    x: &Bound<'_, PyAny>,
+    directions: Vec<ForwardArgs<'_>>,
+    out: &Bound<'_, PyAny>,
+    kind: &Kind,
+) -> PyResult<Forward> {
+    let op = kind.op;
+    direction_count(directions.len(), op)?;
+    let pairs: Vec<_> = directions.iter().map(|a| (&a.0, &a.1)).collect();
+    let (xv, d, ws) = weights(x, &pairs, kind, op)?;
+    let gh = kind.gates * d.h;
+    let mut dirs = Vec::with_capacity(directions.len());
+    for ((w_ih, w_hh), a) in ws.into_iter().zip(&directions) {
+        if !kind.has_cell && a.5.as_ref().is_some_and(|c| !c.is_none()) {
+            return Err(PyValueError::new_err(format!("{op}: takes no cell state")));
+        }
+        dirs.push(ForwardDirection {
+            w_ih,
+            w_hh,
+            b_ih: opt_view(a.2.as_ref(), gh, "bias_ih", op)?,
+            b_hh: opt_view(a.3.as_ref(), gh, "bias_hh", op)?,
+            h0: opt_view(a.4.as_ref(), d.b * d.h, "h0", op)?,
+            c0: opt_view(a.5.as_ref(), d.b * d.h, "c0", op)?,
+            reverse: a.6,
+            saved: match &a.7 {
+                None => None,
+                Some(list) => Some(saved_views(list, d, kind, op)?),
+            },
         });
-        // SAFETY: every buffer's size was checked above; outputs are fresh
-        // buffers the Python side allocated; the TViews (kept alive by `keep`)
-        // hold the memory.
-        dispatch::with_ieee(|| unsafe {
-            rnn::lstm_forward(
-                mode,
-                d,
-                reverse,
-                xv.addr() as *const f32,
-                wih.addr() as *const f32,
-                whh.addr() as *const f32,
-                pb_ih.map(|p| p as *const f32),
-                pb_hh.map(|p| p as *const f32),
-                ph0.map(|p| p as *const f32),
-                pc0.map(|p| p as *const f32),
-                ov.addr() as *mut f32,
-                saved.as_ref(),
-            )
+    }
+    let ov = TView::f32(out, op)?.writable(op)?;
+    need(
+        &ov,
+        (d.t + kind.extra_rows) * d.b * dirs.len() * d.h,
+        "out",
+        op,
+    )?;
+    Ok(Forward {
+        x: xv,
+        d,
+        dirs,
+        out: ov,
+    })
+}
+
+struct BackwardDirection {
+    w_ih: TView,
+    w_hh: TView,
+    c0: Option<TView>,
+    saved: Vec<TView>,
+    reverse: bool,
+    grads: [TView; 7],
+}
+
+struct Backward {
+    x: TView,
+    d: rnn::Dims,
+    dirs: Vec<BackwardDirection>,
+    g_out: TView,
+}
+
+fn backward_call(
+    x: &Bound<'_, PyAny>,
+    directions: Vec<BackwardArgs<'_>>,
+    g_out: &Bound<'_, PyAny>,
+    kind: &Kind,
+) -> PyResult<Backward> {
+    let op = &format!("{} backward", kind.op);
+    direction_count(directions.len(), op)?;
+    let pairs: Vec<_> = directions.iter().map(|a| (&a.0, &a.1)).collect();
+    let (xv, d, ws) = weights(x, &pairs, kind, op)?;
+    let mut dirs = Vec::with_capacity(directions.len());
+    for ((w_ih, w_hh), a) in ws.into_iter().zip(&directions) {
+        dirs.push(BackwardDirection {
+            w_ih,
+            w_hh,
+            c0: opt_view(a.2.as_ref(), d.b * d.h, "c0", op)?,
+            saved: saved_views(&a.3, d, kind, op)?,
+            reverse: a.4,
+            grads: grad_views(&a.5, d, kind.gates, op)?,
         });
-        let _ = keep;
-    });
-    Ok(())
+    }
+    let gv = TView::f32(g_out, op)?;
+    need(
+        &gv,
+        (d.t + kind.extra_rows) * d.b * dirs.len() * d.h,
+        "output gradient",
+        op,
+    )?;
+    Ok(Backward {
+        x: xv,
+        d,
+        dirs,
+        g_out: gv,
+    })
+}
+
+/// Run `run(k, direction)` for each direction: a lone one on this thread,
+/// two at once on two threads of the pool ([`dispatch::join`]). Each writes
+/// only its own buffers and its own H columns of the shared output, so the
+/// bits do not depend on which runs where.
+fn run_directions<T: Sync>(dirs: &[T], run: impl Fn(usize, &T) + Sync) {
+    match dirs {
+        [only] => dispatch::with_ieee(|| run(0, only)),
+        [a, b] => {
+            dispatch::join(|| run(0, a), || run(1, b));
+        }
+        _ => unreachable!("checked: one or two directions"),
+    }
+}
+
+fn const_ptr(v: &Option<TView>) -> Option<*const f32> {
+    v.as_ref().map(|v| v.addr() as *const f32)
 }
 
 fn grads_of(gs: &[TView; 7]) -> rnn::RnnGrads {
@@ -152,20 +326,7 @@ fn grads_of(gs: &[TView; 7]) -> rnn::RnnGrads {
     }
 }
 
-fn grad_views(
-    grads: &(
-        Bound<'_, PyAny>,
-        Bound<'_, PyAny>,
-        Bound<'_, PyAny>,
-        Bound<'_, PyAny>,
-        Bound<'_, PyAny>,
-        Bound<'_, PyAny>,
-        Bound<'_, PyAny>,
-    ),
-    d: rnn::Dims,
-    gates: usize,
-    op: &str,
-) -> PyResult<[TView; 7]> {
+fn grad_views(grads: &Seven<'_>, d: rnn::Dims, gates: usize, op: &str) -> PyResult<[TView; 7]> {
     let v = [
         TView::f32(&grads.0, op)?.writable(op)?,
         TView::f32(&grads.1, op)?.writable(op)?,
@@ -191,208 +352,172 @@ fn grad_views(
     Ok(v)
 }
 
-type Seven<'py> = (
-    Bound<'py, PyAny>,
-    Bound<'py, PyAny>,
-    Bound<'py, PyAny>,
-    Bound<'py, PyAny>,
-    Bound<'py, PyAny>,
-    Bound<'py, PyAny>,
-    Bound<'py, PyAny>,
-);
-
-/// grads = (dx, dw_ih, dw_hh, db_ih, db_hh, dh0, dc0), all preallocated.
+/// LSTM forward over x [T, B, I] for one direction or two at once.
+/// `out` is [T + 1, B, D·H]: direction k writes columns k·H..(k+1)·H, rows
+/// 0..T its hidden states, row T its final cell state.
 #[pyfunction]
-#[allow(clippy::too_many_arguments)]
+pub fn lstm_forward(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    directions: Vec<ForwardArgs<'_>>,
+    out: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let call = forward_call(x, directions, out, &LSTM)?;
+    let mode = dispatch::mode();
+    py.detach(move || {
+        let (d, ld) = (call.d, call.dirs.len() * call.d.h);
+        run_directions(&call.dirs, |k, dir| {
+            let saved = dir.saved.as_ref().map(|v| rnn::LstmSaved {
+                gates: v[0].addr() as *mut f32,
+                cells: v[1].addr() as *mut f32,
+                tanh_c: v[2].addr() as *mut f32,
+                h_prev: v[3].addr() as *mut f32,
+            });
+            // SAFETY: `forward_call` checked every buffer's size against
+            // the layouts; `out` and the saved buffers are fresh buffers the
+            // Python side allocated; the directions write disjoint columns
+            // of `out` and their own saved buffers; `call` keeps the memory.
+            unsafe {
+                rnn::lstm_forward(
+                    mode,
+                    d,
+                    dir.reverse,
+                    call.x.addr() as *const f32,
+                    dir.w_ih.addr() as *const f32,
+                    dir.w_hh.addr() as *const f32,
+                    const_ptr(&dir.b_ih),
+                    const_ptr(&dir.b_hh),
+                    const_ptr(&dir.h0),
+                    const_ptr(&dir.c0),
+                    (call.out.addr() as *mut f32).add(k * d.h),
+                    ld,
+                    saved.as_ref(),
+                )
+            }
+        });
+    });
+    Ok(())
+}
+
+/// LSTM backward for the directions of one forward call; `g_out` is the
+/// gradient of its `out`.
+#[pyfunction]
 pub fn lstm_backward(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
-    w_ih: &Bound<'_, PyAny>,
-    w_hh: &Bound<'_, PyAny>,
-    c0: Option<&Bound<'_, PyAny>>,
-    saved: (
-        Bound<'_, PyAny>,
-        Bound<'_, PyAny>,
-        Bound<'_, PyAny>,
-        Bound<'_, PyAny>,
-    ),
+    directions: Vec<BackwardArgs<'_>>,
     g_out: &Bound<'_, PyAny>,
-    reverse: bool,
-    grads: Seven<'_>,
 ) -> PyResult<()> {
-    let op = "lstm_layer backward";
-    let xv = TView::f32(x, op)?;
-    let whh = TView::f32(w_hh, op)?;
-    let d = dims(&xv, &whh, 4, op)?;
-    let wih = TView::f32(w_ih, op)?;
-    need(&wih, 4 * d.h * d.i, "weight_ih", op)?;
-    let c0v = opt_view(c0, d.b * d.h, "c0", op)?;
-    let sv = [
-        TView::f32(&saved.0, op)?,
-        TView::f32(&saved.1, op)?,
-        TView::f32(&saved.2, op)?,
-        TView::f32(&saved.3, op)?,
-    ];
-    need(&sv[0], d.t * d.b * 4 * d.h, "saved gates", op)?;
-    for v in &sv[1..] {
-        need(v, d.t * d.b * d.h, "saved state", op)?;
-    }
-    let gv = TView::f32(g_out, op)?;
-    need(&gv, (d.t + 1) * d.b * d.h, "output gradient", op)?;
-    let outs = grad_views(&grads, d, 4, op)?;
+    let call = backward_call(x, directions, g_out, &LSTM)?;
     let mode = dispatch::mode();
-    let pc0 = ptr(&c0v);
     py.detach(move || {
-        let keep = (&xv, &wih, &whh, &c0v, &sv, &gv, &outs);
-        let s = rnn::LstmSaved {
-            gates: sv[0].addr() as *mut f32,
-            cells: sv[1].addr() as *mut f32,
-            tanh_c: sv[2].addr() as *mut f32,
-            h_prev: sv[3].addr() as *mut f32,
-        };
-        let g = grads_of(&outs);
-        // SAFETY: sizes checked above; gradient buffers are fresh.
-        dispatch::with_ieee(|| unsafe {
-            rnn::lstm_backward(
-                mode,
-                d,
-                reverse,
-                xv.addr() as *const f32,
-                wih.addr() as *const f32,
-                whh.addr() as *const f32,
-                pc0.map(|p| p as *const f32),
-                &s,
-                gv.addr() as *const f32,
-                &g,
-            )
+        let (d, ld) = (call.d, call.dirs.len() * call.d.h);
+        run_directions(&call.dirs, |k, dir| {
+            let s = rnn::LstmSaved {
+                gates: dir.saved[0].addr() as *mut f32,
+                cells: dir.saved[1].addr() as *mut f32,
+                tanh_c: dir.saved[2].addr() as *mut f32,
+                h_prev: dir.saved[3].addr() as *mut f32,
+            };
+            // SAFETY: sizes checked by `backward_call`; each direction writes
+            // only its own fresh gradient buffers.
+            unsafe {
+                rnn::lstm_backward(
+                    mode,
+                    d,
+                    dir.reverse,
+                    call.x.addr() as *const f32,
+                    dir.w_ih.addr() as *const f32,
+                    dir.w_hh.addr() as *const f32,
+                    const_ptr(&dir.c0),
+                    &s,
+                    (call.g_out.addr() as *const f32).add(k * d.h),
+                    ld,
+                    &grads_of(&dir.grads),
+                )
+            }
         });
-        let _ = keep;
     });
     Ok(())
 }
 
+/// GRU forward, as [`lstm_forward`] without the cell: `out` is
+/// [T, B, D·H].
 #[pyfunction]
-#[pyo3(signature = (x, w_ih, w_hh, b_ih, b_hh, h0, reverse, out, saved=None))]
-#[allow(clippy::too_many_arguments)]
 pub fn gru_forward(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
-    w_ih: &Bound<'_, PyAny>,
-    w_hh: &Bound<'_, PyAny>,
-    b_ih: Option<&Bound<'_, PyAny>>,
-    b_hh: Option<&Bound<'_, PyAny>>,
-    h0: Option<&Bound<'_, PyAny>>,
-    reverse: bool,
+    directions: Vec<ForwardArgs<'_>>,
     out: &Bound<'_, PyAny>,
-    saved: Option<(Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>)>,
 ) -> PyResult<()> {
-    let op = "gru_layer";
-    let xv = TView::f32(x, op)?;
-    let whh = TView::f32(w_hh, op)?;
-    let d = dims(&xv, &whh, 3, op)?;
-    need(&xv, d.t * d.b * d.i, "input", op)?;
-    let wih = TView::f32(w_ih, op)?;
-    need(&wih, 3 * d.h * d.i, "weight_ih", op)?;
-    need(&whh, 3 * d.h * d.h, "weight_hh", op)?;
-    let bi = opt_view(b_ih, 3 * d.h, "bias_ih", op)?;
-    let bh = opt_view(b_hh, 3 * d.h, "bias_hh", op)?;
-    let h0v = opt_view(h0, d.b * d.h, "h0", op)?;
-    let ov = TView::f32(out, op)?.writable(op)?;
-    need(&ov, d.t * d.b * d.h, "out", op)?;
-    let sv = match &saved {
-        None => None,
-        Some((g, hn, hp)) => {
-            let views = [TView::f32(g, op)?, TView::f32(hn, op)?, TView::f32(hp, op)?];
-            need(&views[0], d.t * d.b * 3 * d.h, "saved gates", op)?;
-            need(&views[1], d.t * d.b * d.h, "saved state", op)?;
-            need(&views[2], d.t * d.b * d.h, "saved state", op)?;
-            Some(views)
-        }
-    };
+    let call = forward_call(x, directions, out, &GRU)?;
     let mode = dispatch::mode();
-    let (pb_ih, pb_hh, ph0) = (ptr(&bi), ptr(&bh), ptr(&h0v));
     py.detach(move || {
-        let keep = (&xv, &wih, &whh, &bi, &bh, &h0v, &ov, &sv);
-        let saved = sv.as_ref().map(|v| rnn::GruSaved {
-            gates: v[0].addr() as *mut f32,
-            hp_n: v[1].addr() as *mut f32,
-            h_prev: v[2].addr() as *mut f32,
+        let (d, ld) = (call.d, call.dirs.len() * call.d.h);
+        run_directions(&call.dirs, |k, dir| {
+            let saved = dir.saved.as_ref().map(|v| rnn::GruSaved {
+                gates: v[0].addr() as *mut f32,
+                hp_n: v[1].addr() as *mut f32,
+                h_prev: v[2].addr() as *mut f32,
+            });
+            // SAFETY: as in `lstm_forward`.
+            unsafe {
+                rnn::gru_forward(
+                    mode,
+                    d,
+                    dir.reverse,
+                    call.x.addr() as *const f32,
+                    dir.w_ih.addr() as *const f32,
+                    dir.w_hh.addr() as *const f32,
+                    const_ptr(&dir.b_ih),
+                    const_ptr(&dir.b_hh),
+                    const_ptr(&dir.h0),
+                    (call.out.addr() as *mut f32).add(k * d.h),
+                    ld,
+                    saved.as_ref(),
+                )
+            }
         });
-        // SAFETY: sizes checked above; outputs are fresh buffers.
-        dispatch::with_ieee(|| unsafe {
-            rnn::gru_forward(
-                mode,
-                d,
-                reverse,
-                xv.addr() as *const f32,
-                wih.addr() as *const f32,
-                whh.addr() as *const f32,
-                pb_ih.map(|p| p as *const f32),
-                pb_hh.map(|p| p as *const f32),
-                ph0.map(|p| p as *const f32),
-                ov.addr() as *mut f32,
-                saved.as_ref(),
-            )
-        });
-        let _ = keep;
     });
     Ok(())
 }
 
+/// GRU backward for the directions of one forward call.
 #[pyfunction]
-#[allow(clippy::too_many_arguments)]
 pub fn gru_backward(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
-    w_ih: &Bound<'_, PyAny>,
-    w_hh: &Bound<'_, PyAny>,
-    saved: (Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>),
+    directions: Vec<BackwardArgs<'_>>,
     g_out: &Bound<'_, PyAny>,
-    reverse: bool,
-    grads: Seven<'_>,
 ) -> PyResult<()> {
-    let op = "gru_layer backward";
-    let xv = TView::f32(x, op)?;
-    let whh = TView::f32(w_hh, op)?;
-    let d = dims(&xv, &whh, 3, op)?;
-    let wih = TView::f32(w_ih, op)?;
-    need(&wih, 3 * d.h * d.i, "weight_ih", op)?;
-    let sv = [
-        TView::f32(&saved.0, op)?,
-        TView::f32(&saved.1, op)?,
-        TView::f32(&saved.2, op)?,
-    ];
-    need(&sv[0], d.t * d.b * 3 * d.h, "saved gates", op)?;
-    need(&sv[1], d.t * d.b * d.h, "saved state", op)?;
-    need(&sv[2], d.t * d.b * d.h, "saved state", op)?;
-    let gv = TView::f32(g_out, op)?;
-    need(&gv, d.t * d.b * d.h, "output gradient", op)?;
-    let outs = grad_views(&grads, d, 3, op)?;
+    let call = backward_call(x, directions, g_out, &GRU)?;
     let mode = dispatch::mode();
     py.detach(move || {
-        let keep = (&xv, &wih, &whh, &sv, &gv, &outs);
-        let s = rnn::GruSaved {
-            gates: sv[0].addr() as *mut f32,
-            hp_n: sv[1].addr() as *mut f32,
-            h_prev: sv[2].addr() as *mut f32,
-        };
-        let mut g = grads_of(&outs);
-        g.dc0 = std::ptr::null_mut();
-        // SAFETY: sizes checked above; gradient buffers are fresh.
-        dispatch::with_ieee(|| unsafe {
-            rnn::gru_backward(
-                mode,
-                d,
-                reverse,
-                xv.addr() as *const f32,
-                wih.addr() as *const f32,
-                whh.addr() as *const f32,
-                &s,
-                gv.addr() as *const f32,
-                &g,
-            )
+        let (d, ld) = (call.d, call.dirs.len() * call.d.h);
+        run_directions(&call.dirs, |k, dir| {
+            let s = rnn::GruSaved {
+                gates: dir.saved[0].addr() as *mut f32,
+                hp_n: dir.saved[1].addr() as *mut f32,
+                h_prev: dir.saved[2].addr() as *mut f32,
+            };
+            let mut g = grads_of(&dir.grads);
+            g.dc0 = std::ptr::null_mut();
+            // SAFETY: as in `lstm_backward`.
+            unsafe {
+                rnn::gru_backward(
+                    mode,
+                    d,
+                    dir.reverse,
+                    call.x.addr() as *const f32,
+                    dir.w_ih.addr() as *const f32,
+                    dir.w_hh.addr() as *const f32,
+                    &s,
+                    (call.g_out.addr() as *const f32).add(k * d.h),
+                    ld,
+                    &g,
+                )
+            }
         });
-        let _ = keep;
     });
     Ok(())
 }
