@@ -1,3 +1,6 @@
+//! Wall time of the default crnn-v0 training step (batch of eight 256-px
+//! lines) in Rust alone, for profiling: `THREADS=2 cargo run --release
+//! --example recognizer_profile -- 10` (steps; `perf record` works on it).
 use onemodel::recognizer::model::{Config, Model, SplitMix};
 use onemodel::recognizer::trainer::{Hyper, Line, Trainer};
 fn main() {
@@ -25,7 +28,11 @@ fn main() {
             labels: &labels[i],
         })
         .collect();
-    onemodel::dispatch::set_threads(1).unwrap();
+    let threads: usize = std::env::var("THREADS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    onemodel::dispatch::set_threads(threads).unwrap();
     let n: usize = std::env::args()
         .nth(1)
         .map(|s| s.parse().unwrap())
@@ -41,10 +48,27 @@ fn main() {
             .unwrap()
             * 1e-9
     };
+    // Per step: wall time of the whole step and of `compute` (lines,
+    // line-order sum, norm); the rest is clipping and AdamW.
+    let (mut steps, mut computes) = (Vec::new(), Vec::new());
     let t = cpu();
     for _ in 0..n {
+        let w0 = std::time::Instant::now();
+        tr.compute(&model, &lines).unwrap();
+        let w1 = std::time::Instant::now();
         tr.train_step(&mut model, &lines).unwrap();
+        computes.push((w1 - w0).as_secs_f64());
+        steps.push(w1.elapsed().as_secs_f64());
     }
     let s = cpu() - t;
-    println!("{:.1} lines/s", (8 * n) as f64 / s);
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2] * 1e3
+    };
+    println!(
+        "{threads} threads: {:.1} lines per CPU-second of the main thread; median step {:.1} ms, of which compute {:.1} ms",
+        (16 * n) as f64 / s,
+        median(&mut steps),
+        median(&mut computes)
+    );
 }
