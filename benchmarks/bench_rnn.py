@@ -19,8 +19,6 @@ import subprocess
 import sys
 import time
 
-import numpy as np
-
 import onemodel as om
 
 try:

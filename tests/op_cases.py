@@ -66,7 +66,6 @@ MHA = dict(embed_dim=8, num_heads=2, batch=2, L=3, S=5)
 
 
 def mha_masks(lib, kind):
-    L, S = MHA["L"], MHA["S"]
     if kind == "bool":
         attn = _mask(lib, ~BOOL_3x5)  # MHA: True = not allowed
     else:

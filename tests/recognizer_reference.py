@@ -38,7 +38,6 @@ def pool_forward(z, ph, pw):
     equals wins); the winner's index or -1."""
     h, w, o = z.shape
     oh, ow = h // ph, w // pw
-    y = np.zeros((oh, ow, o))
     win = -np.ones((oh, ow, o), dtype=np.int64)
     best = np.zeros((oh, ow, o))
     for dy in range(ph):

@@ -1,7 +1,6 @@
 """GradientCheck on every operator, with broadcasting, strided and
 transposed views, in both modes; and proof that the check can fail."""
 
-import numpy as np
 import pytest
 
 import onemodel as om

@@ -6,7 +6,6 @@ import os
 import numpy as np
 import pytest
 
-import onemodel as om
 from onemodel.recognizer import DEFAULT_CHARSET, ContainerError, CrnnV0, CrnnV0Config, Trainer
 
 SMALL = dict(height=16, channels=(4, 6, 8), pools=((2, 2), (2, 2), (2, 1)), hidden=8, layers=2, charset=tuple("abc "))

@@ -3,7 +3,6 @@
 import gc
 import threading
 
-import numpy as np
 import pytest
 
 import onemodel as om

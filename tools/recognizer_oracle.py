@@ -36,7 +36,6 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-import onemodel as om
 from onemodel.recognizer import CrnnV0, CrnnV0Config, Trainer
 from onemodel.recognizer import synth
 

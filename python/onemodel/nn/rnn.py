@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ..creation import empty, zeros
+from ..creation import empty
 from ..ops.join import stack
 from ..ops.rnn import gru_directions, lstm_directions
 from ..tensor import Tensor

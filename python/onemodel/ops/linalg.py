@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import _core, _shape
 from ..autograd.function import Function
 from ..tensor import Tensor, float32
-from .arith import binary_kernel, clone_contiguous, expand_to, sum_kernel, sum_to
+from .arith import clone_contiguous, expand_to, sum_kernel, sum_to
 from . import views
 
 
@@ -28,7 +28,7 @@ def _swap_last(t: Tensor) -> Tensor:
 def _product(a: Tensor, b: Tensor) -> Tensor:
     """[*batch, M, K] × [*batch, K, N] (batch dims already equal; any strides)."""
     batch = a._shape[:-2]
-    m, k, n = a._shape[-2], a._shape[-1], b._shape[-1]
+    m, n = a._shape[-2], b._shape[-1]
     out = Tensor._empty(batch + (m, n))
     bsz = _shape.numel(batch)
     # The kernel takes one batch dimension: merge the batch dims when the
