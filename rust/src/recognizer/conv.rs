@@ -156,9 +156,15 @@ pub fn forward(
 /// `wt[k][o] = w[o][k]` for the real taps k < 9C of a weight `[O][KP]`:
 /// the operand of the input gradient, made once per step.
 pub fn transpose_weight(g: &Geom, w: &[f32]) -> Vec<f32> {
-    let mut wt = vec![0f32; g.k() * g.o];
-    transpose_ld(w, g.o, g.k(), g.kp(), &mut wt);
+    let mut wt = Vec::new();
+    transpose_weight_into(g, w, &mut wt);
     wt
+}
+
+/// [`transpose_weight`] into a reused buffer (every element overwritten).
+pub fn transpose_weight_into(g: &Geom, w: &[f32], wt: &mut Vec<f32>) {
+    super::reuse(wt, g.k() * g.o, 0.0);
+    transpose_ld(w, g.o, g.k(), g.kp(), wt);
 }
 
 /// Workspace of one block's backward pass.

@@ -334,42 +334,48 @@ impl Model {
 
     /// The transposed weights the backward pass reads.
     pub fn prepare(&self) -> Prepared {
+        let mut p = Prepared::default();
+        self.prepare_into(&mut p);
+        p
+    }
+
+    /// [`Model::prepare`] into the buffers of an earlier step: a trainer
+    /// keeps one `Prepared`, so the ≈ 6 MB of transposes are not
+    /// allocated and returned to the system (and faulted in again) every
+    /// step. Every element is overwritten.
+    pub fn prepare_into(&self, p: &mut Prepared) {
         let cfg = &self.cfg;
         let h = cfg.hidden;
-        let mut w_hh_t = Vec::new();
-        let mut w_cat_t = Vec::new();
+        p.w_hh_t.resize_with(cfg.layers, Default::default);
+        p.w_cat_t.resize_with(cfg.layers, Default::default);
         for l in 0..cfg.layers {
             let inp = cfg.lstm_input(l);
-            let mut cat = vec![0f32; inp * 8 * h];
-            let mut pair = Vec::new();
-            for d in 0..2 {
+            let cat = &mut p.w_cat_t[l];
+            super::reuse(cat, inp * 8 * h, 0.0);
+            let pair = &mut p.w_hh_t[l];
+            pair.resize_with(2, Default::default);
+            for (d, t) in pair.iter_mut().enumerate() {
                 let base = cfg.lstm_index(l, d);
-                let mut t = vec![0f32; h * 4 * h];
-                transpose(&self.params[base + 1], 4 * h, h, &mut t);
-                pair.push(t);
+                super::reuse(t, h * 4 * h, 0.0);
+                transpose(&self.params[base + 1], 4 * h, h, t);
                 // W_ih [4H][In] transposed, then its rows placed side by side.
-                let mut wt = vec![0f32; inp * 4 * h];
-                transpose(&self.params[base], 4 * h, inp, &mut wt);
+                let wt = &mut p.scratch;
+                super::reuse(wt, inp * 4 * h, 0.0);
+                transpose(&self.params[base], 4 * h, inp, wt);
                 for (i, row) in wt.chunks_exact(4 * h).enumerate() {
                     cat[i * 8 * h + d * 4 * h..][..4 * h].copy_from_slice(row);
                 }
             }
-            w_hh_t.push(pair);
-            w_cat_t.push(cat);
         }
         let k = cfg.classes;
-        let mut cls_t = vec![0f32; 2 * h * k];
-        transpose(&self.params[cfg.classifier_index()], k, 2 * h, &mut cls_t);
+        super::reuse(&mut p.cls_t, 2 * h * k, 0.0);
+        transpose(&self.params[cfg.classifier_index()], k, 2 * h, &mut p.cls_t);
         // A block's channel counts (all the transpose needs) do not depend
         // on the line's width.
-        let conv_t = (cfg.geoms(cfg.min_width()).iter().enumerate())
-            .map(|(b, g)| conv::transpose_weight(g, &self.params[cfg.conv_index(b)]))
-            .collect();
-        Prepared {
-            w_hh_t,
-            w_cat_t,
-            cls_t,
-            conv_t,
+        let geoms = cfg.geoms(cfg.min_width());
+        p.conv_t.resize_with(geoms.len(), Default::default);
+        for (b, (g, wt)) in geoms.iter().zip(p.conv_t.iter_mut()).enumerate() {
+            conv::transpose_weight_into(g, &self.params[cfg.conv_index(b)], wt);
         }
     }
 
@@ -568,12 +574,15 @@ impl Model {
 }
 
 /// Transposed weights for one step (read-only, shared by every line).
+#[derive(Default)]
 pub struct Prepared {
     pub w_hh_t: Vec<Vec<Vec<f32>>>,
     pub w_cat_t: Vec<Vec<f32>>,
     pub cls_t: Vec<f32>,
     /// Each block's weight, real taps, as `[K][O]`.
     pub conv_t: Vec<Vec<f32>>,
+    /// Workspace of `prepare_into` (one W_ih transposed).
+    scratch: Vec<f32>,
 }
 
 #[derive(Default)]

@@ -104,6 +104,8 @@ pub struct Trainer {
     /// The batch gradient of the last `compute` (run-time layout).
     pub grads: Vec<Vec<f32>>,
     work: Vec<Mutex<LineWork>>,
+    /// The step's transposed weights, in buffers kept between steps.
+    prep: super::model::Prepared,
 }
 
 /// Check a batch against the model; a clear message for each bad input.
@@ -163,6 +165,7 @@ impl Trainer {
             v: zeros.clone(),
             grads: zeros,
             work: Vec::new(),
+            prep: Default::default(),
         })
     }
 
@@ -186,7 +189,8 @@ impl Trainer {
         while self.work.len() < b {
             self.work.push(Mutex::new(LineWork::default()));
         }
-        let prep = model.prepare();
+        model.prepare_into(&mut self.prep);
+        let prep = &self.prep;
         let scale = 1.0 / b as f64;
         let k = model.cfg.classes;
         let work = &self.work;
@@ -197,7 +201,7 @@ impl Trainer {
                 w.grads = model.params.iter().map(|p| vec![0f32; p.len()]).collect();
             }
             let line = &lines[i];
-            model.forward(&prep, line.pixels, line.width, &mut w.st);
+            model.forward(prep, line.pixels, line.width, &mut w.st);
             let t = w.st.t;
             super::reuse(&mut w.st.dlogits, t * k, 0.0);
             w.loss = ctc::loss_from_logits(
@@ -209,7 +213,7 @@ impl Trainer {
                 &mut w.st.dlogits,
                 &mut w.ctc,
             );
-            model.backward(&prep, &mut w.st, &mut w.grads);
+            model.backward(prep, &mut w.st, &mut w.grads);
         });
         // g = g0; g += g1; … in line order, per element (so the threads may
         // take any element chunks: the chunking is a function of the sizes).
