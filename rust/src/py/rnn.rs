@@ -352,6 +352,47 @@ fn grad_views(grads: &Seven<'_>, d: rnn::Dims, gates: usize, op: &str) -> PyResu
     Ok(v)
 }
 
+impl Forward {
+    /// Release the GIL and run `kernel(direction, x, out, ld)` for each
+    /// direction, `out` pointing at the direction's first column and `ld`
+    /// the output's row stride (see [`run_directions`]).
+    fn run(
+        self,
+        py: Python<'_>,
+        kernel: impl Fn(&ForwardDirection, *const f32, *mut f32, usize) + Send + Sync,
+    ) {
+        py.detach(move || {
+            let (h, ld) = (self.d.h, self.dirs.len() * self.d.h);
+            run_directions(&self.dirs, |k, dir| {
+                let out = (self.out.addr() as *mut f32).wrapping_add(k * h);
+                kernel(dir, self.x.addr() as *const f32, out, ld)
+            });
+        });
+    }
+}
+
+impl Backward {
+    /// As [`Forward::run`], with the direction's columns of the output
+    /// gradient.
+    fn run(
+        self,
+        py: Python<'_>,
+        kernel: impl Fn(&BackwardDirection, *const f32, *const f32, usize) + Send + Sync,
+    ) {
+        py.detach(move || {
+            let (h, ld) = (self.d.h, self.dirs.len() * self.d.h);
+            run_directions(&self.dirs, |k, dir| {
+                let g = (self.g_out.addr() as *const f32).wrapping_add(k * h);
+                kernel(dir, self.x.addr() as *const f32, g, ld)
+            });
+        });
+    }
+}
+
+fn weights_of(w_ih: &TView, w_hh: &TView) -> (*const f32, *const f32) {
+    (w_ih.addr() as *const f32, w_hh.addr() as *const f32)
+}
+
 /// LSTM forward over x [T, B, I] for one direction or two at once.
 /// `out` is [T + 1, B, D·H]: direction k writes columns k·H..(k+1)·H, rows
 /// 0..T its hidden states, row T its final cell state.
@@ -363,38 +404,36 @@ pub fn lstm_forward(
     out: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
     let call = forward_call(x, directions, out, &LSTM)?;
-    let mode = dispatch::mode();
-    py.detach(move || {
-        let (d, ld) = (call.d, call.dirs.len() * call.d.h);
-        run_directions(&call.dirs, |k, dir| {
-            let saved = dir.saved.as_ref().map(|v| rnn::LstmSaved {
-                gates: v[0].addr() as *mut f32,
-                cells: v[1].addr() as *mut f32,
-                tanh_c: v[2].addr() as *mut f32,
-                h_prev: v[3].addr() as *mut f32,
-            });
-            // SAFETY: `forward_call` checked every buffer's size against
-            // the layouts; `out` and the saved buffers are fresh buffers the
-            // Python side allocated; the directions write disjoint columns
-            // of `out` and their own saved buffers; `call` keeps the memory.
-            unsafe {
-                rnn::lstm_forward(
-                    mode,
-                    d,
-                    dir.reverse,
-                    call.x.addr() as *const f32,
-                    dir.w_ih.addr() as *const f32,
-                    dir.w_hh.addr() as *const f32,
-                    const_ptr(&dir.b_ih),
-                    const_ptr(&dir.b_hh),
-                    const_ptr(&dir.h0),
-                    const_ptr(&dir.c0),
-                    (call.out.addr() as *mut f32).add(k * d.h),
-                    ld,
-                    saved.as_ref(),
-                )
-            }
+    let (mode, d) = (dispatch::mode(), call.d);
+    call.run(py, move |dir, x, out, ld| {
+        let saved = dir.saved.as_ref().map(|v| rnn::LstmSaved {
+            gates: v[0].addr() as *mut f32,
+            cells: v[1].addr() as *mut f32,
+            tanh_c: v[2].addr() as *mut f32,
+            h_prev: v[3].addr() as *mut f32,
         });
+        let (w_ih, w_hh) = weights_of(&dir.w_ih, &dir.w_hh);
+        // SAFETY: `forward_call` checked every buffer's size against the
+        // layouts; `out` and the saved buffers are fresh buffers the Python
+        // side allocated; the directions write disjoint columns of `out` and
+        // their own saved buffers; the call keeps the memory alive.
+        unsafe {
+            rnn::lstm_forward(
+                mode,
+                d,
+                dir.reverse,
+                x,
+                w_ih,
+                w_hh,
+                const_ptr(&dir.b_ih),
+                const_ptr(&dir.b_hh),
+                const_ptr(&dir.h0),
+                const_ptr(&dir.c0),
+                out,
+                ld,
+                saved.as_ref(),
+            )
+        }
     });
     Ok(())
 }
@@ -409,34 +448,32 @@ pub fn lstm_backward(
     g_out: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
     let call = backward_call(x, directions, g_out, &LSTM)?;
-    let mode = dispatch::mode();
-    py.detach(move || {
-        let (d, ld) = (call.d, call.dirs.len() * call.d.h);
-        run_directions(&call.dirs, |k, dir| {
-            let s = rnn::LstmSaved {
-                gates: dir.saved[0].addr() as *mut f32,
-                cells: dir.saved[1].addr() as *mut f32,
-                tanh_c: dir.saved[2].addr() as *mut f32,
-                h_prev: dir.saved[3].addr() as *mut f32,
-            };
-            // SAFETY: sizes checked by `backward_call`; each direction writes
-            // only its own fresh gradient buffers.
-            unsafe {
-                rnn::lstm_backward(
-                    mode,
-                    d,
-                    dir.reverse,
-                    call.x.addr() as *const f32,
-                    dir.w_ih.addr() as *const f32,
-                    dir.w_hh.addr() as *const f32,
-                    const_ptr(&dir.c0),
-                    &s,
-                    (call.g_out.addr() as *const f32).add(k * d.h),
-                    ld,
-                    &grads_of(&dir.grads),
-                )
-            }
-        });
+    let (mode, d) = (dispatch::mode(), call.d);
+    call.run(py, move |dir, x, g, ld| {
+        let s = rnn::LstmSaved {
+            gates: dir.saved[0].addr() as *mut f32,
+            cells: dir.saved[1].addr() as *mut f32,
+            tanh_c: dir.saved[2].addr() as *mut f32,
+            h_prev: dir.saved[3].addr() as *mut f32,
+        };
+        let (w_ih, w_hh) = weights_of(&dir.w_ih, &dir.w_hh);
+        // SAFETY: sizes checked by `backward_call`; each direction writes
+        // only its own fresh gradient buffers.
+        unsafe {
+            rnn::lstm_backward(
+                mode,
+                d,
+                dir.reverse,
+                x,
+                w_ih,
+                w_hh,
+                const_ptr(&dir.c0),
+                &s,
+                g,
+                ld,
+                &grads_of(&dir.grads),
+            )
+        }
     });
     Ok(())
 }
@@ -451,33 +488,31 @@ pub fn gru_forward(
     out: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
     let call = forward_call(x, directions, out, &GRU)?;
-    let mode = dispatch::mode();
-    py.detach(move || {
-        let (d, ld) = (call.d, call.dirs.len() * call.d.h);
-        run_directions(&call.dirs, |k, dir| {
-            let saved = dir.saved.as_ref().map(|v| rnn::GruSaved {
-                gates: v[0].addr() as *mut f32,
-                hp_n: v[1].addr() as *mut f32,
-                h_prev: v[2].addr() as *mut f32,
-            });
-            // SAFETY: as in `lstm_forward`.
-            unsafe {
-                rnn::gru_forward(
-                    mode,
-                    d,
-                    dir.reverse,
-                    call.x.addr() as *const f32,
-                    dir.w_ih.addr() as *const f32,
-                    dir.w_hh.addr() as *const f32,
-                    const_ptr(&dir.b_ih),
-                    const_ptr(&dir.b_hh),
-                    const_ptr(&dir.h0),
-                    (call.out.addr() as *mut f32).add(k * d.h),
-                    ld,
-                    saved.as_ref(),
-                )
-            }
+    let (mode, d) = (dispatch::mode(), call.d);
+    call.run(py, move |dir, x, out, ld| {
+        let saved = dir.saved.as_ref().map(|v| rnn::GruSaved {
+            gates: v[0].addr() as *mut f32,
+            hp_n: v[1].addr() as *mut f32,
+            h_prev: v[2].addr() as *mut f32,
         });
+        let (w_ih, w_hh) = weights_of(&dir.w_ih, &dir.w_hh);
+        // SAFETY: as in `lstm_forward`.
+        unsafe {
+            rnn::gru_forward(
+                mode,
+                d,
+                dir.reverse,
+                x,
+                w_ih,
+                w_hh,
+                const_ptr(&dir.b_ih),
+                const_ptr(&dir.b_hh),
+                const_ptr(&dir.h0),
+                out,
+                ld,
+                saved.as_ref(),
+            )
+        }
     });
     Ok(())
 }
@@ -491,33 +526,18 @@ pub fn gru_backward(
     g_out: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
     let call = backward_call(x, directions, g_out, &GRU)?;
-    let mode = dispatch::mode();
-    py.detach(move || {
-        let (d, ld) = (call.d, call.dirs.len() * call.d.h);
-        run_directions(&call.dirs, |k, dir| {
-            let s = rnn::GruSaved {
-                gates: dir.saved[0].addr() as *mut f32,
-                hp_n: dir.saved[1].addr() as *mut f32,
-                h_prev: dir.saved[2].addr() as *mut f32,
-            };
-            let mut g = grads_of(&dir.grads);
-            g.dc0 = std::ptr::null_mut();
-            // SAFETY: as in `lstm_backward`.
-            unsafe {
-                rnn::gru_backward(
-                    mode,
-                    d,
-                    dir.reverse,
-                    call.x.addr() as *const f32,
-                    dir.w_ih.addr() as *const f32,
-                    dir.w_hh.addr() as *const f32,
-                    &s,
-                    (call.g_out.addr() as *const f32).add(k * d.h),
-                    ld,
-                    &g,
-                )
-            }
-        });
+    let (mode, d) = (dispatch::mode(), call.d);
+    call.run(py, move |dir, x, g, ld| {
+        let s = rnn::GruSaved {
+            gates: dir.saved[0].addr() as *mut f32,
+            hp_n: dir.saved[1].addr() as *mut f32,
+            h_prev: dir.saved[2].addr() as *mut f32,
+        };
+        let mut grads = grads_of(&dir.grads);
+        grads.dc0 = std::ptr::null_mut();
+        let (w_ih, w_hh) = weights_of(&dir.w_ih, &dir.w_hh);
+        // SAFETY: as in `lstm_backward`.
+        unsafe { rnn::gru_backward(mode, d, dir.reverse, x, w_ih, w_hh, &s, g, ld, &grads) }
     });
     Ok(())
 }
