@@ -13,7 +13,9 @@ concatenated output of a bidirectional layer is a contiguous view (no copy).
 
 The input's gradient of a two-direction call is dx_reverse + dx_forward: the
 sum the engine formed when the directions were two records (the reverse
-one's emission came first), so the bits are those of the two-record graph.
+one's emission came first), so the bits are those of the two-record graph
+(up to the sign of an exact zero in the output gradient when a loss reads
+h_n or c_n of both directions: docs/recurrent.md).
 """
 
 from __future__ import annotations
