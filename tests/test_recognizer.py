@@ -68,6 +68,28 @@ def test_logits_and_recognize():
     assert text == m.decode(want)
 
 
+def _fresh_logits(m, img):
+    """Logits of a new model object holding m's weights (no cached state)."""
+    twin = small_model(seed=1)
+    twin.load_state_dict(m.state_dict())
+    return twin.logits(img)
+
+
+def test_logits_follow_every_change_of_the_weights():
+    """Inference reads the current weights after a step or a state_dict
+    load, the same logits as a new model object holding them."""
+    m = small_model()
+    img = lines(m.config, (40,))[0]
+    first = m.logits(img)
+    assert np.array_equal(m.logits(img), first)
+    Trainer(m, lr=0.05).step(lines(m.config), TEXTS)
+    after_step = m.logits(img)
+    assert not np.array_equal(after_step, first)
+    assert np.array_equal(after_step, _fresh_logits(m, img))
+    m.load_state_dict(small_model(seed=2).state_dict())
+    assert np.array_equal(m.logits(img), small_model(seed=2).logits(img))
+
+
 def test_gradients_do_not_update_and_step_does():
     m = small_model()
     before = m.state_dict()

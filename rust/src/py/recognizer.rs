@@ -125,9 +125,8 @@ impl CrnnCore {
         let model = &self.model;
         let (logits, t) = py.detach(|| {
             dispatch::with_ieee(|| {
-                let prep = model.prepare();
                 let mut st = crate::recognizer::model::LineState::default();
-                model.forward(&prep, &pixels, w, &mut st);
+                model.forward(&pixels, w, &mut st);
                 (std::mem::take(&mut st.logits), st.t)
             })
         });
@@ -474,7 +473,6 @@ pub fn rec_lstm_layer<'py>(
                 w_ih: &ps[3 * d],
                 w_hh: &ps[3 * d + 1],
                 b: &ps[3 * d + 2],
-                w_hh_t: &whht[d],
             };
             let mut st = [DirState::default(), DirState::default()];
             let mut out = vec![0f32; t_len * 2 * h];
@@ -503,7 +501,7 @@ pub fn rec_lstm_layer<'py>(
                     &dout,
                     2 * h,
                     d * h,
-                    dp(d),
+                    &whht[d],
                     &st[d],
                     &mut dz,
                     8 * h,

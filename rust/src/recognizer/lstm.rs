@@ -27,14 +27,13 @@ pub struct DirState {
     pub hprev: Vec<f32>,
 }
 
-/// Parameters of one direction, borrowed. `w_hh_t` is W_hh transposed
-/// (`[H][4H]`), used by the backward recurrence.
+/// Parameters of one direction, borrowed (the forward pass reads these;
+/// the backward recurrence reads W_hh transposed, `[H][4H]`, instead).
 #[derive(Clone, Copy)]
 pub struct DirParams<'a> {
     pub w_ih: &'a [f32],
     pub w_hh: &'a [f32],
     pub b: &'a [f32],
-    pub w_hh_t: &'a [f32],
 }
 
 /// Forward of one direction; writes h into `out[t][col..col + H]` (row
@@ -108,7 +107,7 @@ pub fn backward_dir(
     dout: &[f32],
     ldo: usize,
     col: usize,
-    p: DirParams<'_>,
+    w_hh_t: &[f32],
     st: &DirState,
     dz: &mut [f32],
     lddz: usize,
@@ -148,7 +147,7 @@ pub fn backward_dir(
             dzt[3 * h + j] = d_o * (o * (1.0 - o));
         }
         if back + 1 < t_len {
-            gemm_nt(1, h, g4, dzt, g4, p.w_hh_t, g4, &mut dh_rec, h);
+            gemm_nt(1, h, g4, dzt, g4, w_hh_t, g4, &mut dh_rec, h);
         }
     }
 }

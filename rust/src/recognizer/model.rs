@@ -379,20 +379,19 @@ impl Model {
         }
     }
 
-    fn dir_params<'a>(&'a self, prep: &'a Prepared, l: usize, d: usize) -> DirParams<'a> {
+    fn dir_params(&self, l: usize, d: usize) -> DirParams<'_> {
         let base = self.cfg.lstm_index(l, d);
         DirParams {
             w_ih: &self.params[base],
             w_hh: &self.params[base + 1],
             b: &self.params[base + 2],
-            w_hh_t: &prep.w_hh_t[l][d],
         }
     }
 
     /// Forward pass of one line (`image` is `[height][width]`), keeping what
     /// the backward pass needs in `st`. The logits are `st.logits`
     /// (`[T][classes]`).
-    pub fn forward(&self, prep: &Prepared, image: &[f32], width: usize, st: &mut LineState) {
+    pub fn forward(&self, image: &[f32], width: usize, st: &mut LineState) {
         let cfg = &self.cfg;
         let geoms = cfg.geoms(width);
         st.width = width;
@@ -443,7 +442,7 @@ impl Model {
                     h,
                     d == 1,
                     x,
-                    self.dir_params(prep, l, d),
+                    self.dir_params(l, d),
                     &mut ls.dirs[d],
                     &mut st.xp,
                     &mut ls.out,
@@ -499,7 +498,7 @@ impl Model {
                     &st.dx,
                     2 * h,
                     d * h,
-                    self.dir_params(prep, l, d),
+                    &prep.w_hh_t[l][d],
                     &st.layers[l].dirs[d],
                     &mut st.dz,
                     8 * h,

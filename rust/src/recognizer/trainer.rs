@@ -201,7 +201,7 @@ impl Trainer {
                 w.grads = model.params.iter().map(|p| vec![0f32; p.len()]).collect();
             }
             let line = &lines[i];
-            model.forward(prep, line.pixels, line.width, &mut w.st);
+            model.forward(line.pixels, line.width, &mut w.st);
             let t = w.st.t;
             super::reuse(&mut w.st.dlogits, t * k, 0.0);
             w.loss = ctc::loss_from_logits(
