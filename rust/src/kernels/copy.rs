@@ -17,7 +17,7 @@ pub unsafe fn copy_strided(
     dst_strides: &[isize],
     elem: usize,
 ) {
-    if shape.iter().any(|&n| n == 0) {
+    if shape.contains(&0) {
         return;
     }
     let c = coalesce(shape, &[dst_strides, src_strides]);
@@ -31,6 +31,12 @@ pub unsafe fn copy_strided(
                     let (d, s) = (dst as *mut u32, src as *const u32);
                     if ds == 1 && ss == 1 {
                         std::ptr::copy(s.offset(o[1]), d.offset(o[0]), inner);
+                    } else if ds == 1 && ss == 0 && !overlaps(s.offset(o[1]), d.offset(o[0]), inner)
+                    {
+                        // A broadcast row (sum's and mean's backward): one
+                        // value, read once, stored over a contiguous run.
+                        let v = *s.offset(o[1]);
+                        std::slice::from_raw_parts_mut(d.offset(o[0]), inner).fill(v);
                     } else {
                         for j in 0..inner as isize {
                             *d.offset(o[0] + j * ds) = *s.offset(o[1] + j * ss);
@@ -49,6 +55,13 @@ pub unsafe fn copy_strided(
     });
 }
 
+/// Whether the element at `s` lies in the `n` elements from `d` (then a
+/// broadcast source would be overwritten by the row it is copied to).
+fn overlaps(s: *const u32, d: *mut u32, n: usize) -> bool {
+    let (s, d) = (s as usize, d as usize);
+    s >= d && s < d + 4 * n
+}
+
 /// Fill a strided destination with one 4- or 8-byte pattern.
 ///
 /// # Safety
@@ -60,7 +73,7 @@ pub unsafe fn fill_strided(
     bits: u64,
     elem: usize,
 ) {
-    if shape.iter().any(|&n| n == 0) {
+    if shape.contains(&0) {
         return;
     }
     let c = coalesce(shape, &[dst_strides]);
@@ -115,6 +128,20 @@ mod tests {
             );
         }
         assert_eq!(dst, [7, 9, 7, 9, 7, 9]);
+        // A 4-byte broadcast row keeps the source's exact bits (a NaN payload).
+        let one = [f32::from_bits(0x7fa0_0001)];
+        let mut row = [0f32; 37];
+        unsafe {
+            copy_strided(
+                &[37],
+                one.as_ptr() as _,
+                &[0],
+                row.as_mut_ptr() as _,
+                &[1],
+                4,
+            )
+        };
+        assert!(row.iter().all(|v| v.to_bits() == 0x7fa0_0001));
         let mut f = [0f32; 4];
         unsafe { fill_strided(&[2], f.as_mut_ptr() as _, &[2], 1.5f32.to_bits() as u64, 4) };
         assert_eq!(f, [1.5, 0., 1.5, 0.]);
