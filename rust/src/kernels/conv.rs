@@ -543,6 +543,73 @@ mod tests {
         }
     }
 
+    /// The input gradient's definition in exact mode: each dcols entry the
+    /// canonical sum over the group's output channels (+0, then a rounded
+    /// multiply and a rounded add per channel, increasing), each input
+    /// element +0 plus its taps in (ky, kx) order.
+    fn input_grad_definition(s: &Conv2d, dy: &[f32], wt: &[f32]) -> Vec<f32> {
+        let (og, cg, k) = (s.og(), s.cg(), s.k());
+        let mut dx = vec![0f32; s.n * s.c_in * s.h * s.w];
+        for ni in 0..s.n {
+            for ci in 0..s.c_in {
+                let (g, c) = (ci / cg, ci % cg);
+                for iy in 0..s.h {
+                    for ix in 0..s.w {
+                        let mut acc = 0f32;
+                        for ky in 0..s.kh {
+                            for kx in 0..s.kw {
+                                let ty = (iy + s.padding.0) as isize - (ky * s.dilation.0) as isize;
+                                let tx = (ix + s.padding.1) as isize - (kx * s.dilation.1) as isize;
+                                if ty < 0 || tx < 0 {
+                                    continue;
+                                }
+                                let (ty, tx) = (ty as usize, tx as usize);
+                                if ty % s.stride.0 != 0 || tx % s.stride.1 != 0 {
+                                    continue;
+                                }
+                                let (oy, ox) = (ty / s.stride.0, tx / s.stride.1);
+                                if oy >= s.oh || ox >= s.ow {
+                                    continue;
+                                }
+                                let r = (c * s.kh + ky) * s.kw + kx;
+                                let mut term = 0f32;
+                                for o in 0..og {
+                                    let oc = g * og + o;
+                                    let prod = wt[oc * k + r]
+                                        * dy[((ni * s.c_out + oc) * s.oh + oy) * s.ow + ox];
+                                    term += prod;
+                                }
+                                acc += term;
+                            }
+                        }
+                        dx[((ni * s.c_in + ci) * s.h + iy) * s.w + ix] = acc;
+                    }
+                }
+            }
+        }
+        dx
+    }
+
+    #[test]
+    fn input_grad_gives_the_definition_bits() {
+        for s in [
+            geometry(2, 4, 7, 6, 6, 3, 1, 1, 1, 2),
+            geometry(1, 3, 9, 8, 4, 3, 2, 2, 2, 1),
+            geometry(2, 5, 5, 5, 5, 3, 1, 1, 1, 5),
+            geometry(1, 2, 11, 5, 3, 3, 1, 0, 2, 1),
+            geometry(1, 2, 10, 7, 2, 3, 3, 2, 1, 1),
+        ] {
+            let wt = values(s.c_out * s.k(), 1.1);
+            let dy = values(s.n * s.c_out * s.p(), 2.7);
+            let want = input_grad_definition(&s, &dy, &wt);
+            let mut dx = vec![f32::NAN; want.len()];
+            unsafe { input_grad(Mode::Exact, &s, dy.as_ptr(), wt.as_ptr(), dx.as_mut_ptr()) };
+            for (a, b) in dx.iter().zip(&want) {
+                assert_eq!(a.to_bits(), b.to_bits(), "{s:?}");
+            }
+        }
+    }
+
     #[test]
     fn output_size_rule() {
         assert_eq!(out_size(5, 3, 1, 0, 1), 3);
