@@ -503,14 +503,22 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn forward_matches_direct_sum_and_adjoints_agree() {
-        for s in [
+    /// Groups, depthwise, stride with dilation, 1×1, no padding with
+    /// dilation, stride 3.
+    fn geometries() -> [Conv2d; 6] {
+        [
             geometry(2, 4, 7, 6, 6, 3, 1, 1, 1, 2),
             geometry(1, 3, 9, 8, 4, 3, 2, 2, 2, 1),
             geometry(2, 5, 5, 5, 5, 3, 1, 1, 1, 5),
             geometry(3, 4, 4, 4, 8, 1, 1, 0, 1, 1),
-        ] {
+            geometry(1, 2, 11, 5, 3, 3, 1, 0, 2, 1),
+            geometry(1, 2, 10, 7, 2, 3, 3, 2, 1, 1),
+        ]
+    }
+
+    #[test]
+    fn forward_matches_direct_sum_and_adjoints_agree() {
+        for s in geometries() {
             let x = values(s.n * s.c_in * s.h * s.w, 0.3);
             let wt = values(s.c_out * s.k(), 1.1);
             let dy = values(s.n * s.c_out * s.p(), 2.7);
@@ -592,13 +600,7 @@ mod tests {
 
     #[test]
     fn input_grad_gives_the_definition_bits() {
-        for s in [
-            geometry(2, 4, 7, 6, 6, 3, 1, 1, 1, 2),
-            geometry(1, 3, 9, 8, 4, 3, 2, 2, 2, 1),
-            geometry(2, 5, 5, 5, 5, 3, 1, 1, 1, 5),
-            geometry(1, 2, 11, 5, 3, 3, 1, 0, 2, 1),
-            geometry(1, 2, 10, 7, 2, 3, 3, 2, 1, 1),
-        ] {
+        for s in geometries() {
             let wt = values(s.c_out * s.k(), 1.1);
             let dy = values(s.n * s.c_out * s.p(), 2.7);
             let want = input_grad_definition(&s, &dy, &wt);
