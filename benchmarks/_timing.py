@@ -1,8 +1,25 @@
-"""Timing shared by the benchmarks (not a benchmark itself)."""
+"""Timing and peak-memory helpers shared by the benchmarks (not a
+benchmark itself)."""
 
 from __future__ import annotations
 
+import resource
 import time
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident memory in MiB. VmHWM belongs to the
+    process's own address space; ru_maxrss (the fallback off Linux) would
+    also count the parent's memory at fork time, which Linux carries across
+    exec — e.g. torch's import in the parent."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def interleaved_ms(fns, repeats: int, pause: float = 0.0) -> list:

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import subprocess
 import sys
 import time
+
+from _timing import peak_rss_mib
 
 import numpy as np
 
@@ -113,19 +114,6 @@ def run_torch(threads, mode, repeats):
     return step
 
 
-def _vm_hwm_mib() -> float:
-    """Peak resident memory of this process (VmHWM), which, unlike
-    ru_maxrss, does not carry over the parent's size across exec."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def child(framework, threads, mode, repeats):
     step = (run_ours if framework == "onemodel" else run_torch)(threads, mode, repeats)
     step()
@@ -135,7 +123,7 @@ def child(framework, threads, mode, repeats):
         t0 = time.perf_counter()
         step()
         times.append((time.perf_counter() - t0) * 1e3)
-    peak = _vm_hwm_mib()
+    peak = peak_rss_mib()
     print(json.dumps({"ms": statistics.median(times), "peak_mib": peak}))
 
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import time
+
+from _timing import peak_rss_mib
 
 import numpy as np
 
@@ -102,24 +103,10 @@ def run_torch(threads, steps):
     return steps * BATCH / (time.perf_counter() - t), steps * BATCH / (time.process_time() - c)
 
 
-def peak_mib():
-    """This process's peak resident memory. VmHWM belongs to the process's
-    own address space; ru_maxrss would also count the parent's memory at
-    fork time (Linux carries it across exec), i.e. torch's import."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def worker(args):
     fn = run_onemodel if args.worker == "onemodel" else run_torch
     lps, lpc = fn(args.worker_threads, args.steps)
-    peak = peak_mib()
+    peak = peak_rss_mib()
     print(json.dumps({"lines_per_s": lps, "lines_per_cpu_s": lpc, "peak_mib": peak}))
 
 

@@ -19,6 +19,8 @@ import subprocess
 import sys
 import time
 
+from _timing import peak_rss_mib
+
 import onemodel as om
 
 try:
@@ -72,17 +74,8 @@ def theirs(cls, backward):
     return run
 
 
-def _vm_hwm_mib() -> float:
-    """Peak resident memory of this process (VmHWM, Linux)."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def memory_child(library, name, backward, repeats):
-    base = _vm_hwm_mib()
+    base = peak_rss_mib()
     if library == "onemodel":
         om.compute.set_threads(2)
         run = ours(getattr(om.nn, name), backward)
@@ -91,7 +84,7 @@ def memory_child(library, name, backward, repeats):
         run = theirs(getattr(torch.nn, name), backward)
     for _ in range(repeats + 1):
         run()
-    print(f"{base:.1f} {_vm_hwm_mib():.1f}")
+    print(f"{base:.1f} {peak_rss_mib():.1f}")
 
 
 def memory_table(repeats):

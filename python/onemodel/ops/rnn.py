@@ -23,11 +23,13 @@ from __future__ import annotations
 from .. import _core
 from ..autograd.function import Function
 from ..tensor import Tensor, float32
-from .arith import add_new, clone_contiguous
+from ._spatial_util import contig
+from .arith import add_new
 
 
 def _contig(t):
-    return None if t is None else (t if t.is_contiguous() else clone_contiguous(t))
+    """`contig` that passes an absent optional operand through."""
+    return None if t is None else contig(t)
 
 
 # Tensor inputs per direction after x: w_ih, w_hh, b_ih, b_hh, h0, c0.

@@ -76,6 +76,34 @@ unsafe fn contiguous_t(ptr: *const f32, rows: usize, cols: usize) -> Buffer {
     buf
 }
 
+/// What both forward passes do before the recurrence: the input projection
+/// of every step, `xp = x · W_ihᵀ` ([T·B, G·H], one canonical-order GEMM),
+/// and W_hhᵀ as a contiguous [H, G·H] buffer for the per-step products.
+///
+/// # Safety
+/// x is [T·B, I], W_ih [G·H, I], W_hh [G·H, H] (`gh` = G·H).
+unsafe fn prologue(
+    mode: Mode,
+    d: Dims,
+    gh: usize,
+    x: *const f32,
+    w_ih: *const f32,
+    w_hh: *const f32,
+) -> (Buffer, Buffer) {
+    let xp = overwritten(d.t * d.b * gh);
+    // SAFETY: the caller's layouts; xp has T·B·G·H elements.
+    unsafe {
+        gemm(
+            mode,
+            row_major(x, d.t * d.b, d.i),
+            transposed(w_ih, gh, d.i),
+            xp.as_ptr() as *mut f32,
+            gh,
+        );
+        (xp, contiguous_t(w_hh, gh, d.h))
+    }
+}
+
 fn step_index(reverse: bool, t: usize, k: usize) -> usize {
     if reverse {
         t - 1 - k
@@ -86,6 +114,13 @@ fn step_index(reverse: bool, t: usize, k: usize) -> usize {
 
 fn scratch(len: usize) -> Buffer {
     Buffer::zeroed(len * 4)
+}
+
+/// A buffer every element of which is written before it is read (the
+/// input projection, the pre-activation gradients): pooled memory is always
+/// initialized, so it needs no zero fill.
+fn overwritten(len: usize) -> Buffer {
+    Buffer::new(len * 4)
 }
 
 fn f32s<'a>(b: &'a mut Buffer, len: usize) -> &'a mut [f32] {
@@ -155,21 +190,9 @@ pub unsafe fn lstm_forward(
     let (t_len, b, h) = (d.t, d.b, d.h);
     let g4 = 4 * h;
     let bh = b * h;
-    // Input projection of every step: xp = x · W_ihᵀ, [T·B, 4H].
-    let xp_buf = scratch(t_len * b * g4);
+    // SAFETY: x, W_ih and W_hh have the layouts documented above.
+    let (xp_buf, w_hh_t) = unsafe { prologue(mode, d, g4, x, w_ih, w_hh) };
     let xp = xp_buf.as_ptr() as *mut f32;
-    // SAFETY: x is [T·B, I], W_ih [4H, I]; xp has T·B·4H elements.
-    unsafe {
-        gemm(
-            mode,
-            row_major(x, t_len * b, d.i),
-            transposed(w_ih, g4, d.i),
-            xp,
-            g4,
-        )
-    };
-    // SAFETY: W_hh is [4H, H].
-    let w_hh_t = unsafe { contiguous_t(w_hh, g4, h) };
     let hp_buf = scratch(b * g4);
     let hp = hp_buf.as_ptr() as *mut f32;
     let mut h_buf = scratch(bh);
@@ -359,7 +382,7 @@ pub unsafe fn lstm_backward(
     let (t_len, b, h) = (d.t, d.b, d.h);
     let g4 = 4 * h;
     let bh = b * h;
-    let dz_buf = scratch(t_len * b * g4);
+    let dz_buf = overwritten(t_len * b * g4);
     let dz = dz_buf.as_ptr() as *mut f32;
     let mut dh_buf = scratch(bh);
     let mut dc_buf = scratch(bh);
@@ -462,20 +485,9 @@ pub unsafe fn gru_forward(
     let (t_len, b, h) = (d.t, d.b, d.h);
     let g3 = 3 * h;
     let bh = b * h;
-    let xp_buf = scratch(t_len * b * g3);
+    // SAFETY: as in `lstm_forward`.
+    let (xp_buf, w_hh_t) = unsafe { prologue(mode, d, g3, x, w_ih, w_hh) };
     let xp = xp_buf.as_ptr() as *mut f32;
-    // SAFETY: x is [T·B, I], W_ih [3H, I].
-    unsafe {
-        gemm(
-            mode,
-            row_major(x, t_len * b, d.i),
-            transposed(w_ih, g3, d.i),
-            xp,
-            g3,
-        )
-    };
-    // SAFETY: W_hh is [3H, H].
-    let w_hh_t = unsafe { contiguous_t(w_hh, g3, h) };
     let hp_buf = scratch(b * g3);
     let hp = hp_buf.as_ptr() as *mut f32;
     let mut h_buf = scratch(bh);
@@ -569,8 +581,8 @@ pub unsafe fn gru_backward(
     let (t_len, b, h) = (d.t, d.b, d.h);
     let g3 = 3 * h;
     let bh = b * h;
-    let dzx_buf = scratch(t_len * b * g3);
-    let dzh_buf = scratch(t_len * b * g3);
+    let dzx_buf = overwritten(t_len * b * g3);
+    let dzh_buf = overwritten(t_len * b * g3);
     let (dzx, dzh) = (dzx_buf.as_ptr() as *mut f32, dzh_buf.as_ptr() as *mut f32);
     let mut dh_buf = scratch(bh);
     let mut direct_buf = scratch(bh);

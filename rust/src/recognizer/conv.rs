@@ -154,14 +154,8 @@ pub fn forward(
 }
 
 /// `wt[k][o] = w[o][k]` for the real taps k < 9C of a weight `[O][KP]`:
-/// the operand of the input gradient, made once per step.
-pub fn transpose_weight(g: &Geom, w: &[f32]) -> Vec<f32> {
-    let mut wt = Vec::new();
-    transpose_weight_into(g, w, &mut wt);
-    wt
-}
-
-/// [`transpose_weight`] into a reused buffer (every element overwritten).
+/// the operand of the input gradient, made once per step into a reused
+/// buffer (every element overwritten).
 pub fn transpose_weight_into(g: &Geom, w: &[f32], wt: &mut Vec<f32>) {
     super::reuse(wt, g.k() * g.o, 0.0);
     transpose_ld(w, g.o, g.k(), g.kp(), wt);
@@ -179,7 +173,7 @@ pub struct BackScratch {
 
 /// Backward of one block. `dy` is the gradient of the pooled output, `x`
 /// the block's input, `wt` the weight's real taps transposed (`[K][O]`,
-/// see [`transpose_weight`]),
+/// see [`transpose_weight_into`]),
 /// `dw` (`[O][KP]`, padding written as zero) and `db` are overwritten; when
 /// `dx` is given it receives the input gradient (the gather).
 #[allow(clippy::too_many_arguments)]

@@ -332,17 +332,10 @@ impl Model {
         Ok(Model { cfg, info, params })
     }
 
-    /// The transposed weights the backward pass reads.
-    pub fn prepare(&self) -> Prepared {
-        let mut p = Prepared::default();
-        self.prepare_into(&mut p);
-        p
-    }
-
-    /// [`Model::prepare`] into the buffers of an earlier step: a trainer
-    /// keeps one `Prepared`, so the ≈ 6 MB of transposes are not
-    /// allocated and returned to the system (and faulted in again) every
-    /// step. Every element is overwritten.
+    /// The transposed weights the backward pass reads, into the buffers of
+    /// an earlier step: a trainer keeps one `Prepared`, so the ≈ 6 MB of
+    /// transposes are not allocated and returned to the system (and faulted
+    /// in again) every step. Every element is overwritten.
     pub fn prepare_into(&self, p: &mut Prepared) {
         let cfg = &self.cfg;
         let h = cfg.hidden;
@@ -572,7 +565,8 @@ impl Model {
     }
 }
 
-/// Transposed weights for one step (read-only, shared by every line).
+/// Transposed weights for one step's backward pass (read-only, shared by
+/// every line; filled by [`Model::prepare_into`]).
 #[derive(Default)]
 pub struct Prepared {
     pub w_hh_t: Vec<Vec<Vec<f32>>>,
