@@ -104,6 +104,39 @@ unsafe fn prologue(
     }
 }
 
+/// One step's recurrent product `hp = h · W_hhᵀ` ([B, G·H], from the
+/// contiguous W_hhᵀ of [`prologue`]); when training, the hidden state the
+/// step started from is saved first to `h_prev` (B·H elements).
+///
+/// # Safety
+/// `hp` valid for B·G·H writes, `h_prev` (if any) for B·H; `hcur` is
+/// [B, H] and W_hhᵀ [H, G·H].
+unsafe fn recurrent_product(
+    mode: Mode,
+    d: Dims,
+    hcur: &[f32],
+    w_hh_t: &Buffer,
+    gh: usize,
+    hp: *mut f32,
+    h_prev: Option<*mut f32>,
+) {
+    let (b, h) = (d.b, d.h);
+    debug_assert_eq!(hcur.len(), b * h);
+    // SAFETY: the caller's extents.
+    unsafe {
+        if let Some(dst) = h_prev {
+            std::ptr::copy_nonoverlapping(hcur.as_ptr(), dst, hcur.len());
+        }
+        gemm(
+            mode,
+            row_major(hcur.as_ptr(), b, h),
+            row_major(w_hh_t.as_ptr() as *const f32, h, gh),
+            hp,
+            gh,
+        )
+    }
+}
+
 fn step_index(reverse: bool, t: usize, k: usize) -> usize {
     if reverse {
         t - 1 - k
@@ -123,7 +156,7 @@ fn overwritten(len: usize) -> Buffer {
     Buffer::new(len * 4)
 }
 
-fn f32s<'a>(b: &'a mut Buffer, len: usize) -> &'a mut [f32] {
+fn f32s(b: &mut Buffer, len: usize) -> &mut [f32] {
     &mut b.as_f32_mut()[..len]
 }
 
@@ -215,21 +248,11 @@ pub unsafe fn lstm_forward(
     }
     for k in 0..t_len {
         let t = step_index(reverse, t_len, k);
-        // Recurrent product hp = h · W_hhᵀ, [B, 4H].
-        // SAFETY: hcur is [B, H], W_hh [4H, H], hp [B, 4H].
+        // SAFETY: h_prev is [T, B, H]; hp is [B, 4H].
         unsafe {
-            gemm(
-                mode,
-                row_major(hcur.as_ptr(), b, h),
-                row_major(w_hh_t.as_ptr() as *const f32, h, g4),
-                hp,
-                g4,
-            )
+            let h_prev = saved.map(|s| s.h_prev.add(t * bh));
+            recurrent_product(mode, d, hcur, &w_hh_t, g4, hp, h_prev)
         };
-        if let Some(s) = saved {
-            // SAFETY: h_prev is [T, B, H]; row t holds B·H elements.
-            unsafe { std::ptr::copy_nonoverlapping(hcur.as_ptr(), s.h_prev.add(t * bh), bh) };
-        }
         for bi in 0..b {
             let row = &mut act[bi * g4..(bi + 1) * g4];
             for (j, slot) in row.iter_mut().enumerate() {
@@ -501,20 +524,11 @@ pub unsafe fn gru_forward(
     }
     for k in 0..t_len {
         let t = step_index(reverse, t_len, k);
-        // SAFETY: hcur [B, H], W_hh [3H, H], hp [B, 3H].
+        // SAFETY: h_prev is [T, B, H]; hp is [B, 3H].
         unsafe {
-            gemm(
-                mode,
-                row_major(hcur.as_ptr(), b, h),
-                row_major(w_hh_t.as_ptr() as *const f32, h, g3),
-                hp,
-                g3,
-            )
+            let h_prev = saved.map(|s| s.h_prev.add(t * bh));
+            recurrent_product(mode, d, hcur, &w_hh_t, g3, hp, h_prev)
         };
-        if let Some(s) = saved {
-            // SAFETY: h_prev is [T, B, H].
-            unsafe { std::ptr::copy_nonoverlapping(hcur.as_ptr(), s.h_prev.add(t * bh), bh) };
-        }
         for bi in 0..b {
             let row = &mut act[bi * g3..(bi + 1) * g3];
             let hn_row = &mut hn_buf_v[..h];
