@@ -102,6 +102,47 @@ def test_sum_and_mean_are_double_sums_rounded_once(dims, keepdim):
     assert np.array_equal(bits(m), bits(want_m))
 
 
+def _chain_f32(values: np.ndarray) -> np.float32:
+    """The double chain by NumPy's cumulative sum (sequential by definition)."""
+    return np.float32(np.cumsum(values.reshape(-1).astype(np.float64))[-1])
+
+
+@pytest.mark.parametrize(
+    "kind", ["normal", "uniform", "mean 1e4", "heavy tails", "integers", "ties", "subnormal and zeros", "nan"]
+)
+def test_long_sums_equal_the_sequential_chain(kind):
+    # Long contiguous runs take the blocked chain (kernels/double_chain.rs);
+    # its result must be the written-out chain's, whatever the data.
+    rng = np.random.default_rng(7)
+    n = 3 * 37 * 1001
+    x = {
+        "normal": lambda: rng.standard_normal(n) * 1.7,
+        "uniform": lambda: rng.random(n),
+        "mean 1e4": lambda: rng.standard_normal(n) + 1e4,
+        "heavy tails": lambda: rng.standard_normal(n) * np.exp(rng.standard_normal(n) * 6),
+        "integers": lambda: rng.integers(-50, 1000, n),
+        # After 2^50 the doubles are 1/4 apart: odd multiples of 1/8 are
+        # ties; the last term takes 2^50 away so that f32 shows the result.
+        "ties": lambda: np.concatenate([[2.0**50], rng.integers(0, 64, n - 2) * 0.125, [-(2.0**50)]]),
+        "subnormal and zeros": lambda: rng.choice([0.0, -0.0, 1e-45, -3e-39, 1.0, 1e-30], n),
+        "nan": lambda: np.where(rng.random(n) < 1e-4, np.nan, rng.random(n)),
+    }[kind]().astype(np.float32)
+    t = om.tensor(x.reshape(3, 37, 1001))
+    for threads in (1, 2):
+        with om.compute.settings(threads=threads):
+            whole = t.sum().numpy()
+            rows = t.sum((0, 2)).numpy()
+    want_rows = np.array([_chain_f32(x.reshape(3, 37, 1001)[:, j, :]) for j in range(37)], np.float32)
+    if kind == "nan":
+        assert np.isnan(whole) and np.isnan(rows).any()
+        assert np.array_equal(np.isnan(rows), np.isnan(want_rows))
+        ok = ~np.isnan(want_rows)
+        assert np.array_equal(bits(rows[ok]), bits(want_rows[ok]))
+        return
+    assert bits(whole) == bits(_chain_f32(x))
+    assert np.array_equal(bits(rows), bits(want_rows))
+
+
 def test_sum_of_strided_view_follows_logical_order():
     x = RNG.standard_normal((6, 7)).astype(np.float32)
     t = om.tensor(x).t()[::2]  # strided, transposed

@@ -5,6 +5,7 @@
 pub mod conv;
 pub mod copy;
 pub mod ctc;
+pub mod double_chain;
 pub mod elementwise;
 pub mod gather;
 pub mod matmul;

@@ -7,10 +7,13 @@
 //! in chunks of a fixed number of outputs.
 
 use super::canonical;
+use super::double_chain::{self, add_terms};
 use crate::dispatch::par_chunks;
 
-/// Outputs per thread chunk: a constant, so chunking depends on shape only.
-const OUTPUTS_PER_CHUNK: usize = 64;
+/// Terms per thread chunk: a chunk holds as many outputs as make about this
+/// many terms (at least one, at most 64), so chunking depends on the shape
+/// only — and a bias gradient of 64 channels still spreads over threads.
+const TERMS_PER_CHUNK: usize = 1 << 16;
 
 /// Sum `input` (shape `shape`, strides `strides`) over the dimensions where
 /// `reduce[d]` is true, writing the kept dimensions row-major into `out`.
@@ -53,10 +56,13 @@ pub unsafe fn sum(
     };
     let outputs: usize = kept_shape.iter().product();
     let out = out as usize;
-    let chunks = outputs.div_ceil(OUTPUTS_PER_CHUNK);
-    par_chunks(chunks, |chunk| {
-        let first = chunk * OUTPUTS_PER_CHUNK;
-        let last = (first + OUTPUTS_PER_CHUNK).min(outputs);
+    let per_chunk = (TERMS_PER_CHUNK / terms.max(1)).clamp(1, 64);
+    // Runs of consecutive elements long enough for blocks go through
+    // `add_terms` (the same chain, faster); others are summed side by side.
+    let blocked = run_stride == 1 && run_len >= double_chain::BLOCK;
+    par_chunks(outputs.div_ceil(per_chunk), |chunk| {
+        let first = chunk * per_chunk;
+        let last = (first + per_chunk).min(outputs);
         // Offset of output o's first term.
         let base = |o: usize| {
             let (mut b, mut r) = (0isize, o);
@@ -75,6 +81,25 @@ pub unsafe fn sum(
             unsafe { *(out as *mut f32).add(o) = canonical(acc as f32, exact) };
         };
         let mut o = first;
+        if blocked {
+            for o in first..last {
+                let b = base(o);
+                let mut acc = 0f64;
+                for &start in plan.run_starts {
+                    // SAFETY: the run's run_len consecutive elements are
+                    // elements of the input.
+                    let run = unsafe {
+                        std::slice::from_raw_parts(
+                            (plan.input as *const f32).offset(b + start),
+                            run_len,
+                        )
+                    };
+                    acc = add_terms(acc, run);
+                }
+                finish(o, acc);
+            }
+            o = last;
+        }
         while o + GROUP <= last {
             let bases: [isize; GROUP] = std::array::from_fn(|j| base(o + j));
             // SAFETY: every offset reached is one of the input's elements.
@@ -218,18 +243,10 @@ mod tests {
         assert_eq!(m[0], 11.5);
     }
 
-    /// Every mask over a 4-D shape, on a permuted (non-contiguous) view with
-    /// values whose f64 sums depend on the order: the bits equal the plain
-    /// element-order loop written from the definition.
-    #[test]
-    fn every_mask_and_layout_gives_the_element_order_sum() {
-        let shape = [3usize, 1, 5, 19];
+    /// Every reduction mask over `shape` (4-D) read through `strides`: the
+    /// bits equal the plain element-order loop written from the definition.
+    fn check_every_mask(shape: [usize; 4], strides: [isize; 4], data: &[f32]) {
         let n: usize = shape.iter().product();
-        let data: Vec<f32> = (0..n)
-            .map(|i| ((i as f32 * 1.37).sin() * 1e4).powi(3) * if i % 7 == 0 { 1e-9 } else { 1.0 })
-            .collect();
-        // The view: memory holds [19, 5, 1, 3] row-major; logical dims permuted.
-        let mem_strides = [1isize, 3, 3, 15];
         for mask in 0..16u32 {
             let reduce: Vec<bool> = (0..4).map(|d| mask & (1 << d) != 0).collect();
             let kept: Vec<usize> = (0..4).filter(|&d| !reduce[d]).collect();
@@ -245,7 +262,7 @@ mod tests {
                     r /= shape[d];
                 }
                 let o = kept.iter().fold(0, |acc, &d| acc * shape[d] + idx[d]);
-                let off: isize = (0..4).map(|d| idx[d] as isize * mem_strides[d]).sum();
+                let off: isize = (0..4).map(|d| idx[d] as isize * strides[d]).sum();
                 want[o] += data[off as usize] as f64;
             }
             let mut got = vec![0f32; outputs];
@@ -253,7 +270,7 @@ mod tests {
                 sum(
                     &shape,
                     data.as_ptr(),
-                    &mem_strides,
+                    &strides,
                     &reduce,
                     false,
                     true,
@@ -264,5 +281,33 @@ mod tests {
                 assert_eq!(g.to_bits(), (*w as f32).to_bits(), "mask {mask:04b}");
             }
         }
+    }
+
+    /// Values whose f64 sums depend on the order.
+    fn order_sensitive(n: usize) -> Vec<f32> {
+        (0..n)
+            .map(|i| ((i as f32 * 1.37).sin() * 1e4).powi(3) * if i % 7 == 0 { 1e-9 } else { 1.0 })
+            .collect()
+    }
+
+    /// A permuted (non-contiguous) view: memory holds [19, 5, 1, 3]
+    /// row-major, the logical dims are permuted.
+    #[test]
+    fn every_mask_and_layout_gives_the_element_order_sum() {
+        check_every_mask([3, 1, 5, 19], [1, 3, 3, 15], &order_sensitive(285));
+    }
+
+    /// Contiguous runs long enough for the blocked chain (`add_terms`), with
+    /// a tail, and outputs spread over several chunks.
+    #[test]
+    fn long_runs_give_the_element_order_sum() {
+        let shape = [3usize, 2, 5, 203];
+        let data = order_sensitive(shape.iter().product());
+        check_every_mask(shape, [2030, 1015, 203, 1], &data);
+        // Terms with a mean: chains that round within one binade.
+        let data: Vec<f32> = (0..data.len())
+            .map(|i| ((i as f32 * 0.731).sin() + 1.5) * 3.3)
+            .collect();
+        check_every_mask(shape, [2030, 1015, 203, 1], &data);
     }
 }
