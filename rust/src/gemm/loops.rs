@@ -33,6 +33,9 @@ pub(super) struct Job {
     pub c: usize,
     pub ldc: usize,
     pub c_bs: usize,
+    /// Each output's accumulator starts from its value in C (a product over
+    /// the k that follows an earlier call's) instead of +0.
+    pub continued: bool,
 }
 
 /// Slivers per packing chunk of phase 1.
@@ -175,7 +178,7 @@ impl Chunk<'_> {
         let mut pc = 0;
         while pc < plan.k {
             let kc = kcb.min(plan.k - pc);
-            let first = pc == 0;
+            let first = pc == 0 && !job.continued;
             let canonicalize = EXACT && pc + kc == plan.k;
             // SAFETY: the block rows × kc of A at (r0, pc) lies inside A.
             unsafe {

@@ -91,6 +91,20 @@ pub unsafe fn gemm(mode: Mode, a: MatRef, b: MatRef, c: *mut f32, ldc: usize) {
     unsafe { gemm_on(Token::current(), mode, 1, a, 0, b, 0, c, ldc) }
 }
 
+/// `C = A · B` where each output's accumulator starts from its value in C
+/// rather than +0: the terms of this call's k follow those of the call that
+/// wrote C. A product split into consecutive k ranges, the first by [`gemm`]
+/// and the rest by this, gives the bits of one [`gemm`] over the whole k (an
+/// f32 store and load of the accumulator are exact; the GEMM stores and
+/// reloads it between its own k blocks in the same way).
+///
+/// # Safety
+/// As [`gemm`]; C is read as well as written.
+pub unsafe fn gemm_continued(mode: Mode, a: MatRef, b: MatRef, c: *mut f32, ldc: usize) {
+    // SAFETY: forwarded from the caller (one batch item).
+    unsafe { gemm_with(Token::current(), mode, 1, a, 0, b, 0, c, ldc, true) }
+}
+
 /// `C[i] = A[i] · B[i]` for `batch` products on the current kernel path. The
 /// batch strides (elements) may be 0 to broadcast one operand; C's batch
 /// stride is `m * ldc`.
@@ -128,6 +142,27 @@ pub unsafe fn gemm_on(
     c: *mut f32,
     ldc: usize,
 ) {
+    // SAFETY: forwarded from the caller.
+    unsafe { gemm_with(token, mode, batch, a, a_bs, b, b_bs, c, ldc, false) }
+}
+
+/// [`gemm_on`], or with `continued` [`gemm_continued`]'s accumulators.
+///
+/// # Safety
+/// As [`gemm_batched`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_with(
+    token: Token,
+    mode: Mode,
+    batch: usize,
+    a: MatRef,
+    a_bs: isize,
+    b: MatRef,
+    b_bs: isize,
+    c: *mut f32,
+    ldc: usize,
+    continued: bool,
+) {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     assert_eq!(b.rows, k, "gemm: A is {m}×{k} but B has {} rows", b.rows);
     assert!(ldc >= n, "gemm: ldc {ldc} < n {n}");
@@ -135,6 +170,10 @@ pub unsafe fn gemm_on(
         return;
     }
     let c_bs = m * ldc;
+    if k == 0 && continued {
+        // No terms: every accumulator keeps its value.
+        return;
+    }
     if k == 0 {
         // An empty sum is its starting value, +0.
         for item in 0..batch {
@@ -160,6 +199,7 @@ pub unsafe fn gemm_on(
         c: c as usize,
         ldc,
         c_bs,
+        continued,
     };
     let b_pack = Buffer::new(if plan.direct_b {
         0

@@ -536,3 +536,62 @@ fn chunks_cover_c_once_and_depend_on_the_shape_only() {
         }
     }
 }
+
+/// A product over k cut into consecutive ranges — the first by a plain
+/// call, the rest continued from C — gives the canonical order's bits over
+/// the whole k (cuts inside and across k blocks, special values included).
+#[test]
+fn continued_calls_over_k_ranges_give_one_products_bits() {
+    let _guard = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut rng = Rng(0x5eed_c0de);
+    for &(m, k, n, ref cuts) in &[
+        (7usize, 600usize, 37usize, vec![0usize, 1, 256, 300, 599]),
+        (64, 288, 40, vec![0, 100]),
+        (3, 5, 2, vec![0, 2, 2, 5]),
+    ] {
+        let av = values(&mut rng, m * k, true);
+        let bv = values(&mut rng, k * n, true);
+        let (a, b) = (row_major(&av, m, k), row_major(&bv, k, n));
+        for mode in [Mode::Exact, Mode::Fast] {
+            let want = naive(mode, a, b);
+            for path in available_paths() {
+                for threads in [1, 3] {
+                    set_threads(threads).unwrap();
+                    let mut c = vec![f32::from_bits(0x7FBA_D0D0); m * n];
+                    for (i, &lo) in cuts.iter().enumerate() {
+                        let hi = cuts.get(i + 1).copied().unwrap_or(k);
+                        // Columns lo..hi of A, rows lo..hi of B.
+                        let a_part = MatRef {
+                            ptr: av[lo..].as_ptr(),
+                            cols: hi - lo,
+                            ..a
+                        };
+                        let b_part = MatRef {
+                            ptr: bv[lo * n..].as_ptr(),
+                            rows: hi - lo,
+                            ..b
+                        };
+                        // SAFETY: the views lie inside the vectors; C holds m × n.
+                        unsafe {
+                            super::gemm_with(
+                                Token::new(path).unwrap(),
+                                mode,
+                                1,
+                                a_part,
+                                0,
+                                b_part,
+                                0,
+                                c.as_mut_ptr(),
+                                n,
+                                i > 0,
+                            )
+                        };
+                    }
+                    let tag =
+                        format!("{m}x{k}x{n} cuts {cuts:?} {path:?} {mode:?} threads {threads}");
+                    assert_bits(mode, &want, &c, &tag);
+                }
+            }
+        }
+    }
+}

@@ -25,7 +25,7 @@
 //! the item-order sum: the chunking is a function of the shape only.
 
 use crate::dispatch::{par_chunks, Mode};
-use crate::kernels::matmul::{gemm, MatRef};
+use crate::kernels::matmul::{gemm, gemm_continued, MatRef};
 use crate::storage::Buffer;
 
 /// The geometry of one convolution: input `[n, c_in, h, w]`, weight
@@ -173,48 +173,6 @@ impl Conv2d {
                     }
                 }
             }
-        }
-    }
-
-    /// The im2col matrix of item `ni`, group `g` as a GEMM operand `[k, p]`
-    /// (or its transpose `[p, k]`, a strided view of the same memory, when
-    /// `transposed`: the weight gradient's operand). A pointwise
-    /// convolution's matrix is the input itself; otherwise `scratch` is
-    /// filled (it is taken from the pool, so no memory is zeroed or faulted
-    /// in per call).
-    ///
-    /// # Safety
-    /// `x` must hold the whole input.
-    unsafe fn cols(
-        &self,
-        x: *const f32,
-        ni: usize,
-        g: usize,
-        scratch: &mut Buffer,
-        transposed: bool,
-    ) -> MatRef {
-        let (k, p) = (self.k(), self.p());
-        let ptr = if self.pointwise() {
-            // SAFETY: the group's channels of item ni are k contiguous planes of p.
-            unsafe { x.add((ni * self.c_in + g * self.cg()) * p) }
-        } else {
-            *scratch = Buffer::new(k * p * 4);
-            let ptr = scratch.as_ptr() as *mut f32;
-            // SAFETY: forwarded from the caller; the buffer holds k·p floats.
-            unsafe { self.im2col(x, ni, g, 0..self.oh, ptr) };
-            ptr
-        };
-        let m = MatRef {
-            ptr,
-            rows: k,
-            cols: p,
-            rs: p as isize,
-            cs: 1,
-        };
-        if transposed {
-            m.t()
-        } else {
-            m
         }
     }
 
@@ -389,27 +347,62 @@ const SUM_CHUNK: usize = 4096;
 
 /// `dw = ∂/∂W` of conv2d: per item `dY_n · cols_nᵀ`, added in item order.
 ///
+/// Each item's product runs over its output positions (the GEMM's k) a
+/// block of output rows at a time — the block's im2col columns stay in L2
+/// instead of a whole item's going out to memory and back — the first block
+/// by `gemm`, the others continuing its accumulators (`gemm_continued`): the
+/// same terms in the same increasing order as one product over all of them.
+///
 /// # Safety
 /// As [`forward`], with `dy` n·c_out·oh·ow and `dw` c_out·k.
 pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32, dw: *mut f32) {
-    let (og, k, p) = (s.og(), s.k(), s.p());
+    let (og, k, p, ow) = (s.og(), s.k(), s.p(), s.ow);
     let per = og * k;
     let mut parts = vec![0f32; s.n * s.groups * per];
     let (xa, da, ta) = (x as usize, dy as usize, parts.as_mut_ptr() as usize);
+    let rows = s.forward_block_rows();
     par_chunks(s.n * s.groups, |idx| {
         let (ni, g) = (idx / s.groups, idx % s.groups);
-        let mut scratch = Buffer::new(0);
-        // SAFETY: as for `forward`; each (item, group) writes its own block.
+        let scratch = Buffer::new(if s.pointwise() { 0 } else { k * rows * ow * 4 });
+        // SAFETY: as for `forward`; each (item, group) writes its own block
+        // of `parts`.
         unsafe {
-            let rows = s.cols(xa as *const f32, ni, g, &mut scratch, true);
-            let a = MatRef {
-                ptr: (da as *const f32).add((ni * s.c_out + g * og) * p),
-                rows: og,
-                cols: p,
-                rs: p as isize,
-                cs: 1,
-            };
-            gemm(mode, a, rows, (ta as *mut f32).add(idx * per), k);
+            let part = (ta as *mut f32).add(idx * per);
+            for (blk, y0) in (0..s.oh).step_by(rows.max(1)).enumerate() {
+                let oys = y0..(y0 + rows).min(s.oh);
+                let (q0, pc) = (oys.start * ow, oys.len() * ow);
+                let cols = if s.pointwise() {
+                    MatRef {
+                        ptr: (xa as *const f32).add((ni * s.c_in + g * s.cg()) * p + q0),
+                        rows: k,
+                        cols: pc,
+                        rs: p as isize,
+                        cs: 1,
+                    }
+                } else {
+                    let ptr = scratch.as_ptr() as *mut f32;
+                    s.im2col(xa as *const f32, ni, g, oys, ptr);
+                    MatRef {
+                        ptr,
+                        rows: k,
+                        cols: pc,
+                        rs: pc as isize,
+                        cs: 1,
+                    }
+                };
+                let a = MatRef {
+                    ptr: (da as *const f32).add((ni * s.c_out + g * og) * p + q0),
+                    rows: og,
+                    cols: pc,
+                    rs: p as isize,
+                    cs: 1,
+                };
+                if blk == 0 {
+                    gemm(mode, a, cols.t(), part, k);
+                } else {
+                    gemm_continued(mode, a, cols.t(), part, k);
+                }
+            }
         }
     });
     let total = s.groups * per;
@@ -607,6 +600,66 @@ mod tests {
             let mut dx = vec![f32::NAN; want.len()];
             unsafe { input_grad(Mode::Exact, &s, dy.as_ptr(), wt.as_ptr(), dx.as_mut_ptr()) };
             for (a, b) in dx.iter().zip(&want) {
+                assert_eq!(a.to_bits(), b.to_bits(), "{s:?}");
+            }
+        }
+    }
+
+    /// The weight gradient's definition in exact mode: per item, each entry
+    /// the canonical sum over output positions (+0, then a rounded multiply
+    /// and a rounded add per position, row-major increasing); the items'
+    /// parts added to +0 in item order.
+    fn weight_grad_definition(s: &Conv2d, x: &[f32], dy: &[f32]) -> Vec<f32> {
+        let (og, cg, k) = (s.og(), s.cg(), s.k());
+        let mut dw = vec![0f32; s.c_out * k];
+        for (oc, r) in (0..s.c_out).flat_map(|o| (0..k).map(move |r| (o, r))) {
+            let (g, c, ky, kx) = (oc / og, r / (s.kh * s.kw), r / s.kw % s.kh, r % s.kw);
+            let mut total = 0f32;
+            for ni in 0..s.n {
+                let mut acc = 0f32;
+                for oy in 0..s.oh {
+                    for ox in 0..s.ow {
+                        let iy =
+                            (oy * s.stride.0 + ky * s.dilation.0) as isize - s.padding.0 as isize;
+                        let ix =
+                            (ox * s.stride.1 + kx * s.dilation.1) as isize - s.padding.1 as isize;
+                        let inside = iy >= 0 && ix >= 0 && iy < s.h as isize && ix < s.w as isize;
+                        let xv = if inside {
+                            x[((ni * s.c_in + g * cg + c) * s.h + iy as usize) * s.w + ix as usize]
+                        } else {
+                            0.0
+                        };
+                        acc += dy[((ni * s.c_out + oc) * s.oh + oy) * s.ow + ox] * xv;
+                    }
+                }
+                total += acc;
+            }
+            dw[oc * k + r] = total;
+        }
+        dw
+    }
+
+    /// Bit for bit, on the small geometries and on ones whose output rows
+    /// make several blocks of the blocked product (`forward_block_rows`).
+    #[test]
+    fn weight_grad_gives_the_definition_bits() {
+        let mut cases = geometries().to_vec();
+        cases.push(geometry(2, 8, 40, 64, 3, 3, 1, 1, 1, 1));
+        cases.push(geometry(1, 6, 37, 70, 4, 3, 1, 1, 1, 2));
+        cases.push(geometry(2, 16, 21, 66, 5, 1, 1, 0, 1, 1));
+        for s in cases {
+            if s.oh > 30 {
+                assert!(
+                    s.forward_block_rows() < s.oh,
+                    "{s:?}: one block tests no continuation"
+                );
+            }
+            let x = values(s.n * s.c_in * s.h * s.w, 0.3);
+            let dy = values(s.n * s.c_out * s.p(), 2.7);
+            let want = weight_grad_definition(&s, &x, &dy);
+            let mut dw = vec![f32::NAN; want.len()];
+            unsafe { weight_grad(Mode::Exact, &s, x.as_ptr(), dy.as_ptr(), dw.as_mut_ptr()) };
+            for (a, b) in dw.iter().zip(&want) {
                 assert_eq!(a.to_bits(), b.to_bits(), "{s:?}");
             }
         }

@@ -7,7 +7,7 @@
 //! register tiles per kernel path, threads over output tiles); this module
 //! keeps the interface the engine calls.
 
-pub use crate::gemm::{gemm, gemm_batched, MatRef};
+pub use crate::gemm::{gemm, gemm_batched, gemm_continued, MatRef};
 
 #[cfg(test)]
 mod tests {
