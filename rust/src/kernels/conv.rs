@@ -358,8 +358,15 @@ const SUM_CHUNK: usize = 4096;
 pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32, dw: *mut f32) {
     let (og, k, p, ow) = (s.og(), s.k(), s.p(), s.ow);
     let per = og * k;
-    let mut parts = vec![0f32; s.n * s.groups * per];
-    let (xa, da, ta) = (x as usize, dy as usize, parts.as_mut_ptr() as usize);
+    // From the pool (no allocation or page faults per call); every block is
+    // written by its item's first product, or is the empty sum when the
+    // output has no positions.
+    let parts = if s.oh * s.ow == 0 {
+        Buffer::zeroed(s.n * s.groups * per * 4)
+    } else {
+        Buffer::new(s.n * s.groups * per * 4)
+    };
+    let (xa, da, ta) = (x as usize, dy as usize, parts.as_ptr() as usize);
     let rows = s.forward_block_rows();
     par_chunks(s.n * s.groups, |idx| {
         let (ni, g) = (idx / s.groups, idx % s.groups);
@@ -406,7 +413,7 @@ pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32,
         }
     });
     let total = s.groups * per;
-    let (pa, wa, n, groups) = (parts.as_ptr() as usize, dw as usize, s.n, s.groups);
+    let (pa, wa, n, groups) = (ta, dw as usize, s.n, s.groups);
     par_chunks(total.div_ceil(SUM_CHUNK), |chunk| {
         for e in chunk * SUM_CHUNK..((chunk + 1) * SUM_CHUNK).min(total) {
             let (g, r) = (e / per, e % per);
