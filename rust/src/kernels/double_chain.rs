@@ -47,7 +47,7 @@ pub fn add_terms(s: f64, terms: &[f32]) -> f64 {
 }
 
 /// [`add_terms`] compiled for `token`'s path.
-fn add_terms_on(token: Token, s: f64, terms: &[f32]) -> f64 {
+pub fn add_terms_on(token: Token, s: f64, terms: &[f32]) -> f64 {
     if terms.len() < BLOCK {
         return plain(s, terms);
     }

@@ -7,7 +7,8 @@
 //! in chunks of a fixed number of outputs.
 
 use super::canonical;
-use super::double_chain::{self, add_terms};
+use super::double_chain::{self, add_terms_on};
+use crate::simd::Token;
 use crate::dispatch::par_chunks;
 
 /// Terms per thread chunk: a chunk holds as many outputs as make about this
@@ -60,6 +61,7 @@ pub unsafe fn sum(
     // Runs of consecutive elements long enough for blocks go through
     // `add_terms` (the same chain, faster); others are summed side by side.
     let blocked = run_stride == 1 && run_len >= double_chain::BLOCK;
+    let token = Token::current();
     par_chunks(outputs.div_ceil(per_chunk), |chunk| {
         let first = chunk * per_chunk;
         let last = (first + per_chunk).min(outputs);
@@ -94,7 +96,7 @@ pub unsafe fn sum(
                             run_len,
                         )
                     };
-                    acc = add_terms(acc, run);
+                    acc = add_terms_on(token, acc, run);
                 }
                 finish(o, acc);
             }
