@@ -176,6 +176,46 @@ impl Conv2d {
         }
     }
 
+    /// The im2col columns of output rows `oys` of item `ni`, group `g`, as a
+    /// GEMM operand `[k, oys.len()·ow]`: for a pointwise convolution a view
+    /// of the input itself, else written into `scratch`.
+    ///
+    /// # Safety
+    /// `x` must hold the whole input; `scratch` must be valid for
+    /// k·oys.len()·ow writes unless the convolution is pointwise; `oys` must
+    /// lie inside `0..oh`.
+    unsafe fn block_cols(
+        &self,
+        x: *const f32,
+        ni: usize,
+        g: usize,
+        oys: std::ops::Range<usize>,
+        scratch: *mut f32,
+    ) -> MatRef {
+        let (k, p, q0, pc) = (self.k(), self.p(), oys.start * self.ow, oys.len() * self.ow);
+        if self.pointwise() {
+            MatRef {
+                // SAFETY: the group's channels of item ni are k planes of p,
+                // of which columns q0..q0 + pc are read.
+                ptr: unsafe { x.add((ni * self.c_in + g * self.cg()) * p + q0) },
+                rows: k,
+                cols: pc,
+                rs: p as isize,
+                cs: 1,
+            }
+        } else {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.im2col(x, ni, g, oys, scratch) };
+            MatRef {
+                ptr: scratch,
+                rows: k,
+                cols: pc,
+                rs: pc as isize,
+                cs: 1,
+            }
+        }
+    }
+
     fn weight(&self, wt: *const f32, g: usize) -> MatRef {
         let k = self.k();
         // SAFETY (of later reads): rows g·og .. (g+1)·og of the weight.
@@ -223,28 +263,8 @@ pub unsafe fn forward(
         // each (item, group, block) writes its own og × pc block of `out`.
         unsafe {
             let c = (oa as *mut f32).add((ni * s.c_out + g * og) * p + q0);
-            let scratch;
-            let cols = if s.pointwise() {
-                let ptr = (xa as *const f32).add((ni * s.c_in + g * s.cg()) * p + q0);
-                MatRef {
-                    ptr,
-                    rows: k,
-                    cols: pc,
-                    rs: p as isize,
-                    cs: 1,
-                }
-            } else {
-                scratch = Buffer::new(k * pc * 4);
-                let ptr = scratch.as_ptr() as *mut f32;
-                s.im2col(xa as *const f32, ni, g, oys, ptr);
-                MatRef {
-                    ptr,
-                    rows: k,
-                    cols: pc,
-                    rs: pc as isize,
-                    cs: 1,
-                }
-            };
+            let scratch = Buffer::new(if s.pointwise() { 0 } else { k * pc * 4 });
+            let cols = s.block_cols(xa as *const f32, ni, g, oys, scratch.as_ptr() as *mut f32);
             gemm(mode, s.weight(wa as *const f32, g), cols, c, p);
             if let Some(b) = ba {
                 for o in 0..og {
@@ -378,25 +398,7 @@ pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32,
             for (blk, y0) in (0..s.oh).step_by(rows.max(1)).enumerate() {
                 let oys = y0..(y0 + rows).min(s.oh);
                 let (q0, pc) = (oys.start * ow, oys.len() * ow);
-                let cols = if s.pointwise() {
-                    MatRef {
-                        ptr: (xa as *const f32).add((ni * s.c_in + g * s.cg()) * p + q0),
-                        rows: k,
-                        cols: pc,
-                        rs: p as isize,
-                        cs: 1,
-                    }
-                } else {
-                    let ptr = scratch.as_ptr() as *mut f32;
-                    s.im2col(xa as *const f32, ni, g, oys, ptr);
-                    MatRef {
-                        ptr,
-                        rows: k,
-                        cols: pc,
-                        rs: pc as isize,
-                        cs: 1,
-                    }
-                };
+                let cols = s.block_cols(xa as *const f32, ni, g, oys, scratch.as_ptr() as *mut f32);
                 let a = MatRef {
                     ptr: (da as *const f32).add((ni * s.c_out + g * og) * p + q0),
                     rows: og,

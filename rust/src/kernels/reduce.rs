@@ -8,8 +8,8 @@
 
 use super::canonical;
 use super::double_chain::{self, add_terms_on};
-use crate::simd::Token;
 use crate::dispatch::par_chunks;
+use crate::simd::Token;
 
 /// Terms per thread chunk: a chunk holds as many outputs as make about this
 /// many terms (at least one, at most 64), so chunking depends on the shape
