@@ -393,6 +393,26 @@ fn weights_of(w_ih: &TView, w_hh: &TView) -> (*const f32, *const f32) {
     (w_ih.addr() as *const f32, w_hh.addr() as *const f32)
 }
 
+/// The LSTM kernel's saved buffers, in the order the layouts list them
+/// (sizes checked by `forward_call` / `backward_call`).
+fn lstm_saved(v: &[TView]) -> rnn::LstmSaved {
+    rnn::LstmSaved {
+        gates: v[0].addr() as *mut f32,
+        cells: v[1].addr() as *mut f32,
+        tanh_c: v[2].addr() as *mut f32,
+        h_prev: v[3].addr() as *mut f32,
+    }
+}
+
+/// The GRU kernel's saved buffers, as [`lstm_saved`].
+fn gru_saved(v: &[TView]) -> rnn::GruSaved {
+    rnn::GruSaved {
+        gates: v[0].addr() as *mut f32,
+        hp_n: v[1].addr() as *mut f32,
+        h_prev: v[2].addr() as *mut f32,
+    }
+}
+
 /// LSTM forward over x [T, B, I] for one direction or two at once.
 /// `out` is [T + 1, B, D·H]: direction k writes columns k·H..(k+1)·H, rows
 /// 0..T its hidden states, row T its final cell state.
@@ -406,12 +426,7 @@ pub fn lstm_forward(
     let call = forward_call(x, directions, out, &LSTM)?;
     let (mode, d) = (dispatch::mode(), call.d);
     call.run(py, move |dir, x, out, ld| {
-        let saved = dir.saved.as_ref().map(|v| rnn::LstmSaved {
-            gates: v[0].addr() as *mut f32,
-            cells: v[1].addr() as *mut f32,
-            tanh_c: v[2].addr() as *mut f32,
-            h_prev: v[3].addr() as *mut f32,
-        });
+        let saved = dir.saved.as_deref().map(lstm_saved);
         let (w_ih, w_hh) = weights_of(&dir.w_ih, &dir.w_hh);
         // SAFETY: `forward_call` checked every buffer's size against the
         // layouts; `out` and the saved buffers are fresh buffers the Python
@@ -450,12 +465,7 @@ pub fn lstm_backward(
     let call = backward_call(x, directions, g_out, &LSTM)?;
     let (mode, d) = (dispatch::mode(), call.d);
     call.run(py, move |dir, x, g, ld| {
-        let s = rnn::LstmSaved {
-            gates: dir.saved[0].addr() as *mut f32,
-            cells: dir.saved[1].addr() as *mut f32,
-            tanh_c: dir.saved[2].addr() as *mut f32,
-            h_prev: dir.saved[3].addr() as *mut f32,
-        };
+        let s = lstm_saved(&dir.saved);
         let (w_ih, w_hh) = weights_of(&dir.w_ih, &dir.w_hh);
         // SAFETY: sizes checked by `backward_call`; each direction writes
         // only its own fresh gradient buffers.
@@ -490,11 +500,7 @@ pub fn gru_forward(
     let call = forward_call(x, directions, out, &GRU)?;
     let (mode, d) = (dispatch::mode(), call.d);
     call.run(py, move |dir, x, out, ld| {
-        let saved = dir.saved.as_ref().map(|v| rnn::GruSaved {
-            gates: v[0].addr() as *mut f32,
-            hp_n: v[1].addr() as *mut f32,
-            h_prev: v[2].addr() as *mut f32,
-        });
+        let saved = dir.saved.as_deref().map(gru_saved);
         let (w_ih, w_hh) = weights_of(&dir.w_ih, &dir.w_hh);
         // SAFETY: as in `lstm_forward`.
         unsafe {
@@ -528,11 +534,7 @@ pub fn gru_backward(
     let call = backward_call(x, directions, g_out, &GRU)?;
     let (mode, d) = (dispatch::mode(), call.d);
     call.run(py, move |dir, x, g, ld| {
-        let s = rnn::GruSaved {
-            gates: dir.saved[0].addr() as *mut f32,
-            hp_n: dir.saved[1].addr() as *mut f32,
-            h_prev: dir.saved[2].addr() as *mut f32,
-        };
+        let s = gru_saved(&dir.saved);
         let mut grads = grads_of(&dir.grads);
         grads.dc0 = std::ptr::null_mut();
         let (w_ih, w_hh) = weights_of(&dir.w_ih, &dir.w_hh);
