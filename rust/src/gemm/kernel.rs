@@ -35,13 +35,17 @@ pub(super) struct Edge {
 ///
 /// `a`: packed A panel, `kc` groups of MR values (row i of step p at
 /// `a[p*MR + i]`). `b`: B sliver, `kc` groups of NR values, group p at
-/// `b + p*ldb` (packed: ldb = NR; read in place: B's row stride). `c`: the
-/// tile's top-left element in C, row stride `ldc`.
+/// `b + p*ldb` (packed: ldb = NR; read in place: B's row stride), or, when
+/// `b_off` is not null, at `b + b_off[p]` (a B whose rows are given by
+/// offsets, read in place). `c`: the tile's top-left element in C, row
+/// stride `ldc`.
 ///
 /// # Safety
 /// Must run where `L`'s CPU features are enabled. `a` must be valid for
-/// `kc*MR` reads, `b` for NR reads at each of the `kc` steps; `c` valid for
-/// `edge.rows` rows of `edge.cols` reads and writes at row stride `ldc`.
+/// `kc*MR` reads, `b_off` (if not null) for `kc` reads, `b` for NR reads at
+/// each of the `kc` steps; `c` valid for `edge.rows` rows of `edge.cols`
+/// reads and writes at row stride `ldc`. A partial tile (`edge.cols < NR`)
+/// takes its B from a zero-padded packed sliver (`b_off` null).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn tile<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
@@ -49,32 +53,24 @@ pub(super) unsafe fn tile<L: Lanes, const MR: usize, const NV: usize, const EXAC
     a: *const f32,
     b: *const f32,
     ldb: usize,
+    b_off: *const isize,
     c: *mut f32,
     ldc: usize,
     edge: Edge,
 ) {
     let nr = NV * L::N;
+    let bs = BSteps { b, ldb, b_off };
     if edge.cols == nr {
         // SAFETY: full width: C itself is valid for rows × NR at stride ldc.
         unsafe {
-            rows::<L, MR, NV, EXACT>(
-                edge.rows,
-                kc,
-                a,
-                b,
-                ldb,
-                c,
-                ldc,
-                edge.first,
-                edge.canonicalize,
-            )
+            rows::<L, MR, NV, EXACT>(edge.rows, kc, a, bs, c, ldc, edge.first, edge.canonicalize)
         };
     } else {
         // A partial sliver runs the full-width kernel on a scratch tile
         // (the padding of the packed sliver is zero, its results unused) and
         // copies the valid part in and out.
         let mut scratch = [[0f32; 64]; MR];
-        debug_assert!(nr <= 64);
+        debug_assert!(nr <= 64 && b_off.is_null());
         let s = scratch.as_mut_ptr() as *mut f32;
         if !edge.first {
             for i in 0..edge.rows {
@@ -85,17 +81,7 @@ pub(super) unsafe fn tile<L: Lanes, const MR: usize, const NV: usize, const EXAC
         }
         // SAFETY: the scratch is MR rows of 64 ≥ NR f32 at stride 64.
         unsafe {
-            rows::<L, MR, NV, EXACT>(
-                edge.rows,
-                kc,
-                a,
-                b,
-                ldb,
-                s,
-                64,
-                edge.first,
-                edge.canonicalize,
-            )
+            rows::<L, MR, NV, EXACT>(edge.rows, kc, a, bs, s, 64, edge.first, edge.canonicalize)
         };
         for i in 0..edge.rows {
             // SAFETY: as the copy in, in the other direction.
@@ -116,8 +102,7 @@ unsafe fn rows<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
     rows: usize,
     kc: usize,
     a: *const f32,
-    b: *const f32,
-    ldb: usize,
+    b: BSteps,
     c: *mut f32,
     ldc: usize,
     first: bool,
@@ -126,14 +111,14 @@ unsafe fn rows<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
     // SAFETY (every arm): forwarded from the caller; R = rows ≤ MR.
     unsafe {
         match rows {
-            r if r == MR => full::<L, MR, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
-            1 => full::<L, 1, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
-            2 => full::<L, 2, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
-            3 => full::<L, 3, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
-            4 => full::<L, 4, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
-            5 => full::<L, 5, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
-            6 => full::<L, 6, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
-            7 => full::<L, 7, MR, NV, EXACT>(kc, a, b, ldb, c, ldc, first, canon),
+            r if r == MR => full::<L, MR, MR, NV, EXACT>(kc, a, b, c, ldc, first, canon),
+            1 => full::<L, 1, MR, NV, EXACT>(kc, a, b, c, ldc, first, canon),
+            2 => full::<L, 2, MR, NV, EXACT>(kc, a, b, c, ldc, first, canon),
+            3 => full::<L, 3, MR, NV, EXACT>(kc, a, b, c, ldc, first, canon),
+            4 => full::<L, 4, MR, NV, EXACT>(kc, a, b, c, ldc, first, canon),
+            5 => full::<L, 5, MR, NV, EXACT>(kc, a, b, c, ldc, first, canon),
+            6 => full::<L, 6, MR, NV, EXACT>(kc, a, b, c, ldc, first, canon),
+            7 => full::<L, 7, MR, NV, EXACT>(kc, a, b, c, ldc, first, canon),
             _ => unreachable!("gemm: a tile of {rows} rows (MR = {MR})"),
         }
     }
@@ -147,9 +132,8 @@ unsafe fn rows<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
 #[inline(always)]
 unsafe fn full<L: Lanes, const R: usize, const MR: usize, const NV: usize, const EXACT: bool>(
     kc: usize,
-    mut a: *const f32,
-    mut b: *const f32,
-    ldb: usize,
+    a: *const f32,
+    b: BSteps,
     c: *mut f32,
     ldc: usize,
     first: bool,
@@ -166,23 +150,18 @@ unsafe fn full<L: Lanes, const R: usize, const MR: usize, const NV: usize, const
                 }
             }
         }
-        for _ in 0..kc {
-            let mut bv = [L::zero(); NV];
-            for (v, r) in bv.iter_mut().enumerate() {
-                *r = L::load(b.add(v * L::N));
+        // Two copies of the loop, so that neither tests the B layout per
+        // step: rows at a fixed stride, or rows at listed offsets.
+        if b.b_off.is_null() {
+            let mut bp = b.b;
+            for p in 0..kc {
+                step::<L, R, MR, NV, EXACT>(&mut acc, a.add(p * MR), bp);
+                bp = bp.add(b.ldb);
             }
-            for (i, row) in acc.iter_mut().enumerate() {
-                let ai = L::splat(*a.add(i));
-                for (v, r) in row.iter_mut().enumerate() {
-                    *r = if EXACT {
-                        r.add(ai.mul(bv[v]))
-                    } else {
-                        ai.fma(bv[v], *r)
-                    };
-                }
+        } else {
+            for p in 0..kc {
+                step::<L, R, MR, NV, EXACT>(&mut acc, a.add(p * MR), b.b.offset(*b.b_off.add(p)));
             }
-            a = a.add(MR);
-            b = b.add(ldb);
         }
         // The last k block of exact mode stores NaNs with the canonical bits,
         // fixed in the registers on the way out (a separate pass over the
@@ -192,6 +171,45 @@ unsafe fn full<L: Lanes, const R: usize, const MR: usize, const NV: usize, const
             for (v, r) in row.iter().enumerate() {
                 let r = if canon { r.canonicalize_nan() } else { *r };
                 r.store(c.add(i * ldc + v * L::N));
+            }
+        }
+    }
+}
+
+/// Where the kernel finds B's NR values for each step: `b + p*ldb`, or
+/// `b + b_off[p]` when `b_off` is not null.
+#[derive(Clone, Copy)]
+pub(super) struct BSteps {
+    b: *const f32,
+    ldb: usize,
+    b_off: *const isize,
+}
+
+/// One step of the canonical order for every output of the tile: `a` holds
+/// the step's MR values of A, `b` its NR values of B.
+///
+/// # Safety
+/// As [`full`], for one step.
+#[inline(always)]
+unsafe fn step<L: Lanes, const R: usize, const MR: usize, const NV: usize, const EXACT: bool>(
+    acc: &mut [[L; NV]; R],
+    a: *const f32,
+    b: *const f32,
+) {
+    // SAFETY: the caller guarantees NR reads at b and MR ≥ R reads at a.
+    unsafe {
+        let mut bv = [L::zero(); NV];
+        for (v, r) in bv.iter_mut().enumerate() {
+            *r = L::load(b.add(v * L::N));
+        }
+        for (i, row) in acc.iter_mut().enumerate() {
+            let ai = L::splat(*a.add(i));
+            for (v, r) in row.iter_mut().enumerate() {
+                *r = if EXACT {
+                    r.add(ai.mul(bv[v]))
+                } else {
+                    ai.fma(bv[v], *r)
+                };
             }
         }
     }

@@ -36,6 +36,14 @@ pub(super) struct Job {
     /// Each output's accumulator starts from its value in C (a product over
     /// the k that follows an earlier call's) instead of +0.
     pub continued: bool,
+    /// A packed once for the whole call (address of a [`super::PackedA`]'s
+    /// panels; A is then the same for every batch item), or 0: each chunk
+    /// packs its rows of A.
+    pub a_packed: usize,
+    /// B's rows by offset (address of `k` isize): row p of B's item starts
+    /// at `b.ptr + item·b_bs + b_off[p]`, its columns contiguous; B is read
+    /// in place. 0: B's rows are at stride `b.rs`.
+    pub b_off: usize,
 }
 
 /// Slivers per packing chunk of phase 1.
@@ -153,13 +161,18 @@ impl Chunk<'_> {
         );
         let (item, r0, rows, c0, cols) = plan.chunk(self.index);
 
-        // The chunk's packed A block (rows × kc in MR panels) and, when B is
-        // read in place, one zero-padded sliver for its last partial
-        // columns; from the pool, so after the first product of a shape
-        // they are reused, not allocated.
-        let a_pack = Buffer::new(rows.next_multiple_of(mr) * kcb * 4);
+        // The chunk's packed A block (rows × kc in MR panels; none when A
+        // came packed) and, when B is read in place, one zero-padded sliver
+        // for its last partial columns; from the pool, so after the first
+        // product of a shape they are reused, not allocated.
+        let a_pack = Buffer::new(if job.a_packed == 0 {
+            rows.next_multiple_of(mr) * kcb * 4
+        } else {
+            0
+        });
         let edge_pack = Buffer::new(if plan.direct_b { nr * kcb * 4 } else { 0 });
-        let (ap, ep) = (a_pack.as_ptr() as *mut f32, edge_pack.as_ptr() as *mut f32);
+        let ep = edge_pack.as_ptr() as *mut f32;
+        let b_off = job.b_off as *const isize;
 
         let (a, b) = (job.a, job.b);
         let b_item = if job.b_bs == 0 { 0 } else { item };
@@ -180,21 +193,31 @@ impl Chunk<'_> {
             let kc = kcb.min(plan.k - pc);
             let first = pc == 0 && !job.continued;
             let canonicalize = EXACT && pc + kc == plan.k;
-            // SAFETY: the block rows × kc of A at (r0, pc) lies inside A.
-            unsafe {
-                let blk = Block {
-                    ptr: a0.offset(pc as isize * a.cs),
-                    width: rows,
-                    along: a.cs,
-                    across: a.rs,
-                };
-                pack::<f32, MR>(ap, blk, kc);
-            }
+            let ap = if job.a_packed != 0 {
+                // SAFETY: a PackedA of this path holds k block pc at
+                // pc·m_pad, its panel of row r0 (a multiple of MR) at r0·kc.
+                unsafe {
+                    (job.a_packed as *const f32).add(pc * plan.m.next_multiple_of(mr) + r0 * kc)
+                }
+            } else {
+                let ap = a_pack.as_ptr() as *mut f32;
+                // SAFETY: the block rows × kc of A at (r0, pc) lies inside A.
+                unsafe {
+                    let blk = Block {
+                        ptr: a0.offset(pc as isize * a.cs),
+                        width: rows,
+                        along: a.cs,
+                        across: a.rs,
+                    };
+                    pack::<f32, MR>(ap, blk, kc);
+                }
+                ap as *const f32
+            };
             // Loop 2: NR-wide slivers of B (one stays in L1).
             let mut jr = 0;
             while jr < cols {
                 let w = nr.min(cols - jr);
-                let (bp, ldb) = if !plan.direct_b {
+                let (bp, ldb, offs) = if !plan.direct_b {
                     // SAFETY: the packed B holds item b_item, block pc,
                     // sliver (c0 + jr) / nr.
                     (
@@ -204,7 +227,35 @@ impl Chunk<'_> {
                             )
                         },
                         nr,
+                        std::ptr::null(),
                     )
+                } else if !b_off.is_null() {
+                    // SAFETY: the caller's offsets give B's rows; column
+                    // c0 + jr of each lies inside it, as do the next w.
+                    let (src, offs) = unsafe {
+                        (
+                            b.ptr
+                                .offset(b_item as isize * job.b_bs + (c0 + jr) as isize),
+                            b_off.add(pc),
+                        )
+                    };
+                    if w == nr {
+                        (src, 0, offs)
+                    } else {
+                        // SAFETY: w valid columns of each of the kc rows;
+                        // the edge buffer holds kc × nr.
+                        unsafe {
+                            for p in 0..kc {
+                                std::ptr::copy_nonoverlapping(
+                                    src.offset(*offs.add(p)),
+                                    ep.add(p * nr),
+                                    w,
+                                );
+                                std::ptr::write_bytes(ep.add(p * nr + w), 0, nr - w);
+                            }
+                        }
+                        (ep as *const f32, nr, std::ptr::null())
+                    }
                 } else {
                     // SAFETY: row pc, column c0 + jr of B's item lie inside B.
                     let src = unsafe {
@@ -213,7 +264,7 @@ impl Chunk<'_> {
                         )
                     };
                     if w == nr {
-                        (src, b.rs as usize)
+                        (src, b.rs as usize, std::ptr::null())
                     } else {
                         // SAFETY: kc × w of B at src; the edge buffer holds kc × nr.
                         unsafe {
@@ -228,7 +279,7 @@ impl Chunk<'_> {
                                 kc,
                             )
                         };
-                        (ep as *const f32, nr)
+                        (ep as *const f32, nr, std::ptr::null())
                     }
                 };
                 // Loop 1: MR-high panels of the packed A (streamed from L2).
@@ -266,6 +317,7 @@ impl Chunk<'_> {
                             ap.add(ir * kc),
                             bp,
                             ldb,
+                            offs,
                             c0p.add(ir * job.ldc + jr),
                             job.ldc,
                             edge,

@@ -188,7 +188,7 @@ unsafe fn gemm_with(
     // B is read in place only when its rows are contiguous (a non-negative
     // row stride, as the kernel's step is a usize).
     let plan = plan::Plan::new(token.path(), batch, m, n, k, b.cs == 1 && b.rs >= 0);
-    let mut job = loops::Job {
+    let job = loops::Job {
         mode,
         plan,
         a,
@@ -200,11 +200,24 @@ unsafe fn gemm_with(
         ldc,
         c_bs,
         continued,
+        a_packed: 0,
+        b_off: 0,
     };
+    // SAFETY: forwarded from the caller.
+    unsafe { run_job(token, job) }
+}
+
+/// Phase 1 (B packed, unless read in place) then phase 2 (the chunks of C),
+/// on the pool or, for a small product, on the calling thread.
+///
+/// # Safety
+/// The job's operands must be valid as [`gemm_batched`] requires.
+unsafe fn run_job(token: Token, mut job: loops::Job) {
+    let plan = job.plan;
     let b_pack = Buffer::new(if plan.direct_b {
         0
     } else {
-        job.b_items() * k * plan.n_pad() * 4
+        job.b_items() * plan.k * plan.n_pad() * 4
     });
     job.b_packed = b_pack.as_ptr() as usize;
     let job = &job;
@@ -222,7 +235,13 @@ unsafe fn gemm_with(
     // pool costs about what it would save (measured on the recurrent
     // layers' per-step [8, 128] × [128, 512] products, where the 2-thread
     // LSTM was slower than the 1-thread one). Same chunks, same bits.
-    if (batch as u128) * (m as u128) * (n as u128) * (k as u128) < INLINE_BELOW {
+    let (b, m, n, k) = (
+        plan.batch as u128,
+        plan.m as u128,
+        plan.n as u128,
+        plan.k as u128,
+    );
+    if b * m * n * k < INLINE_BELOW {
         crate::dispatch::serial(run)
     } else {
         run()
@@ -233,3 +252,145 @@ unsafe fn gemm_with(
 /// µs of one AVX2 core at the 20–35 G multiply-adds per second the GEMM
 /// reaches on this project's development VM (docs/performance.md).
 const INLINE_BELOW: u128 = 1 << 20;
+
+/// An A operand packed once into the microkernel's panels, for products
+/// that share it (a convolution's weight against every output row of every
+/// item): the packing a product would otherwise repeat in each chunk.
+/// Packed for one kernel path; valid only for products on that path.
+pub struct PackedA {
+    buf: Buffer,
+    token: Token,
+    m: usize,
+    k: usize,
+}
+
+impl PackedA {
+    /// Pack `a` (m × k) for products on `token`'s path: k block by k block
+    /// (the path's kc), each block's rows in MR-row panels, zero padded to
+    /// whole panels — the layout each chunk would build for itself.
+    ///
+    /// # Safety
+    /// `a` must be valid for its view.
+    pub unsafe fn new(token: Token, a: MatRef) -> PackedA {
+        let blk = plan::blocking(token.path());
+        let (m, k) = (a.rows, a.cols);
+        let m_pad = m.next_multiple_of(blk.mr);
+        let buf = Buffer::new(m_pad * k * 4);
+        let dst = buf.as_ptr() as *mut f32;
+        let mut pc = 0;
+        while pc < k {
+            let kc = blk.kc.min(k - pc);
+            let block = pack::Block {
+                // SAFETY: column pc of A lies inside it (pc < k).
+                ptr: unsafe { a.ptr.offset(pc as isize * a.cs) },
+                width: m,
+                along: a.cs,
+                across: a.rs,
+            };
+            // SAFETY: the block is inside A; k block pc occupies m_pad·kc
+            // floats at pc·m_pad of the buffer. Packing A uses scalar lanes
+            // (f32), which need no CPU feature.
+            unsafe {
+                let d = dst.add(pc * m_pad);
+                match blk.mr {
+                    4 => pack::pack::<f32, 4>(d, block, kc),
+                    6 => pack::pack::<f32, 6>(d, block, kc),
+                    8 => pack::pack::<f32, 8>(d, block, kc),
+                    mr => unreachable!("gemm: no A packing for MR = {mr}"),
+                }
+            }
+            pc += kc;
+        }
+        PackedA { buf, token, m, k }
+    }
+}
+
+/// A B operand whose rows are read in place at listed offsets: `B[p, j] =
+/// ptr[offsets[p] + j]` for p < k = offsets.len(), j < cols. A stride-1
+/// convolution's im2col matrix over a zero-padded input is one such operand
+/// per output row (row p = the tap (c, ky, kx), column j = the output
+/// column), so the product reads the input itself: no im2col copy and no
+/// packing.
+#[derive(Clone, Copy)]
+pub struct OffsetRows<'a> {
+    pub ptr: *const f32,
+    pub offsets: &'a [isize],
+    pub cols: usize,
+}
+
+/// `C[i] = A · B[i]` for `batch` products with A packed once and B given by
+/// row offsets, item i's B at `b.ptr + i·b_bs` and its C at `c + i·c_bs`
+/// (row stride `ldc`). Every output keeps the canonical order: this changes
+/// where A and B are read from, not a term or its place.
+///
+/// # Safety
+/// A's source must not have changed since it was packed; every `B[i][p,
+/// j]` must be valid to read; C valid for `a.m` rows of `b.cols` writes at
+/// row stride `ldc` for each item, the items' C disjoint and not
+/// overlapping B.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gemm_offset_rows(
+    mode: Mode,
+    a: &PackedA,
+    b: OffsetRows,
+    batch: usize,
+    b_bs: isize,
+    c: *mut f32,
+    ldc: usize,
+    c_bs: usize,
+) {
+    // The product runs on the path A was packed for.
+    let token = a.token;
+    let (m, k, n) = (a.m, a.k, b.cols);
+    assert_eq!(
+        b.offsets.len(),
+        k,
+        "gemm: A is {m}×{k} but B has {} rows",
+        b.offsets.len()
+    );
+    assert!(ldc >= n, "gemm: ldc {ldc} < n {n}");
+    if batch == 0 || m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        for item in 0..batch {
+            for i in 0..m {
+                // SAFETY: C is valid for n writes on each row of each item.
+                unsafe { std::ptr::write_bytes(c.add(item * c_bs + i * ldc), 0, n) };
+            }
+        }
+        return;
+    }
+    let mut plan = plan::Plan::new(token.path(), batch, m, n, k, true);
+    plan.direct_b = true;
+    let job = loops::Job {
+        mode,
+        plan,
+        // Never read through: A comes packed.
+        a: MatRef {
+            ptr: a.buf.as_ptr() as *const f32,
+            rows: m,
+            cols: k,
+            rs: 0,
+            cs: 0,
+        },
+        a_bs: 0,
+        b: MatRef {
+            ptr: b.ptr,
+            rows: k,
+            cols: n,
+            rs: 0,
+            cs: 1,
+        },
+        b_bs,
+        b_packed: 0,
+        c: c as usize,
+        ldc,
+        c_bs,
+        continued: false,
+        a_packed: a.buf.as_ptr() as usize,
+        b_off: b.offsets.as_ptr() as usize,
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { run_job(token, job) }
+}

@@ -595,3 +595,79 @@ fn continued_calls_over_k_ranges_give_one_products_bits() {
         }
     }
 }
+
+/// A packed once and B read in place through row offsets give the canonical
+/// order's bits for every item of a batch: B's rows overlap (as a
+/// convolution's taps do), the shapes leave partial panels and slivers, and
+/// k spans several k blocks; C's items sit at a stride of their own.
+#[test]
+fn packed_a_and_offset_rows_give_the_definition_bits() {
+    let _guard = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut rng = Rng(0x0ff5_e75);
+    for &(m, k, n, batch) in &[
+        (64usize, 288usize, 128usize, 3usize),
+        (7, 600, 37, 2),
+        (13, 9, 5, 4),
+        (1, 1, 1, 1),
+    ] {
+        let av = values(&mut rng, m * k, true);
+        let a = row_major(&av, m, k);
+        // Item i's B row p starts at i·b_bs + off[p]: rows of n overlapping
+        // their neighbours, in a shuffled order.
+        let b_bs = n + 5;
+        let offsets: Vec<isize> = (0..k).map(|_| rng.below(3 * n + 7) as isize).collect();
+        let span = (batch - 1) * b_bs + 3 * n + 7 + n;
+        let bv = values(&mut rng, span, true);
+        let ldc = n + 2;
+        let c_bs = m * ldc + 3;
+        for mode in [Mode::Exact, Mode::Fast] {
+            for path in available_paths() {
+                let token = Token::new(path).unwrap();
+                // SAFETY: A is a live row-major matrix.
+                let packed = unsafe { super::PackedA::new(token, a) };
+                for threads in [1, 3] {
+                    set_threads(threads).unwrap();
+                    let sentinel = f32::from_bits(0x7FBA_D0D0);
+                    let mut c = vec![sentinel; batch * c_bs];
+                    // SAFETY: every B[i][p, j] lies inside bv (offsets <
+                    // 3n + 7, j < n); each item's C holds m rows of ldc.
+                    unsafe {
+                        super::gemm_offset_rows(
+                            mode,
+                            &packed,
+                            super::OffsetRows {
+                                ptr: bv.as_ptr(),
+                                offsets: &offsets,
+                                cols: n,
+                            },
+                            batch,
+                            b_bs as isize,
+                            c.as_mut_ptr(),
+                            ldc,
+                            c_bs,
+                        )
+                    };
+                    for item in 0..batch {
+                        let explicit: Vec<f32> = (0..k * n)
+                            .map(|e| bv[item * b_bs + offsets[e / n] as usize + e % n])
+                            .collect();
+                        let want = naive(mode, a, row_major(&explicit, k, n));
+                        let got: Vec<f32> = (0..m * n)
+                            .map(|e| c[item * c_bs + e / n * ldc + e % n])
+                            .collect();
+                        let tag =
+                            format!("{m}x{k}x{n} item {item} {path:?} {mode:?} threads {threads}");
+                        assert_bits(mode, &want, &got, &tag);
+                        for i in 0..m {
+                            let pad = &c[item * c_bs + i * ldc + n..item * c_bs + (i + 1) * ldc];
+                            assert!(
+                                pad.iter().all(|x| x.to_bits() == sentinel.to_bits()),
+                                "{tag}: wrote past n"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
