@@ -19,7 +19,9 @@
 //!   (or read in place for short products), then the chunks of C, each
 //!   packing its rows of A (k blocks, slivers, panels);
 //! * `pack`: strided operands → contiguous panels (transposes are free);
-//! * `kernel`: the MR × NR register tile, written once over [`Lanes`];
+//! * `kernel`: the MR × NR register tile, written once over [`Lanes`]
+//!   (B's rows at a fixed stride, or at listed offsets for
+//!   [`gemm_offset_rows`], whose A comes packed once as a [`PackedA`]);
 //! * `peak`: the measured arithmetic peak the benchmark compares against.
 //!
 //! Threads take whole chunks (output tiles with their whole k range) through
@@ -175,14 +177,8 @@ unsafe fn gemm_with(
         return;
     }
     if k == 0 {
-        // An empty sum is its starting value, +0.
-        for item in 0..batch {
-            for i in 0..m {
-                // SAFETY: C is valid for n writes on each of the m rows of
-                // each batch item.
-                unsafe { std::ptr::write_bytes(c.add(item * c_bs + i * ldc), 0, n) };
-            }
-        }
+        // SAFETY: forwarded from the caller.
+        unsafe { empty_sums(c, batch, m, n, ldc, c_bs) };
         return;
     }
     // B is read in place only when its rows are contiguous (a non-negative
@@ -205,6 +201,20 @@ unsafe fn gemm_with(
     };
     // SAFETY: forwarded from the caller.
     unsafe { run_job(token, job) }
+}
+
+/// A product over k = 0: every output is the empty sum, +0.
+///
+/// # Safety
+/// C valid for n writes on each of the m rows (stride ldc) of each of the
+/// batch items (stride c_bs).
+unsafe fn empty_sums(c: *mut f32, batch: usize, m: usize, n: usize, ldc: usize, c_bs: usize) {
+    for item in 0..batch {
+        for i in 0..m {
+            // SAFETY: as the caller promised.
+            unsafe { std::ptr::write_bytes(c.add(item * c_bs + i * ldc), 0, n) };
+        }
+    }
 }
 
 /// Phase 1 (B packed, unless read in place) then phase 2 (the chunks of C),
@@ -353,12 +363,8 @@ pub unsafe fn gemm_offset_rows(
         return;
     }
     if k == 0 {
-        for item in 0..batch {
-            for i in 0..m {
-                // SAFETY: C is valid for n writes on each row of each item.
-                unsafe { std::ptr::write_bytes(c.add(item * c_bs + i * ldc), 0, n) };
-            }
-        }
+        // SAFETY: forwarded from the caller.
+        unsafe { empty_sums(c, batch, m, n, ldc, c_bs) };
         return;
     }
     let mut plan = plan::Plan::new(token.path(), batch, m, n, k, true);
