@@ -9,7 +9,7 @@
 //!    inside one chunk, on one thread, packing the chunk's rows of A.
 
 use super::kernel::{tile, Edge};
-use super::pack::{pack, Block};
+use super::pack::{pack, pack_offset_cols, Block, OffsetColsBlock};
 use super::plan::Plan;
 use super::MatRef;
 use crate::dispatch::{KernelPath, Mode};
@@ -44,6 +44,11 @@ pub(super) struct Job {
     /// at `b.ptr + item·b_bs + b_off[p]`, its columns contiguous; B is read
     /// in place. 0: B's rows are at stride `b.rs`.
     pub b_off: usize,
+    /// B's columns by offset, in runs (address of `n` isize; see
+    /// [`OffsetColsBlock`]): phase 1 packs B from them. 0: B is a MatRef.
+    pub b_cols: usize,
+    pub b_run: usize,
+    pub b_run_stride: isize,
 }
 
 /// Slivers per packing chunk of phase 1.
@@ -112,14 +117,28 @@ impl PackB<'_> {
         let (kc, cols) = (kcb.min(p.k - pc), (nr * PACK_SLIVERS).min(p.n - c0));
         let b = job.b;
         // SAFETY: item < b_items, pc + kc ≤ k, c0 + cols ≤ n: the block is
-        // inside B; its slivers land inside the packed buffer of
-        // b_items · k · n_pad elements at (item, block pc, column c0).
+        // inside B (for B by column offsets: the caller of
+        // gemm_offset_cols guarantees every element is readable); its
+        // slivers land inside the packed buffer of b_items · k · n_pad
+        // elements at (item, block pc, column c0).
         unsafe {
             let src = b
                 .ptr
                 .offset(item as isize * job.b_bs + pc as isize * b.rs + c0 as isize * b.cs);
             let dst =
                 (job.b_packed as *mut f32).add(item * p.k * p.n_pad() + p.b_block(pc) + c0 * kc);
+            if job.b_cols != 0 {
+                let blk = OffsetColsBlock {
+                    ptr: b.ptr.offset(item as isize * job.b_bs),
+                    col_off: (job.b_cols as *const isize).add(c0),
+                    width: cols,
+                    run: job.b_run,
+                    run_stride: job.b_run_stride,
+                    k0: pc,
+                };
+                pack_offset_cols(dst, blk, kc, nr);
+                return;
+            }
             pack::<L, NV>(
                 dst,
                 Block {

@@ -198,6 +198,9 @@ unsafe fn gemm_with(
         continued,
         a_packed: 0,
         b_off: 0,
+        b_cols: 0,
+        b_run: 0,
+        b_run_stride: 0,
     };
     // SAFETY: forwarded from the caller.
     unsafe { run_job(token, job) }
@@ -396,6 +399,99 @@ pub unsafe fn gemm_offset_rows(
         continued: false,
         a_packed: a.buf.as_ptr() as usize,
         b_off: b.offsets.as_ptr() as usize,
+        b_cols: 0,
+        b_run: 0,
+        b_run_stride: 0,
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { run_job(token, job) }
+}
+
+/// A B operand whose columns are read at listed offsets, each column in
+/// runs: `B[q, j] = ptr[offsets[j] + (q / run)·run_stride + q % run]` for
+/// q < rows, j < offsets.len(). A stride-1 convolution's im2col matrix,
+/// transposed, over a zero-padded input is one (column j the tap (c, ky,
+/// kx), row q the output position, a run one output row): the weight
+/// gradient packs it straight from the input, without writing the im2col
+/// matrix first.
+#[derive(Clone, Copy)]
+pub struct OffsetCols<'a> {
+    pub ptr: *const f32,
+    pub offsets: &'a [isize],
+    pub rows: usize,
+    pub run: usize,
+    pub run_stride: isize,
+}
+
+/// `C = A · B` (or with `continued`, as [`gemm_continued`]) on the current
+/// kernel path, B given by column offsets and packed from them. The same
+/// terms in the same order as the product of the written-out B.
+///
+/// # Safety
+/// A valid for its view; every `B[q, j]` valid to read; C valid for m rows
+/// of n reads and writes at row stride `ldc`, not overlapping A or B.
+pub unsafe fn gemm_offset_cols(
+    mode: Mode,
+    a: MatRef,
+    b: OffsetCols,
+    c: *mut f32,
+    ldc: usize,
+    continued: bool,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe { gemm_offset_cols_on(Token::current(), mode, a, b, c, ldc, continued) }
+}
+
+/// [`gemm_offset_cols`] on the kernel path of `token`.
+///
+/// # Safety
+/// As [`gemm_offset_cols`].
+unsafe fn gemm_offset_cols_on(
+    token: Token,
+    mode: Mode,
+    a: MatRef,
+    b: OffsetCols,
+    c: *mut f32,
+    ldc: usize,
+    continued: bool,
+) {
+    let (m, k, n) = (a.rows, a.cols, b.offsets.len());
+    assert_eq!(b.rows, k, "gemm: A is {m}×{k} but B has {} rows", b.rows);
+    assert!(ldc >= n, "gemm: ldc {ldc} < n {n}");
+    assert!(b.run > 0 || k == 0, "gemm: B's runs are empty");
+    if m == 0 || n == 0 || (k == 0 && continued) {
+        return;
+    }
+    if k == 0 {
+        // SAFETY: forwarded from the caller.
+        unsafe { empty_sums(c, 1, m, n, ldc, m * ldc) };
+        return;
+    }
+    let plan = plan::Plan::new(token.path(), 1, m, n, k, false);
+    let job = loops::Job {
+        mode,
+        plan,
+        a,
+        a_bs: 0,
+        // Never read through: phase 1 packs B from the offsets.
+        b: MatRef {
+            ptr: b.ptr,
+            rows: k,
+            cols: n,
+            rs: 0,
+            cs: 0,
+        },
+        b_bs: 0,
+        b_packed: 0,
+        c: c as usize,
+        ldc,
+        c_bs: m * ldc,
+        continued,
+        a_packed: 0,
+        b_off: 0,
+        b_cols: b.offsets.as_ptr() as usize,
+        b_run: b.run,
+        b_run_stride: b.run_stride,
     };
     // SAFETY: forwarded from the caller.
     unsafe { run_job(token, job) }

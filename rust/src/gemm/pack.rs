@@ -138,9 +138,7 @@ unsafe fn panel(
 }
 
 /// `dst[p*w + t] = src[t*across + p]` for t < cols, p < kc: the lines of a
-/// block contiguous along k, transposed into a panel. On x86-64, 4 × 4
-/// blocks go through SSE shuffles (baseline, pure data movement: the bits
-/// are copied, never computed); the rest element by element.
+/// block contiguous along k, transposed into a panel.
 ///
 /// # Safety
 /// `src` valid for `cols` lines of `kc` elements at stride `across`; `dst`
@@ -154,6 +152,26 @@ unsafe fn transpose(
     kc: usize,
     across: isize,
 ) {
+    // SAFETY: line t is at src + t·across, as the caller promised.
+    unsafe { transpose_lines(dst, |t| src.offset(t as isize * across), cols, w, kc) }
+}
+
+/// `dst[p*w + t] = line(t)[p]` for t < cols, p < kc: lines contiguous
+/// along k, wherever each starts, transposed into a panel. On x86-64, 4 × 4
+/// blocks go through SSE shuffles (baseline, pure data movement: the bits
+/// are copied, never computed); the rest element by element.
+///
+/// # Safety
+/// `line(t)` valid for `kc` reads for every t < cols; `dst` valid for
+/// `kc·w` writes; cols ≤ w.
+#[inline(always)]
+pub(super) unsafe fn transpose_lines(
+    dst: *mut f32,
+    line: impl Fn(usize) -> *const f32,
+    cols: usize,
+    w: usize,
+    kc: usize,
+) {
     #[cfg(target_arch = "x86_64")]
     let (t0, p0) = (cols / 4 * 4, kc / 4 * 4);
     #[cfg(not(target_arch = "x86_64"))]
@@ -162,13 +180,17 @@ unsafe fn transpose(
     {
         use std::arch::x86_64::*;
         for t in (0..t0).step_by(4) {
+            let starts = [line(t), line(t + 1), line(t + 2), line(t + 3)];
             for p in (0..p0).step_by(4) {
-                // SAFETY: lines t..t+4 < cols, steps p..p+4 < kc of src;
+                // SAFETY: lines t..t+4 < cols, steps p..p+4 < kc of them;
                 // rows p..p+4, columns t..t+4 < w of dst; SSE is baseline.
                 unsafe {
-                    let line =
-                        |i: usize| _mm_loadu_ps(src.offset((t + i) as isize * across).add(p));
-                    let (r0, r1, r2, r3) = (line(0), line(1), line(2), line(3));
+                    let (r0, r1, r2, r3) = (
+                        _mm_loadu_ps(starts[0].add(p)),
+                        _mm_loadu_ps(starts[1].add(p)),
+                        _mm_loadu_ps(starts[2].add(p)),
+                        _mm_loadu_ps(starts[3].add(p)),
+                    );
                     let lo01 = _mm_unpacklo_ps(r0, r1); // r0[0] r1[0] r0[1] r1[1]
                     let hi01 = _mm_unpackhi_ps(r0, r1); // r0[2] r1[2] r0[3] r1[3]
                     let lo23 = _mm_unpacklo_ps(r2, r3);
@@ -184,11 +206,59 @@ unsafe fn transpose(
     // The remainder: steps p0.. of the first t0 lines, then the lines t0...
     for t in 0..cols {
         let from = if t < t0 { p0 } else { 0 };
+        let s = line(t);
         // SAFETY: line t < cols, steps < kc; dst below kc·w.
         unsafe {
-            let s = src.offset(t as isize * across);
             for p in from..kc {
                 *dst.add(p * w + t) = *s.add(p);
+            }
+        }
+    }
+}
+
+/// A block of a B operand whose columns are read at listed offsets, each
+/// column laid out in runs: `B[q, j] = ptr[col_off[j] + (q / run)·run_stride
+/// + q % run]` (a convolution's im2col matrix transposed, over a padded
+/// input: column j the tap, q the output position, a run one output row).
+#[derive(Clone, Copy)]
+pub(super) struct OffsetColsBlock {
+    pub ptr: *const f32,
+    /// The offsets of the block's first column onwards.
+    pub col_off: *const isize,
+    pub width: usize,
+    pub run: usize,
+    pub run_stride: isize,
+    /// The block's first row (q).
+    pub k0: usize,
+}
+
+/// Pack `kc` rows of `blk` into slivers of `w` columns (as [`pack`] packs
+/// B), the last zero padded: each sliver is transposed run by run from its
+/// columns' lines.
+///
+/// # Safety
+/// Every `B[q, j]` of the block must be valid to read; `dst` valid for
+/// `width.div_ceil(w)·w·kc` writes.
+pub(super) unsafe fn pack_offset_cols(dst: *mut f32, blk: OffsetColsBlock, kc: usize, w: usize) {
+    for s in 0..blk.width.div_ceil(w) {
+        let cols = w.min(blk.width - s * w);
+        // SAFETY: sliver s of dst; its columns' offsets lie in col_off.
+        unsafe {
+            let (d, offs) = (dst.add(s * w * kc), blk.col_off.add(s * w));
+            let mut p = 0;
+            while p < kc {
+                let q = blk.k0 + p;
+                let len = (blk.run - q % blk.run).min(kc - p);
+                let base = blk
+                    .ptr
+                    .offset((q / blk.run) as isize * blk.run_stride + (q % blk.run) as isize);
+                transpose_lines(d.add(p * w), |t| base.offset(*offs.add(t)), cols, w, len);
+                p += len;
+            }
+            if cols < w {
+                for p in 0..kc {
+                    std::ptr::write_bytes(d.add(p * w + cols), 0, w - cols);
+                }
             }
         }
     }
