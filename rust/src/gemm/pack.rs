@@ -217,9 +217,10 @@ pub(super) unsafe fn transpose_lines(
 }
 
 /// A block of a B operand whose columns are read at listed offsets, each
-/// column laid out in runs: `B[q, j] = ptr[col_off[j] + (q / run)·run_stride
-/// + q % run]` (a convolution's im2col matrix transposed, over a padded
-/// input: column j the tap, q the output position, a run one output row).
+/// column laid out in runs:
+/// `B[q, j] = ptr[col_off[j] + (q / run)·run_stride + q % run]`
+/// (a convolution's im2col matrix transposed, over a padded input: column
+/// j the tap, q the output position, a run one output row).
 #[derive(Clone, Copy)]
 pub(super) struct OffsetColsBlock {
     pub ptr: *const f32,
