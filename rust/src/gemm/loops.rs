@@ -51,6 +51,40 @@ pub(super) struct Job {
     pub b_run_stride: isize,
 }
 
+impl Job {
+    /// A plain product's job: A and B read through their views (with their
+    /// batch strides), accumulators starting at +0; the entries that need
+    /// more set the other fields over it.
+    pub fn new(
+        mode: Mode,
+        plan: Plan,
+        (a, a_bs): (MatRef, isize),
+        (b, b_bs): (MatRef, isize),
+        c: *mut f32,
+        ldc: usize,
+        c_bs: usize,
+    ) -> Job {
+        Job {
+            mode,
+            plan,
+            a,
+            a_bs,
+            b,
+            b_bs,
+            b_packed: 0,
+            c: c as usize,
+            ldc,
+            c_bs,
+            continued: false,
+            a_packed: 0,
+            b_off: 0,
+            b_cols: 0,
+            b_run: 0,
+            b_run_stride: 0,
+        }
+    }
+}
+
 /// Slivers per packing chunk of phase 1.
 pub(super) const PACK_SLIVERS: usize = 16;
 

@@ -185,22 +185,8 @@ unsafe fn gemm_with(
     // row stride, as the kernel's step is a usize).
     let plan = plan::Plan::new(token.path(), batch, m, n, k, b.cs == 1 && b.rs >= 0);
     let job = loops::Job {
-        mode,
-        plan,
-        a,
-        a_bs,
-        b,
-        b_bs,
-        b_packed: 0,
-        c: c as usize,
-        ldc,
-        c_bs,
         continued,
-        a_packed: 0,
-        b_off: 0,
-        b_cols: 0,
-        b_run: 0,
-        b_run_stride: 0,
+        ..loops::Job::new(mode, plan, (a, a_bs), (b, b_bs), c, ldc, c_bs)
     };
     // SAFETY: forwarded from the caller.
     unsafe { run_job(token, job) }
@@ -372,36 +358,25 @@ pub unsafe fn gemm_offset_rows(
     }
     let mut plan = plan::Plan::new(token.path(), batch, m, n, k, true);
     plan.direct_b = true;
+    // A is never read through (it comes packed), nor B's strides.
+    let a_view = MatRef {
+        ptr: a.buf.as_ptr() as *const f32,
+        rows: m,
+        cols: k,
+        rs: 0,
+        cs: 0,
+    };
+    let b_view = MatRef {
+        ptr: b.ptr,
+        rows: k,
+        cols: n,
+        rs: 0,
+        cs: 1,
+    };
     let job = loops::Job {
-        mode,
-        plan,
-        // Never read through: A comes packed.
-        a: MatRef {
-            ptr: a.buf.as_ptr() as *const f32,
-            rows: m,
-            cols: k,
-            rs: 0,
-            cs: 0,
-        },
-        a_bs: 0,
-        b: MatRef {
-            ptr: b.ptr,
-            rows: k,
-            cols: n,
-            rs: 0,
-            cs: 1,
-        },
-        b_bs,
-        b_packed: 0,
-        c: c as usize,
-        ldc,
-        c_bs,
-        continued: false,
         a_packed: a.buf.as_ptr() as usize,
         b_off: b.offsets.as_ptr() as usize,
-        b_cols: 0,
-        b_run: 0,
-        b_run_stride: 0,
+        ..loops::Job::new(mode, plan, (a_view, 0), (b_view, b_bs), c, ldc, c_bs)
     };
     // SAFETY: forwarded from the caller.
     unsafe { run_job(token, job) }
@@ -468,30 +443,20 @@ unsafe fn gemm_offset_cols_on(
         return;
     }
     let plan = plan::Plan::new(token.path(), 1, m, n, k, false);
+    // Never read through: phase 1 packs B from the offsets.
+    let b_view = MatRef {
+        ptr: b.ptr,
+        rows: k,
+        cols: n,
+        rs: 0,
+        cs: 0,
+    };
     let job = loops::Job {
-        mode,
-        plan,
-        a,
-        a_bs: 0,
-        // Never read through: phase 1 packs B from the offsets.
-        b: MatRef {
-            ptr: b.ptr,
-            rows: k,
-            cols: n,
-            rs: 0,
-            cs: 0,
-        },
-        b_bs: 0,
-        b_packed: 0,
-        c: c as usize,
-        ldc,
-        c_bs: m * ldc,
         continued,
-        a_packed: 0,
-        b_off: 0,
         b_cols: b.offsets.as_ptr() as usize,
         b_run: b.run,
         b_run_stride: b.run_stride,
+        ..loops::Job::new(mode, plan, (a, 0), (b_view, 0), c, ldc, m * ldc)
     };
     // SAFETY: forwarded from the caller.
     unsafe { run_job(token, job) }
