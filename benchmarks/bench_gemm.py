@@ -28,6 +28,7 @@ says which).
 
 Usage:
     python benchmarks/bench_gemm.py [--quick] [--markdown FILE] [--extra-site DIR]
+        [--shapes M K N [M K N ...]]
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ def fmt(cell):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="square sizes up to 512 and the two extra shapes only")
+    ap.add_argument("--shapes", type=int, nargs="+", default=None, metavar="M K N",
+                    help="these M K N triples instead of the default shapes")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.2, help="seconds per timed repeat")
     ap.add_argument("--max-time", type=float, default=4.0, help="budget of one product before a config is cut")
@@ -113,6 +116,10 @@ def main():
         torch = None
 
     shapes = [(s, s, s) for s in SQUARE if not args.quick or s <= 512] + EXTRA
+    if args.shapes:
+        if len(args.shapes) % 3:
+            ap.error("--shapes takes M K N triples")
+        shapes = [tuple(args.shapes[i:i + 3]) for i in range(0, len(args.shapes), 3)]
     paths = args.paths or om.compute.available_kernel_paths()
     configs = [(p, m) for p in paths for m in ("fast", "exact")]
 

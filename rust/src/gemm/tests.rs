@@ -606,7 +606,7 @@ fn continued_calls_over_k_ranges_give_one_products_bits() {
 #[test]
 fn packed_a_and_offset_rows_give_the_definition_bits() {
     let _guard = THREADS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut rng = Rng(0x0ff5_e75);
+    let mut rng = Rng(0x0FF5_E075);
     for &(m, k, n, batch) in &[
         (64usize, 288usize, 128usize, 3usize),
         (7, 600, 37, 2),
@@ -685,7 +685,7 @@ fn packed_a_and_offset_rows_give_the_definition_bits() {
 #[test]
 fn offset_columns_give_the_definition_bits() {
     let _guard = THREADS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut rng = Rng(0xc0_1u64 << 20 | 0x5eed);
+    let mut rng = Rng(0x0C01_5EED);
     for &(m, k, n, run, run_stride) in &[
         (64usize, 256usize, 288usize, 128usize, 131isize),
         (7, 600, 37, 50, 53),

@@ -21,6 +21,12 @@
 //!   transposed view of the im2col matrix, which the GEMM packs); then
 //!   `dW = ((+0 + T_0) + T_1) + …` in batch-item order, one f32 add per item.
 //!
+//! Where cols comes from changes speed, never bits: for stride 1 and k ≥ 32
+//! (`Conv2d::reads_padded_input`) the forward and the weight gradient read
+//! it from a zero-padded copy of the input (`gemm_offset_rows`,
+//! `gemm_offset_cols`: the same entries, the padding's +0 included); else
+//! im2col writes it, a block of output rows at a time.
+//!
 //! Threads take whole (item, group) pairs, or fixed-size element chunks of
 //! the item-order sum: the chunking is a function of the shape only.
 
@@ -96,8 +102,9 @@ impl Conv2d {
     /// of an im2col matrix (`forward_padded`): stride 1, and a k of at
     /// least MIN_K — below it each output's few terms leave the packing
     /// the padded path saves a small part of the time, and the im2col path
-    /// measured faster (1→32 3×3: 1.5 vs 1.8 ms at 1 thread). A function of
-    /// the shape only; both paths give the same bits.
+    /// measured faster (1→32 3×3, fast, 1 thread: 1.79 against 2.47 ms,
+    /// docs/kernels.md). A function of the shape only; both paths give the
+    /// same bits.
     fn reads_padded_input(&self) -> bool {
         const MIN_K: usize = 32;
         self.stride == (1, 1) && !self.pointwise() && self.p() > 0 && self.k() >= MIN_K
@@ -817,30 +824,42 @@ mod tests {
         }
     }
 
+    /// The im2col entry of item `ni`, group `g`, row r = (c, ky, kx), output
+    /// (oy, ox): the input element the tap reads, or +0 in the padding —
+    /// from the geometry, independently of `im2col` and the padded copy.
+    fn tap_value(
+        s: &Conv2d,
+        x: &[f32],
+        ni: usize,
+        g: usize,
+        r: usize,
+        oy: usize,
+        ox: usize,
+    ) -> f32 {
+        let (c, ky, kx) = (r / (s.kh * s.kw), r / s.kw % s.kh, r % s.kw);
+        let iy = (oy * s.stride.0 + ky * s.dilation.0) as isize - s.padding.0 as isize;
+        let ix = (ox * s.stride.1 + kx * s.dilation.1) as isize - s.padding.1 as isize;
+        if iy < 0 || ix < 0 || iy >= s.h as isize || ix >= s.w as isize {
+            return 0.0;
+        }
+        x[((ni * s.c_in + g * s.cg() + c) * s.h + iy as usize) * s.w + ix as usize]
+    }
+
     /// The weight gradient's definition in exact mode: per item, each entry
     /// the canonical sum over output positions (+0, then a rounded multiply
     /// and a rounded add per position, row-major increasing); the items'
     /// parts added to +0 in item order.
     fn weight_grad_definition(s: &Conv2d, mode: Mode, x: &[f32], dy: &[f32]) -> Vec<f32> {
-        let (og, cg, k) = (s.og(), s.cg(), s.k());
+        let (og, k) = (s.og(), s.k());
         let mut dw = vec![0f32; s.c_out * k];
         for (oc, r) in (0..s.c_out).flat_map(|o| (0..k).map(move |r| (o, r))) {
-            let (g, c, ky, kx) = (oc / og, r / (s.kh * s.kw), r / s.kw % s.kh, r % s.kw);
+            let g = oc / og;
             let mut total = 0f32;
             for ni in 0..s.n {
                 let mut acc = 0f32;
                 for oy in 0..s.oh {
                     for ox in 0..s.ow {
-                        let iy =
-                            (oy * s.stride.0 + ky * s.dilation.0) as isize - s.padding.0 as isize;
-                        let ix =
-                            (ox * s.stride.1 + kx * s.dilation.1) as isize - s.padding.1 as isize;
-                        let inside = iy >= 0 && ix >= 0 && iy < s.h as isize && ix < s.w as isize;
-                        let xv = if inside {
-                            x[((ni * s.c_in + g * cg + c) * s.h + iy as usize) * s.w + ix as usize]
-                        } else {
-                            0.0
-                        };
+                        let xv = tap_value(s, x, ni, g, r, oy, ox);
                         let dv = dy[((ni * s.c_out + oc) * s.oh + oy) * s.ow + ox];
                         acc = match mode {
                             Mode::Exact => acc + dv * xv,
@@ -900,22 +919,14 @@ mod tests {
     /// k = (c, ky, kx) of weight × im2col entry (+0 in the padding), in the
     /// mode's arithmetic (exact: NaN canonical), then the bias.
     fn forward_definition(s: &Conv2d, mode: Mode, x: &[f32], wt: &[f32], bias: &[f32]) -> Vec<f32> {
-        let (og, cg, k) = (s.og(), s.cg(), s.k());
+        let (og, k) = (s.og(), s.k());
         let mut out = vec![0f32; s.n * s.c_out * s.p()];
         for (ni, oc) in (0..s.n).flat_map(|n| (0..s.c_out).map(move |o| (n, o))) {
             let g = oc / og;
             for (oy, ox) in (0..s.oh).flat_map(|y| (0..s.ow).map(move |x| (y, x))) {
                 let mut acc = 0f32;
                 for r in 0..k {
-                    let (c, ky, kx) = (r / (s.kh * s.kw), r / s.kw % s.kh, r % s.kw);
-                    let iy = (oy * s.stride.0 + ky * s.dilation.0) as isize - s.padding.0 as isize;
-                    let ix = (ox * s.stride.1 + kx * s.dilation.1) as isize - s.padding.1 as isize;
-                    let inside = iy >= 0 && ix >= 0 && iy < s.h as isize && ix < s.w as isize;
-                    let xv = if inside {
-                        x[((ni * s.c_in + g * cg + c) * s.h + iy as usize) * s.w + ix as usize]
-                    } else {
-                        0.0
-                    };
+                    let xv = tap_value(s, x, ni, g, r, oy, ox);
                     let wv = wt[oc * k + r];
                     acc = match mode {
                         Mode::Exact => acc + wv * xv,
