@@ -12,7 +12,30 @@ from . import _core
 from .errors import GraphReleasedError, TensorVersionError
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .scope import ActivationScope
-from .tensor import Tensor, dtype, float, float32, int64, is_tensor, long
+from ._device import device
+from .tensor import (
+    Tensor,
+    bfloat16,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    is_tensor,
+    long,
+    short,
+    uint8,
+)
 
 from . import ops as _ops  # installs the Tensor methods and operators
 from .creation import (
@@ -98,4 +121,9 @@ def broadcast_shapes(*shapes) -> tuple:
     return _bs("broadcast_shapes", *shapes)
 
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+# torch.int is int32; set here because a module-level `int` in tensor.py
+# would shadow the builtin there.
+globals()["int"] = int32
+
+# A star import must not shadow Python's builtins.
+__all__ = [name for name in dir() if not name.startswith("_") and name not in ("int", "float", "bool")]

@@ -13,13 +13,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core, _shape
+from ._device import as_device
 from .tensor import Tensor, as_dtype, float32, int64
 
 
 class Generator:
     """A seeded random stream (``torch.Generator`` look-alike)."""
 
-    def __init__(self, device: str = "cpu", seed: int = 0):
+    def __init__(self, device="cpu", seed: int = 0):
+        as_device(device, "Generator")
         self._g = _core.Generator(int(seed))
 
     def manual_seed(self, seed: int) -> "Generator":
@@ -63,15 +65,18 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     return t
 
 
-def empty(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    as_device(device, "empty")
     return _finish(Tensor._empty(_size(size), as_dtype(dtype) or float32), requires_grad)
 
 
-def zeros(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    as_device(device, "zeros")
     return _finish(Tensor._empty(_size(size), as_dtype(dtype) or float32, zeroed=True), requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, requires_grad: bool = False) -> Tensor:
+def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    as_device(device, "full")
     dt = as_dtype(dtype)
     if dt is None:
         dt = int64 if isinstance(fill_value, (int, np.integer)) and not isinstance(fill_value, bool) else float32
@@ -80,7 +85,8 @@ def full(size, fill_value, *, dtype=None, requires_grad: bool = False) -> Tensor
     return _finish(t, requires_grad)
 
 
-def ones(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    as_device(device, "ones")
     dt = as_dtype(dtype) or float32
     t = Tensor._empty(_size(size), dt)
     _core.fill_(t, 1 if dt is int64 else 1.0)
@@ -91,19 +97,23 @@ def _like(t: Tensor, fn, dtype, requires_grad, *args):
     return fn(t.shape, *args, dtype=dtype or t.dtype, requires_grad=requires_grad)
 
 
-def zeros_like(input: Tensor, *, dtype=None, requires_grad: bool = False) -> Tensor:
+def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    as_device(device, "zeros_like")
     return _like(input, zeros, dtype, requires_grad)
 
 
-def ones_like(input: Tensor, *, dtype=None, requires_grad: bool = False) -> Tensor:
+def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    as_device(device, "ones_like")
     return _like(input, ones, dtype, requires_grad)
 
 
-def empty_like(input: Tensor, *, dtype=None, requires_grad: bool = False) -> Tensor:
+def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    as_device(device, "empty_like")
     return _like(input, empty, dtype, requires_grad)
 
 
-def full_like(input: Tensor, fill_value, *, dtype=None, requires_grad: bool = False) -> Tensor:
+def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    as_device(device, "full_like")
     return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
@@ -136,8 +146,9 @@ def _to_numpy(data, dt) -> np.ndarray:
     return arr.astype(dt.numpy, copy=False), dt
 
 
-def tensor(data, *, dtype=None, requires_grad: bool = False) -> Tensor:
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of `data` (nested lists, numbers, NumPy arrays)."""
+    as_device(device, "tensor")
     arr, dt = _to_numpy(data, as_dtype(dtype))
     t = Tensor._empty(arr.shape, dt)
     if arr.size:
@@ -145,13 +156,15 @@ def tensor(data, *, dtype=None, requires_grad: bool = False) -> Tensor:
     return _finish(t, requires_grad)
 
 
-def as_tensor(data, dtype=None) -> Tensor:
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    as_device(device, "as_tensor")
     if isinstance(data, Tensor) and (dtype is None or as_dtype(dtype) is data.dtype):
         return data
     return tensor(data, dtype=dtype)
 
 
-def arange(start, end=None, step=1, *, dtype=None, requires_grad: bool = False) -> Tensor:
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    as_device(device, "arange")
     if end is None:
         start, end = 0, start
     ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
@@ -167,27 +180,35 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad: bool = False) 
     return tensor(arr, dtype=dt, requires_grad=requires_grad)
 
 
-def randn(*size, generator: Generator | None = None, dtype=None, requires_grad: bool = False) -> Tensor:
+def randn(*size, generator: Generator | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    as_device(device, "randn")
     t = Tensor._empty(_size(size), as_dtype(dtype) or float32)
     (generator or default_generator)._g.normal_(t, 0.0, 1.0)
     return _finish(t, requires_grad)
 
 
-def rand(*size, generator: Generator | None = None, dtype=None, requires_grad: bool = False) -> Tensor:
+def rand(*size, generator: Generator | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    as_device(device, "rand")
     t = Tensor._empty(_size(size), as_dtype(dtype) or float32)
     (generator or default_generator)._g.uniform_(t, 0.0, 1.0)
     return _finish(t, requires_grad)
 
 
-def randn_like(input: Tensor, *, generator: Generator | None = None, requires_grad: bool = False) -> Tensor:
+def randn_like(input: Tensor, *, generator: Generator | None = None, device=None, requires_grad: bool = False) -> Tensor:
+    as_device(device, "randn_like")
     return randn(input.shape, generator=generator, requires_grad=requires_grad)
 
 
-def rand_like(input: Tensor, *, generator: Generator | None = None, requires_grad: bool = False) -> Tensor:
+def rand_like(input: Tensor, *, generator: Generator | None = None, device=None, requires_grad: bool = False) -> Tensor:
+    as_device(device, "rand_like")
     return rand(input.shape, generator=generator, requires_grad=requires_grad)
 
 
-def randint(low, high=None, size=(), *, generator: Generator | None = None, dtype=None) -> Tensor:
+def randint(low, high=None, size=(), *, generator: Generator | None = None, dtype=None, device=None) -> Tensor:
+    as_device(device, "randint")
+    if isinstance(high, (tuple, list)) and size == ():
+        # torch.randint(high, size): the two-argument form.
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     if high <= low:
@@ -198,8 +219,9 @@ def randint(low, high=None, size=(), *, generator: Generator | None = None, dtyp
     return tensor(vals, dtype=as_dtype(dtype) or int64)
 
 
-def randperm(n: int, *, generator: Generator | None = None) -> Tensor:
+def randperm(n: int, *, generator: Generator | None = None, device=None) -> Tensor:
     """A seeded permutation of 0..n-1 (Fisher–Yates on the counter stream)."""
+    as_device(device, "randperm")
     g = (generator or default_generator)._g
     perm = list(range(n))
     for i in range(n - 1, 0, -1):
@@ -208,5 +230,6 @@ def randperm(n: int, *, generator: Generator | None = None) -> Tensor:
     return tensor(np.array(perm, dtype=np.int64))
 
 
-def eye(n: int, m: int | None = None, *, dtype=None, requires_grad: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    as_device(device, "eye")
     return tensor(np.eye(n, m if m is not None else n), dtype=as_dtype(dtype) or float32, requires_grad=requires_grad)

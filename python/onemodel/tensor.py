@@ -17,6 +17,7 @@ import builtins
 import numpy as np
 
 from . import _core, _shape, scope
+from ._device import CPU as _CPU, device
 from .grad_mode import is_grad_enabled
 
 
@@ -44,14 +45,46 @@ float = float32  # torch's alias
 long = int64
 _DTYPES = {"float32": float32, "int64": int64}
 
+# The dtypes torch programs name but onemodel does not compute in. They exist
+# so that a program can name and compare them (`x.dtype == torch.float16`,
+# `torch.set_default_dtype(torch.float32)`); making a tensor of one is a
+# TypeError naming it (as_dtype below), never a silent float32.
+float16 = dtype("float16", 2, np.float16, True)
+bfloat16 = dtype("bfloat16", 2, np.uint16, True)  # NumPy has no bfloat16; never used to hold data
+float64 = dtype("float64", 8, np.float64, True)
+int32 = dtype("int32", 4, np.int32, False)
+int16 = dtype("int16", 2, np.int16, False)
+int8 = dtype("int8", 1, np.int8, False)
+uint8 = dtype("uint8", 1, np.uint8, False)
+complex64 = dtype("complex64", 8, np.complex64, False)
+complex128 = dtype("complex128", 16, np.complex128, False)
+half = float16
+double = float64
+short = int16
+cfloat = complex64
+cdouble = complex128
+# `onemodel.int` is int32, as `torch.int`; it is set in the package's
+# __init__, since a module-level `int` here would shadow the builtin.
+_UNSUPPORTED = {d.name: d for d in (float16, bfloat16, float64, int32, int16, int8, uint8, complex64, complex128)}
+
 
 def _dtype_by_name(name: str) -> dtype:
-    return _DTYPES[name]
+    return _DTYPES.get(name) or _UNSUPPORTED[name]
 
 
 def as_dtype(value, op: str = "tensor") -> dtype:
-    """Accept onemodel dtypes, their names, NumPy dtypes and Python types."""
-    if value is None or isinstance(value, dtype):
+    """Accept onemodel dtypes, their names, NumPy dtypes and Python types.
+
+    A dtype onemodel does not compute in (float16, float64, int32, ...) is a
+    TypeError naming it and the op."""
+    if value is None:
+        return value
+    if isinstance(value, dtype):
+        if value.name in _UNSUPPORTED:
+            raise TypeError(
+                f"{op}: onemodel does not compute in {value.name}; its tensors are "
+                f"{' or '.join(_DTYPES)} (use .float() or .long())"
+            )
         return value
     if value is builtins.float:
         return float32
@@ -63,7 +96,9 @@ def as_dtype(value, op: str = "tensor") -> dtype:
         name = str(value)
     if name in _DTYPES:
         return _DTYPES[name]
-    raise TypeError(f"{op}: unsupported dtype {value!r}; onemodel tensors are float32 or int64")
+    if name in _UNSUPPORTED:
+        return as_dtype(_UNSUPPORTED[name], op)
+    raise TypeError(f"{op}: unsupported dtype {value!r}; onemodel tensors are {' or '.join(_DTYPES)}")
 
 
 def _new_storage(numel: int, dt: dtype, zeroed: bool = False):
@@ -128,8 +163,16 @@ class Tensor:
         return self._dtype
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> "device":
+        return _CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def is_cpu(self) -> bool:
+        return True
 
     @property
     def ndim(self) -> int:

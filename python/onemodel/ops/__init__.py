@@ -64,6 +64,44 @@ _METHODS = {
 }
 
 
+def _parse_to_args(op: str, t, args, kwargs):
+    """The dtype and copy flag of a ``Tensor.to``/``Module.to`` call, after
+    checking its device; ``t`` is None for a module (no ``to(other)`` there)."""
+    from .._device import as_device, is_device_like
+    from ..tensor import as_dtype
+
+    kwargs = dict(kwargs)
+    unknown = set(kwargs) - {"device", "dtype", "non_blocking", "copy", "memory_format"}
+    if unknown:
+        raise TypeError(f"{op}() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    args = list(args)
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    copy = bool(kwargs.pop("copy", False))
+    if args and isinstance(args[0], Tensor):
+        if t is None:
+            raise TypeError(f"{op}: a module cannot be converted to a tensor's type; pass a device or a dtype")
+        other = args.pop(0)
+        device, dtype = other.device, other.dtype
+    elif args and is_device_like(args[0]) and not (isinstance(args[0], str) and args[0] in ("float32", "int64")):
+        device = args.pop(0)
+    if args and dtype is None and not isinstance(args[0], bool):
+        dtype = args.pop(0)
+    # What is left is torch's positional (non_blocking, copy).
+    if len(args) > 2:
+        raise TypeError(f"{op}() takes at most 4 positional arguments")
+    if len(args) == 2:
+        copy = bool(args[1])
+    as_device(device, op)
+    return as_dtype(dtype, op), copy
+
+
+def _convert(t, dt):
+    from ..creation import tensor as make_tensor
+
+    return make_tensor(t.numpy(force=True), dtype=dt)
+
+
 def _install() -> None:
     for name, fn in _METHODS.items():
         setattr(Tensor, name, fn)
@@ -81,16 +119,15 @@ def _install() -> None:
     def view_as(self, other):
         return views.view(self, other.shape)
 
-    def to(self, dtype=None, copy: bool = False):
-        from ..creation import tensor as make_tensor
-        from ..tensor import as_dtype
-
-        if dtype is None or isinstance(dtype, str) and dtype == "cpu":
+    def to(self, *args, **kwargs):
+        """torch's three forms: ``to(dtype)``, ``to(device=None, dtype=None)``
+        and ``to(other)`` (other's device and dtype), each with
+        ``non_blocking=False`` (ignored: there is nothing to overlap) and
+        ``copy=False``. The device is always the CPU (``"cuda"`` raises)."""
+        dt, copy = _parse_to_args("to", self, args, kwargs)
+        if (dt is None or dt is self.dtype) and not copy:
             return self
-        dt = as_dtype(dtype, "to")
-        if dt is self.dtype and not copy:
-            return self
-        return make_tensor(self.numpy(force=True), dtype=dt)
+        return _convert(self, dt or self.dtype)
 
     def float(self):
         return to(self, "float32")
@@ -98,7 +135,7 @@ def _install() -> None:
     def long(self):
         return to(self, "int64")
 
-    def cpu(self):
+    def cpu(self, memory_format=None):
         return self
 
     def where(self, condition, other):
