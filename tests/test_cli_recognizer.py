@@ -13,7 +13,8 @@ import pytest
 from PIL import Image
 
 import onemodel as om
-from onemodel.cli import main, write_plot
+from onemodel.cli import main
+from onemodel.commands.plot import write_plot
 from onemodel.recognizer import CrnnV0, Trainer
 from onemodel.recognizer import data as rdata
 from onemodel.recognizer.demo import make_lines, render_line
@@ -258,21 +259,23 @@ def test_demo_resume_is_bit_identical(tmp_path, capsys):
 def test_progress_line_on_a_terminal_and_in_a_log():
     import io
 
-    from onemodel.cli import Progress
+    from onemodel.commands.progress import Progress
 
     class Tty(io.StringIO):
         def isatty(self):
             return True
 
     tty = Tty()
-    p = Progress(0, 4, 8, stream=tty)
+    p = Progress(stream=tty)
+    p.on_start(0, 4, 8)
     for s in range(1, 5):
         p.update(s, 2.0)
     p.close()
     out = tty.getvalue()
     assert out.startswith("\r[") and "4/4" in out and "lines/s" in out and "ETA" in out and out.endswith("\n")
     log = io.StringIO()
-    p = Progress(0, 4, 8, stream=log, every=2)
+    p = Progress(stream=log, every=2)
+    p.on_start(0, 4, 8)
     p.cer = 0.25
     for s in range(1, 5):
         p.update(s, 1.0)
