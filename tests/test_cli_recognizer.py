@@ -108,6 +108,14 @@ def test_resume_refuses_a_different_order(dataset, tmp_path, capsys):
     assert "--seed 5 differs" in capsys.readouterr().err
 
 
+def test_resume_below_the_checkpoints_step_is_one_message(dataset, tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(["train", str(dataset), "--steps", "2", "--output", str(out)] + TRAIN) == 0
+    assert main(["train", str(dataset), "--steps", "1", "--output", str(out),
+                 "--resume", str(out / "checkpoint.safetensors")] + TRAIN) == 2
+    assert "--steps 1: the checkpoint is already at step 2" in capsys.readouterr().err
+
+
 def test_ctrl_c_saves_and_says_how_to_resume(dataset, tmp_path, capsys, monkeypatch):
     real_step = Trainer.step
     calls = []

@@ -16,8 +16,6 @@ def apply_compute(args) -> None:
     from .. import compute
 
     if getattr(args, "threads", None) is not None:
-        if args.threads < 1:
-            raise CliError(f"--threads must be at least 1, got {args.threads}")
         compute.set_threads(args.threads)
     if getattr(args, "kernel_path", None):
         try:

@@ -53,6 +53,8 @@ def run(args) -> int:
         if model.config != cfg or trainer.lr != args.lr:
             raise CliError(f"--resume {args.resume}: the checkpoint is not this demo's (model or lr differ); "
                            "give the options of the interrupted run")
+        if args.steps < trainer.step_count:
+            raise CliError(f"--steps {args.steps}: the checkpoint is already at step {trainer.step_count}")
         history = read_history(Path(args.resume).parent, trainer.step_count)
         print(f"  resuming from step {trainer.step_count}")
     else:

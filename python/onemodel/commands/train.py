@@ -138,6 +138,8 @@ def run(args, finetune: bool = False) -> int:
     else:
         epochs = args.epochs if args.epochs is not None else 10
         steps = int(math.ceil(epochs * len(train_lines) / args.batch_size))
+    if trainer is not None and steps < trainer.step_count:
+        raise CliError(f"--steps {steps}: the checkpoint is already at step {trainer.step_count}")
     history = []
     if trainer is None:
         trainer = Trainer(model, lr=args.lr, weight_decay=args.weight_decay,
