@@ -24,3 +24,10 @@ def test_info_json_and_console_script():
 def test_no_command_prints_help(capsys):
     assert main([]) == 2
     assert "info" in capsys.readouterr().out
+
+
+def test_the_library_imports_no_cli_extra():
+    code = ("import sys, onemodel, onemodel.nn, onemodel.optim, onemodel.recognizer.training, onemodel.cli; "
+            "print(sorted(m for m in ('rich', 'matplotlib', 'tqdm') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -81,7 +81,7 @@ def test_train_resume_recognize_eval(dataset, tmp_path, capsys):
     a, b = straight / "checkpoint.safetensors", split_ / "checkpoint.safetensors"
     assert sha(a) == sha(b)
     assert Trainer.load_checkpoint(b).step_count == 6
-    for f in ("model.safetensors", "plot.png", "history.tsv", "run.json"):
+    for f in ("model.safetensors", "plot.png", "metrics.jsonl", "run.json"):
         assert (straight / f).exists()
     capsys.readouterr()
 
@@ -264,28 +264,50 @@ def test_demo_resume_is_bit_identical(tmp_path, capsys):
     assert hashes[0] == hashes[2] != hashes[1]
 
 
-def test_progress_line_on_a_terminal_and_in_a_log():
+def test_progress_on_a_terminal_and_in_a_log():
     import io
 
-    from onemodel.commands.progress import Progress
+    from rich.console import Console
 
-    class Tty(io.StringIO):
-        def isatty(self):
-            return True
+    from onemodel.commands.progress import TrainingProgress
+    from onemodel.recognizer.data import ErrorRates
 
-    tty = Tty()
-    p = Progress(stream=tty)
+    tty = io.StringIO()
+    p = TrainingProgress(console=Console(file=tty, force_terminal=True, width=150))
+    assert p.live
     p.on_start(0, 4, 8)
     for s in range(1, 5):
-        p.update(s, 2.0)
-    p.close()
+        p.on_step(s, 2.0, 1.0)
+    p.on_end()
     out = tty.getvalue()
-    assert out.startswith("\r[") and "4/4" in out and "lines/s" in out and "ETA" in out and out.endswith("\n")
+    assert "4/4" in out and "lines/s" in out and "ETA" in out and "loss  2.0000" in out
     log = io.StringIO()
-    p = Progress(stream=log, every=2)
+    p = TrainingProgress(every=2, console=Console(file=log, force_terminal=False, width=150))
+    assert not p.live
     p.on_start(0, 4, 8)
-    p.cer = 0.25
+    p.on_eval(0, ErrorRates(1, 4, 1, 1, 1))
     for s in range(1, 5):
-        p.update(s, 1.0)
+        p.on_step(s, 1.0, 1.0)
+    p.on_end()
     lines = log.getvalue().splitlines()
-    assert len(lines) == 2 and "\r" not in log.getvalue() and "CER 25.00%" in lines[-1]
+    assert [ln.split()[1] for ln in lines] == ["2/4", "4/4"]
+    assert "\x1b" not in log.getvalue() and "CER 25.00%" in lines[-1] and "lines/s" in lines[-1]
+
+
+def test_missing_cli_extras_is_one_message_before_anything_is_written(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)   # import matplotlib now raises ImportError
+    assert main(["demo", "--quick", "--no-progress", "--output", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err
+    assert "missing: matplotlib" in err and "pip install 'onemodel[cli]'" in err
+    assert not (tmp_path / "d").exists()
+
+
+def test_metrics_jsonl_per_step(dataset, tmp_path):
+    out = tmp_path / "m"
+    args = [a if a != "0" else "2" for a in TRAIN]  # --eval-every 2 (and --checkpoint-every 2)
+    assert main(["train", str(dataset), "--steps", "4", "--output", str(out)] + args) == 0
+    rows = [json.loads(r) for r in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [0, 1, 2, 3, 4]
+    assert [r["cer"] is not None for r in rows] == [True, False, True, False, True]
+    assert rows[0]["loss"] is None and all(r["loss"] > 0 and r["grad_norm"] > 0 for r in rows[1:])
+    assert all(0.0 <= r["wer"] for r in rows if r["cer"] is not None)

@@ -2,6 +2,8 @@
 the command line: callbacks, a stop request and resuming, non-finite steps,
 the run's settings."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -25,6 +27,7 @@ def fresh(lr=3e-3):
 class Recorder(Callback):
     def __init__(self):
         self.events = []
+        self.steps = []
 
     def on_start(self, start, steps, batch_size):
         self.events.append(("start", start, steps, batch_size))
@@ -32,6 +35,7 @@ class Recorder(Callback):
     def on_step(self, step, loss, grad_norm):
         assert np.isfinite(loss) and np.isfinite(grad_norm) and grad_norm > 0
         self.events.append(("step", step))
+        self.steps.append((step, loss, grad_norm))
 
     def on_eval(self, step, rates):
         assert 0.0 <= rates.cer and rates.lines == 3
@@ -53,6 +57,10 @@ def test_callbacks_stop_and_resume_give_the_straight_bits(lines, tmp_path):
     assert [h["step"] for h in res.history] == [0, 1, 2, 3, 4]
     assert [h["cer"] is None for h in res.history] == [False, True, False, True, False]
     assert (tmp_path / "a" / "checkpoint.safetensors").exists()
+    # metrics.jsonl holds what the trainer returned, bit for bit (JSON floats round-trip).
+    rows = [json.loads(r) for r in (tmp_path / "a" / "metrics.jsonl").read_text().splitlines()]
+    assert [(r["step"], r["loss"], r["grad_norm"]) for r in rows[1:]] == rec.steps
+    assert rows == read_history(tmp_path / "a", 4) == res.history
 
     # A stop request after step 2 saves a checkpoint; resuming it reaches the same bits.
     stopped = fresh()
@@ -63,9 +71,15 @@ def test_callbacks_stop_and_resume_give_the_straight_bits(lines, tmp_path):
     assert resumed.step_count == 2
     history = read_history(tmp_path / "b", resumed.step_count)
     assert [h["step"] for h in history] == [0, 1, 2]
+    # A record past the checkpoint (a run killed between checkpoints) and a torn line are dropped on resume.
+    with open(tmp_path / "b" / "metrics.jsonl", "a") as f:
+        f.write(json.dumps({"step": 3, "loss": 9.0}) + "\n" + '{"step": 4, "lo')
+    assert read_history(tmp_path / "b", 2) == history
     res = train(resumed, tr, held, steps=4, batch_size=3, seed=7, eval_every=2, out_dir=tmp_path / "b",
                 history=history)
     assert not res.stopped and res.steps_run == 2
+    rows = [json.loads(r) for r in (tmp_path / "b" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [0, 1, 2, 3, 4] and rows[3]["loss"] != 9.0
     assert weights_sha256(resumed.model) == weights_sha256(straight.model)
     assert weights_sha256(straight.model) != weights_sha256(fresh().model)
 

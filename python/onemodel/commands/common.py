@@ -43,12 +43,48 @@ def load_checkpoint(path):
         raise CliError(f"--resume {path}: {e}") from None
 
 
-def summary(rows, stream=None) -> None:
-    """The results table: one ``name  value`` row each."""
-    stream = stream or sys.stdout
-    w = max(len(k) for k, _ in rows)
+#: The command line's optional dependencies (``pip install 'onemodel[cli]'``):
+#: the progress display and results table (rich) and the plot (matplotlib).
+CLI_EXTRAS = ("rich", "matplotlib")
+
+
+def require_extras(command: str) -> None:
+    """A clear message, before anything is written, when the extras that
+    ``command`` draws with are not installed."""
+    import importlib
+
+    missing = []
+    for name in CLI_EXTRAS:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    if missing:
+        raise CliError(f"onemodel {command} needs the command line's extras ({', '.join(CLI_EXTRAS)}); missing: "
+                       f"{', '.join(missing)}. Install them with: python3 -m pip install 'onemodel[cli]'")
+
+
+def summary(title: str, rows) -> None:
+    """The results table (rich) on stdout: one ``name  value`` row each,
+    values never wrapped (the weights sha256 stays on one line)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", show_header=False, box=None, padding=(0, 0, 0, 2),
+                  title_style="bold")
+    table.add_column("name", no_wrap=True, style="bold")
+    table.add_column("value", no_wrap=True)
     for k, v in rows:
-        stream.write(f"  {k:<{w}}  {v}\n")
+        table.add_row(k, v)
+    # As wide as the rows need: a narrow terminal wraps a long line itself
+    # rather than rich cutting a value (the sha256 is meant to be copied).
+    width = 4 + max(len(k) for k, _ in rows) + max(len(v) for _, v in rows)
+    console = Console()
+    console.width = max(console.width, width)
+    with console.capture() as captured:
+        console.print(table)
+    stream = sys.stdout
+    stream.write("".join(line.rstrip(" ") + "\n" for line in captured.get().splitlines()))
     stream.flush()
 
 

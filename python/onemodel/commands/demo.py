@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .common import CliError, command_line, drop_option, given_argv, load_checkpoint, summary
+from .common import CliError, command_line, drop_option, given_argv, load_checkpoint, require_extras, summary
 
 DEFAULTS = dict(steps=800, batch_size=8, lr=3e-3, train_lines=4000, eval_lines=200, eval_every=100,
                 min_len=3, max_len=8, charset="0123456789", arch="small", seed=0)
@@ -20,8 +20,10 @@ def run(args) -> int:
     from ..recognizer.training import NonFiniteError, Sample, StopOnInterrupt, architecture, evaluate, \
         read_history, train, weights_sha256
     from .common import apply_compute
+
+    require_extras(args.command)
     from .plot import write_plot
-    from .progress import Progress
+    from .progress import TrainingProgress
 
     apply_compute(args)
     if args.quick:
@@ -61,7 +63,7 @@ def run(args) -> int:
         model = CrnnV0(cfg, seed=args.seed)
         trainer = Trainer(model, lr=args.lr, weight_decay=0.01, clip=5.0)
 
-    progress = Progress(enabled=not args.no_progress, every=max(1, min(args.eval_every or 50, 50)))
+    progress = TrainingProgress(enabled=not args.no_progress, every=max(1, min(args.eval_every or 50, 50)))
     try:
         with StopOnInterrupt() as stop:
             res = train(trainer, train_lines, held, steps=args.steps, batch_size=args.batch_size, seed=args.seed,
@@ -82,9 +84,8 @@ def run(args) -> int:
     for (im, tx, _), h in list(zip(held, hyps))[:5]:
         print(f"  {tx:<{args.max_len}}  ->  {h}{'' if h == tx else '   (wrong)'}")
     print()
-    print("Result:")
     elapsed = res.elapsed
-    summary([
+    summary("Result", [
         ("steps", f"{trainer.step_count} (batch {args.batch_size}, {trainer.step_count * args.batch_size} lines)"),
         ("training time", f"{elapsed:.1f} s ({trainer.step_count * args.batch_size / max(elapsed, 1e-9):.1f} lines/s, "
                           f"{compute.get_threads()} threads, {compute.kernel_path()})"),

@@ -1,81 +1,70 @@
-"""The training progress display on stderr: a bar, step, loss (running mean
-of the last 20 steps), lines/s, elapsed and ETA, last held-out CER. On a
-terminal it redraws in place (at most 10 times a second); elsewhere (a log
-file, CI) it prints a line every ``every`` steps."""
+"""The training progress display (rich): on a terminal a live bar with the
+step, the loss (mean of the last 20 steps), lines/s, elapsed time, ETA and
+the last held-out CER; elsewhere (a log file, CI) the same figures as a line
+every ``every`` steps. Written to stderr, so stdout keeps the results."""
 
 from __future__ import annotations
 
-import math
-import sys
-import time
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
+    TimeRemainingColumn
 
 from ..recognizer.training import Callback
 
 
-def _fmt_time(s: float) -> str:
-    if not math.isfinite(s) or s < 0:
-        return "--:--"
-    s = int(s + 0.5)
-    h, rem = divmod(s, 3600)
-    m, s = divmod(rem, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
-
-
-class Progress(Callback):
-    def __init__(self, enabled: bool = True, every: int = 50, stream=None):
-        self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty() if hasattr(self.stream, "isatty") else False
+class TrainingProgress(Callback):
+    def __init__(self, enabled: bool = True, every: int = 50, console: Console | None = None):
+        self.console = console or Console(stderr=True)
         self.enabled, self.every = enabled, max(1, every)
-        self.start, self.total, self.batch = 0, 0, 1
-        self.t0 = time.perf_counter()
-        self.last_draw = 0.0
-        self.losses = []
-        self.cer = None
-        self.drawn = False
+        self.live = enabled and self.console.is_terminal
+        self.losses: list = []
+        self.cer: float | None = None
+        self.batch = 1
+        # The task's clock and speed come from rich in both modes; the bar is
+        # only drawn on a terminal.
+        self.progress = Progress(
+            TextColumn("[bold]train"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("loss {task.fields[loss]}"), TextColumn("{task.fields[rate]} lines/s"),
+            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[cer]}"),
+            console=self.console, disable=not self.live)
+        self.task = None
 
-    def on_start(self, start, steps, batch_size):
-        self.start, self.total, self.batch = start, steps, batch_size
-        self.t0 = time.perf_counter()
+    def on_start(self, start: int, steps: int, batch_size: int) -> None:
+        self.batch = batch_size
+        self.task = self.progress.add_task("train", total=steps, completed=start, loss="-", rate="-", cer="")
+        self.progress.start()
 
-    def on_step(self, step, loss, grad_norm):
-        self.update(step, loss)
-
-    def on_eval(self, step, rates):
-        self.cer = rates.cer
-
-    def on_end(self):
-        self.close()
-
-    def update(self, step: int, loss: float, force: bool = False):
+    def on_step(self, step: int, loss: float, grad_norm: float) -> None:
         self.losses = (self.losses + [loss])[-20:]
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        if self.tty:
-            if not force and now - self.last_draw < 0.1 and step < self.total:
-                return
-        elif not force and step % self.every and step != self.total:
-            return
-        self.last_draw = now
-        elapsed = now - self.t0
-        done = step - self.start
-        rate = done * self.batch / elapsed if elapsed > 0 else 0.0
-        eta = (self.total - step) * self.batch / rate if rate > 0 else float("nan")
-        frac = step / self.total if self.total else 1.0
-        bar = "#" * int(20 * frac) + "-" * (20 - int(20 * frac))
-        cer = f"  CER {100 * self.cer:5.2f}%" if self.cer is not None else ""
         mean = sum(self.losses) / len(self.losses)
-        text = (f"[{bar}] {step}/{self.total}  loss {mean:7.4f}  {rate:6.1f} lines/s  "
-                f"{_fmt_time(elapsed)} elapsed  ETA {_fmt_time(eta)}{cer}")
-        if self.tty:
-            self.stream.write("\r" + text + "\x1b[K")
-            self.drawn = True
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+        self.progress.update(self.task, completed=step, loss=f"{mean:7.4f}", rate=self._rate(),
+                             cer=self._cer())
+        t = self.progress.tasks[0]
+        if self.enabled and not self.live and (step % self.every == 0 or step == t.total):
+            eta = t.time_remaining
+            self.console.print(
+                f"step {step}/{int(t.total)}  loss {mean:7.4f}  {self._rate()} lines/s  "
+                f"{_clock(t.elapsed)} elapsed  ETA {_clock(eta)}{self._cer()}", markup=False, highlight=False,
+                soft_wrap=True)
 
-    def close(self):
-        if self.tty and self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-            self.drawn = False
+    def on_eval(self, step: int, rates) -> None:
+        self.cer = rates.cer
+        if self.task is not None:
+            self.progress.update(self.task, cer=self._cer())
+
+    def on_end(self) -> None:
+        self.progress.stop()
+
+    def _rate(self) -> str:
+        speed = self.progress.tasks[0].speed if self.progress.tasks else None
+        return "-" if speed is None else f"{speed * self.batch:6.1f}"
+
+    def _cer(self) -> str:
+        return "" if self.cer is None else f"  CER {100 * self.cer:5.2f}%"
+
+
+def _clock(seconds) -> str:
+    if seconds is None:
+        return "-:--:--"
+    s = int(seconds)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"

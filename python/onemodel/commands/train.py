@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from .common import CliError, apply_compute, command_line, drop_option, given_argv, load_checkpoint, load_model, \
-    summary
+    require_extras, summary
 
 #: Options whose value, when given with --resume, must equal the run's.
 _CHECKED = ("seed", "batch_size", "eval_split", "max_eval", "polarity", "lr", "weight_decay", "clip")
@@ -104,8 +104,10 @@ def run(args, finetune: bool = False) -> int:
     from ..recognizer.data import split
     from ..recognizer.training import NonFiniteError, Sample, StopOnInterrupt, drop_narrow_lines, evaluate, \
         read_history, train, weights_sha256, write_run_settings
+
+    require_extras(args.command)
     from .plot import write_plot
-    from .progress import Progress
+    from .progress import TrainingProgress
 
     apply_compute(args)
     out = Path(args.output)
@@ -160,7 +162,7 @@ def run(args, finetune: bool = False) -> int:
           f"weight decay {trainer.weight_decay:g}, clip {trainer.clip}; kernel path {compute.kernel_path()}, "
           f"{compute.get_threads()} threads")
 
-    progress = Progress(enabled=not args.no_progress, every=max(1, min(args.eval_every or 50, 50)))
+    progress = TrainingProgress(enabled=not args.no_progress, every=max(1, min(args.eval_every or 50, 50)))
     try:
         with StopOnInterrupt() as stop:
             res = train(trainer, train_lines, held, steps=steps, batch_size=args.batch_size, seed=args.seed,
@@ -184,8 +186,7 @@ def run(args, finetune: bool = False) -> int:
              ("checkpoint", str(out / "checkpoint.safetensors")),
              ("model", str(out / "model.safetensors")),
              ("plot", str(out / "plot.png"))]
-    print("Result:")
-    summary(rows)
+    summary("Result", rows)
     return 0
 
 

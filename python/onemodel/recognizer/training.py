@@ -15,8 +15,9 @@ checkpoints and the run's files — the library under ``onemodel train``,
 function of ``(seed, s)`` alone (``data.batch_indices``), so stopping and
 resuming from the checkpoint gives the same bits as never stopping. The
 output folder holds ``checkpoint.safetensors`` (F32 masters and AdamW state),
-the history of the run (step, loss, held-out CER) and, written by the
-caller, ``run.json`` (the options that fix the data order).
+``metrics.jsonl`` (one JSON object per step: loss, gradient norm, held-out
+CER and WER; ``pandas.read_json(path, lines=True)`` reads it) and, written by
+the caller, ``run.json`` (the options that fix the data order).
 
 Progress, logging and stopping are the caller's: ``train`` reports through
 :class:`Callback` objects and polls ``should_stop`` at each step boundary;
@@ -55,7 +56,7 @@ ARCHITECTURES: dict = {
 ORDER_KEYS = ("data", "seed", "batch_size", "eval_split", "max_eval", "polarity")
 
 CHECKPOINT = "checkpoint.safetensors"
-HISTORY = "history.tsv"
+METRICS = "metrics.jsonl"
 RUN_SETTINGS = "run.json"
 
 
@@ -184,10 +185,11 @@ def train(trainer, lines: Sequence, held_out: Sequence = (), *, steps: int, batc
     its ``step``, ``gradients``, ``step_count``, ``model``,
     ``last_line_losses`` and ``save_checkpoint``). The held-out CER is
     evaluated at step 0 of a fresh run, every ``eval_every`` steps and at the
-    last step (``eval_every=0``: never). The checkpoint and the history are
-    also saved every ``checkpoint_every`` steps (0: only at the end) and when
-    ``should_stop()`` becomes true, into ``out_dir`` (created if needed). ``history`` continues a resumed run's
-    records (:func:`read_history`).
+    last step (``eval_every=0``: never). The checkpoint is
+    saved every ``checkpoint_every`` steps (0: only at the end) and when
+    ``should_stop()`` becomes true, into ``out_dir`` (created if needed);
+    each step's record is appended to ``metrics.jsonl`` as it happens. ``history`` continues a resumed run's
+    records (:func:`read_history`); the metrics file is rewritten with them.
 
     Raises :class:`NonFiniteError` (nothing of that step saved) when a loss,
     gradient norm or weight is not finite."""
@@ -204,19 +206,22 @@ def train(trainer, lines: Sequence, held_out: Sequence = (), *, steps: int, batc
     eval_set = [(ln[0], ln[1]) for ln in held_out]
     t0 = time.perf_counter()
 
-    def record_eval(step: int, loss: Optional[float]) -> None:
-        if not eval_set:
-            history.append({"step": step, "loss": loss, "cer": None})
-            return
-        rates, _ = evaluate(trainer.model, eval_set)
-        for cb in callbacks:
-            cb.on_eval(step, rates)
-        history.append({"step": step, "loss": loss, "cer": rates.cer})
+    metrics = MetricsLog(out / METRICS, history)
+
+    def record(step: int, loss: Optional[float], norm: Optional[float], evaluated: bool) -> None:
+        rates = None
+        if evaluated and eval_set:
+            rates, _ = evaluate(trainer.model, eval_set)
+            for cb in callbacks:
+                cb.on_eval(step, rates)
+        rec = {"step": step, "loss": loss, "grad_norm": norm, "cer": None if rates is None else rates.cer,
+               "wer": None if rates is None else rates.wer, "wall_time": time.time()}
+        history.append(rec)
+        metrics.append(rec)
 
     def save() -> None:
         check_finite_weights(trainer.model, trainer.step_count)
         trainer.save_checkpoint(ckpt)
-        write_history(out, history)
 
     def result(stopped: bool) -> TrainResult:
         return TrainResult(stopped=stopped, step=trainer.step_count, steps=steps, history=history, checkpoint=ckpt,
@@ -226,7 +231,7 @@ def train(trainer, lines: Sequence, held_out: Sequence = (), *, steps: int, batc
         cb.on_start(start, steps, batch_size)
     try:
         if start == 0 and not history and eval_set:
-            record_eval(0, None)
+            record(0, None, None, evaluated=True)
         for s in range(start, steps):
             idx = batch_indices(n, batch_size, seed, s)
             step = s + 1
@@ -242,16 +247,14 @@ def train(trainer, lines: Sequence, held_out: Sequence = (), *, steps: int, batc
                 raise NonFiniteError(non_finite_message(trainer, step, problem, [lines[i] for i in idx], ckpt))
             for cb in callbacks:
                 cb.on_step(step, loss, norm)
-            if eval_every and (step % eval_every == 0 or step == steps):
-                record_eval(step, loss)
-            else:
-                history.append({"step": step, "loss": loss, "cer": None})
+            record(step, loss, norm, evaluated=bool(eval_every) and (step % eval_every == 0 or step == steps))
             if should_stop is not None and should_stop() and step < steps:
                 save()
                 return result(stopped=True)
             if checkpoint_every and step % checkpoint_every == 0 and step < steps:
                 save()
     finally:
+        metrics.close()
         for cb in callbacks:
             cb.on_end()
     save()
@@ -356,34 +359,47 @@ def extend_charset(model, new_chars: Sequence[str], seed: int):
 # -- the run's files ------------------------------------------------------------------
 
 
-def write_history(out_dir: PathLike, history: Sequence[dict]) -> None:
-    """``history.tsv``: step, loss (repr, exact), held-out CER; atomic."""
-    out = Path(out_dir)
-    path, tmp = out / HISTORY, out / (HISTORY + ".tmp")
-    with open(tmp, "w") as f:
-        f.write("step\tloss\tcer\n")
-        for h in history:
-            loss = "" if h["loss"] is None else repr(float(h["loss"]))
-            cer = "" if h["cer"] is None else f"{h['cer']:.6f}"
-            f.write(f"{h['step']}\t{loss}\t{cer}\n")
-    os.replace(tmp, path)
+class MetricsLog:
+    """``metrics.jsonl``: one JSON object per record (``step``, ``loss``,
+    ``grad_norm``, ``cer``, ``wer``, ``wall_time``; null where absent),
+    appended and flushed as training goes, so it can be followed live and
+    loaded into pandas (``read_json(path, lines=True)``). Opening it writes
+    ``records`` first (a resumed run's history, atomically), dropping
+    whatever a previous run left after them."""
+
+    def __init__(self, path: PathLike, records: Sequence[dict] = ()):
+        self.path = Path(path)
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with open(tmp, "w") as f:
+            for r in records:
+                f.write(json.dumps(r) + "\n")
+        os.replace(tmp, self.path)
+        self._file = open(self.path, "a")
+
+    def append(self, record: dict) -> None:
+        self._file.write(json.dumps(record) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
 
 
 def read_history(out_dir: PathLike, upto: int) -> list:
-    """The records of ``history.tsv`` up to step ``upto`` ([] if none)."""
-    path = Path(out_dir) / HISTORY
+    """The records of ``metrics.jsonl`` up to step ``upto`` ([] if none). A
+    torn last line (a process killed while writing) is skipped."""
+    path = Path(out_dir) / METRICS
     if not path.exists():
         return []
     out = []
-    for row in path.read_text().splitlines()[1:]:
-        parts = row.split("\t")
-        if len(parts) != 3:
+    for row in path.read_text().splitlines():
+        try:
+            rec = json.loads(row)
+            step = int(rec["step"])
+        except (ValueError, KeyError, TypeError):
             continue
-        step = int(parts[0])
         if step > upto:
             break
-        out.append({"step": step, "loss": float(parts[1]) if parts[1] else None,
-                    "cer": float(parts[2]) if parts[2] else None})
+        out.append(rec)
     return out
 
 
