@@ -37,7 +37,6 @@ from .tensor import (
     uint8,
 )
 
-from . import ops as _ops  # installs the Tensor methods and operators
 from .creation import (
     Generator,
     arange,
@@ -64,22 +63,8 @@ from .creation import (
 )
 from .ops.arith import add, div, mul, neg, relu, sub
 from .ops.join import cat, stack
-from .ops.pointwise import (
-    abs,
-    clamp,
-    clip,
-    erf,
-    exp,
-    log,
-    maximum,
-    minimum,
-    pow,
-    sigmoid,
-    sqrt,
-    square,
-    tanh,
-    where,
-)
+from .ops.pointwise import abs, erf, exp, log, pow, sigmoid, sqrt, square, tanh
+from .ops.selection import clamp, clip, maximum, minimum, where
 from .ops.linalg import bmm, linear, matmul, mm
 from .ops.rnn import gru_layer, lstm_layer
 from .ops.reduce import mean, sum

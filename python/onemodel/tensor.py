@@ -6,8 +6,9 @@ and with it the storage's version counter, which every in-place write bumps.
 The autograd state is the ``requires_grad`` flag of a leaf, or the record
 (``grad_fn``) of the operation that produced a non-leaf tensor.
 
-Operators and methods are attached in ``onemodel.ops``; this module holds the
-data model only.
+This module holds the data model; the methods that run operators are
+declared by family in the mixins of ``onemodel._methods`` (which call
+``onemodel.ops``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,14 @@ import numpy as np
 
 from . import _core, _shape, scope
 from ._device import CPU as _CPU, device
+from ._methods import (
+    ArithmeticMethods,
+    ConversionMethods,
+    MathMethods,
+    ReductionMethods,
+    SelectionMethods,
+    ShapeMethods,
+)
 from .grad_mode import is_grad_enabled
 
 
@@ -107,8 +116,19 @@ def _new_storage(numel: int, dt: dtype, zeroed: bool = False):
     return storage
 
 
-class Tensor:
-    """A float32 or int64 n-dimensional array with reverse-mode autograd."""
+class Tensor(
+    ArithmeticMethods,
+    MathMethods,
+    SelectionMethods,
+    ReductionMethods,
+    ShapeMethods,
+    ConversionMethods,
+):
+    """A float32 or int64 n-dimensional array with reverse-mode autograd.
+
+    The data model (storage, layout, autograd state, Python conversions) is
+    here; the operator methods come from the mixins in ``onemodel._methods``.
+    """
 
     __slots__ = ("_storage", "_shape", "_strides", "_offset", "_dtype", "_requires_grad", "_grad", "_record", "__weakref__")
 

@@ -3,6 +3,7 @@ gradient helpers (torch.autograd's names where they exist)."""
 
 from __future__ import annotations
 
+from .. import _kernels
 from ..grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ..tensor import Tensor
 from .engine import backward as _backward_one
@@ -26,9 +27,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool = False) -> None:
 def zero_grad(t: Tensor) -> None:
     """Zero ``t.grad`` in place (keeps the buffer)."""
     if t.grad is not None:
-        from ..ops import arith
-
-        arith.fill_inplace(t.grad, 0.0)
+        _kernels.fill_inplace(t.grad, 0.0)
 
 
 def clear_grad(t: Tensor) -> None:

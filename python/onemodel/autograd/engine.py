@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from .. import scope
+from .. import _kernels, scope
 from ..grad_mode import _set_enabled, is_grad_enabled
 from ..tensor import Tensor
 from .function import Function
@@ -43,17 +43,13 @@ def topological_order(root: Function) -> list:
 
 
 def _accumulate_leaf(leaf: Tensor, grad: Tensor) -> None:
-    from ..ops import arith
-
     if leaf._grad is None:
-        leaf._grad = arith.clone_contiguous(grad)
+        leaf._grad = _kernels.clone_contiguous(grad)
     else:
-        arith.add_into(leaf._grad, grad)
+        _kernels.add_into(leaf._grad, grad)
 
 
 def backward(root: Tensor, gradient=None, retain_graph: bool = False) -> None:
-    from ..ops import arith
-
     if not isinstance(root, Tensor):
         raise TypeError(f"backward: expected a Tensor, got {type(root).__name__}")
     if not root.requires_grad:
@@ -82,7 +78,7 @@ def backward(root: Tensor, gradient=None, retain_graph: bool = False) -> None:
     _set_enabled(False)
     try:
         with scope.suspend():
-            seed_t = arith.ones_like_contiguous(root) if seed is None else arith.clone_contiguous(seed)
+            seed_t = _kernels.ones_like_contiguous(root) if seed is None else _kernels.clone_contiguous(seed)
             if record is None:
                 _accumulate_leaf(root, seed_t)
                 return
@@ -102,7 +98,7 @@ def backward(root: Tensor, gradient=None, retain_graph: bool = False) -> None:
                             raise RuntimeError(f"{rec.name}.backward produced a gradient of shape {gi.shape} for an input of shape {shape}")
                         if isinstance(edge, Function):
                             prev_g = pending.get(edge)
-                            pending[edge] = gi if prev_g is None else arith.add_new(prev_g, gi)
+                            pending[edge] = gi if prev_g is None else _kernels.add_new(prev_g, gi)
                         else:
                             _accumulate_leaf(edge, gi)
                     del grads, g

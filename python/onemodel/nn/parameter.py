@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..ops.arith import clone_contiguous
+from .._kernels import clone_contiguous
 from ..tensor import Tensor
 
 

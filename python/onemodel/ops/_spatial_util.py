@@ -7,7 +7,7 @@ import numbers
 
 from .. import _core
 from ..tensor import Tensor, float32
-from .arith import clone_contiguous, expand_to
+from .._kernels import clone_contiguous, expand_to
 
 
 def contig(t: Tensor) -> Tensor:

@@ -1,9 +1,10 @@
 """Element-wise arithmetic with broadcasting: add, sub, mul, div, neg, relu,
-their in-place forms, and the kernel helpers the other families use.
+and their in-place forms.
 
 Broadcast operands are passed to the kernel as stride-0 views (no copy); the
 backward of a broadcast input is the broadcast-undoing sum (``sum_to``),
-accumulated in double in increasing element order and rounded once.
+accumulated in double in increasing element order and rounded once. The
+kernel helpers themselves live in ``onemodel._kernels``.
 """
 
 from __future__ import annotations
@@ -11,12 +12,24 @@ from __future__ import annotations
 import numbers
 
 from .. import _core, _shape
+from .._kernels import (  # noqa: F401  (kernel helpers, re-exported for the operators importing them from here)
+    add_into,
+    add_new,
+    binary_kernel,
+    clone_contiguous,
+    expand_to,
+    fill_inplace,
+    ones_like_contiguous,
+    sum_kernel,
+    sum_to,
+    unary_kernel,
+)
 from ..autograd.function import Function
 from ..tensor import Tensor, float32
 
 
 # ---------------------------------------------------------------------------
-# Kernel helpers (no autograd)
+# Operands
 # ---------------------------------------------------------------------------
 
 def as_tensor_operand(x, op: str) -> Tensor:
@@ -30,75 +43,6 @@ def as_tensor_operand(x, op: str) -> Tensor:
         _core.fill_(t, float(x))
         return t
     raise TypeError(f"{op}: unsupported operand of type {type(x).__name__}")
-
-
-def expand_to(t: Tensor, shape: tuple, op: str) -> Tensor:
-    """A stride-0 broadcast view of `t` with `shape` (no copy)."""
-    if t._shape == shape:
-        return t
-    return t._view(shape, _shape.expand_strides(op, t._shape, t._strides, shape))
-
-
-def binary_kernel(op: str, a: Tensor, b: Tensor, name: str | None = None) -> Tensor:
-    shape = _shape.broadcast_shapes(name or op, a._shape, b._shape)
-    out = Tensor._empty(shape)
-    _core.binary(op, out, expand_to(a, shape, op), expand_to(b, shape, op))
-    return out
-
-
-def unary_kernel(op: str, a: Tensor) -> Tensor:
-    out = Tensor._empty(a._shape)
-    _core.unary(op, out, a)
-    return out
-
-
-def add_new(a: Tensor, b: Tensor) -> Tensor:
-    return binary_kernel("add", a, b)
-
-
-def add_into(dst: Tensor, src: Tensor) -> None:
-    """dst += src in place (same shape), bumping dst's version."""
-    _core.binary("add", dst, dst, expand_to(src, dst._shape, "add_"))
-    dst._bump()
-
-
-def fill_inplace(dst: Tensor, value) -> None:
-    _core.fill_(dst, value)
-    dst._bump()
-
-
-def clone_contiguous(t: Tensor) -> Tensor:
-    out = Tensor._empty(t._shape, t._dtype)
-    _core.copy_(out, t)
-    return out
-
-
-def ones_like_contiguous(t: Tensor) -> Tensor:
-    out = Tensor._empty(t._shape, float32)
-    _core.fill_(out, 1.0)
-    return out
-
-
-def sum_kernel(t: Tensor, dims: tuple, keepdim: bool, mean: bool = False) -> Tensor:
-    kept = tuple(n for d, n in enumerate(t._shape) if d not in dims)
-    out = Tensor._empty(kept)
-    _core.sum(out, t, list(dims), mean)
-    if keepdim:
-        full = tuple(1 if d in dims else n for d, n in enumerate(t._shape))
-        out = out._view(full, _shape.contiguous_strides(full))
-    return out
-
-
-def sum_to(g: Tensor, shape: tuple) -> Tensor:
-    """Undo a broadcast: sum `g` down to `shape` (double accumulation)."""
-    if g._shape == shape:
-        return g
-    lead = len(g._shape) - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and g._shape[lead + i] != 1
-    )
-    out = sum_kernel(g, dims, keepdim=False)
-    return out._view(shape, _shape.contiguous_strides(shape))
 
 
 # ---------------------------------------------------------------------------

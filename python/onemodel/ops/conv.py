@@ -14,7 +14,7 @@ from .. import _core
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._spatial_util import add_channel_bias, batched, check_float, contig, pair
-from .arith import sum_kernel
+from .._kernels import sum_kernel
 
 
 def conv_out_size(size: int, k: int, s: int, p: int, d: int) -> int:

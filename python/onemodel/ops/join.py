@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import _core, _shape
 from ..autograd.function import Function
 from ..tensor import Tensor
-from .arith import clone_contiguous
+from .._kernels import clone_contiguous
 from .views import apply_index
 
 

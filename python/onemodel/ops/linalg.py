@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import _core, _shape
 from ..autograd.function import Function
 from ..tensor import Tensor, float32
-from .arith import clone_contiguous, expand_to, sum_kernel, sum_to
+from .._kernels import clone_contiguous, expand_to, sum_kernel, sum_to
 from . import views
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import _core, _shape
 from ..autograd.function import Function
 from ..tensor import Tensor, float32
-from .arith import expand_to, sum_kernel
+from .._kernels import expand_to, sum_kernel
 
 
 def _grad_to_input(g: Tensor, in_shape: tuple, dims: tuple, keepdim: bool) -> Tensor:

@@ -24,7 +24,7 @@ from .. import _core
 from ..autograd.function import Function
 from ..tensor import Tensor, float32
 from ._spatial_util import contig
-from .arith import add_new
+from .._kernels import add_new
 
 
 def _contig(t):

@@ -13,7 +13,7 @@ from ..autograd.function import Function
 from ..tensor import Tensor, float32, int64
 from . import views
 from ._spatial_util import check_float, contig
-from .arith import binary_kernel, expand_to, sum_kernel
+from .._kernels import binary_kernel, expand_to, sum_kernel
 
 
 def _to_last(t: Tensor, dim: int) -> Tensor:

@@ -10,7 +10,7 @@ import numbers
 from .. import _core, _shape
 from ..autograd.function import Function
 from ..tensor import Tensor, int64
-from .arith import clone_contiguous, expand_to, sum_to
+from .._kernels import clone_contiguous, expand_to, sum_to
 
 
 def _as_view_shape(g: Tensor, shape: tuple) -> Tensor:

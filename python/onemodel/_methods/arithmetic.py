@@ -1,0 +1,114 @@
+"""Arithmetic and products: ``+ - * / @``, their reflected and in-place
+forms, and the in-place writes (``zero_``, ``fill_``, ``copy_``)."""
+
+from __future__ import annotations
+
+from .. import ops as _ops
+
+
+class ArithmeticMethods:
+    __slots__ = ()
+
+    def add(self, other, *, alpha=1):
+        return _ops.arith.add(self, other, alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        return _ops.arith.sub(self, other, alpha=alpha)
+
+    def mul(self, other):
+        return _ops.arith.mul(self, other)
+
+    def div(self, other):
+        return _ops.arith.div(self, other)
+
+    def neg(self):
+        return _ops.arith.neg(self)
+
+    def relu(self):
+        return _ops.arith.relu(self)
+
+    def matmul(self, other):
+        return _ops.linalg.matmul(self, other)
+
+    def mm(self, mat2):
+        return _ops.linalg.mm(self, mat2)
+
+    def bmm(self, mat2):
+        return _ops.linalg.bmm(self, mat2)
+
+    # -- in place ---------------------------------------------------------------
+    def add_(self, other, *, alpha=1):
+        return _ops.arith.add_(self, other, alpha=alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return _ops.arith.sub_(self, other, alpha=alpha)
+
+    def mul_(self, other):
+        return _ops.arith.mul_(self, other)
+
+    def div_(self, other):
+        return _ops.arith.div_(self, other)
+
+    def neg_(self):
+        return _ops.arith.neg_(self)
+
+    def relu_(self):
+        return _ops.arith.relu_(self)
+
+    def zero_(self):
+        return _ops.arith.zero_(self)
+
+    def fill_(self, value):
+        return _ops.arith.fill_(self, value)
+
+    def copy_(self, src, non_blocking: bool = False):
+        return _ops.arith.copy_(self, src)
+
+    # -- Python operators -------------------------------------------------------
+    def __add__(self, other):
+        return _ops.arith.add(self, other)
+
+    def __radd__(self, other):
+        return _ops.arith.add(other, self)
+
+    def __sub__(self, other):
+        return _ops.arith.sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops.arith.sub(other, self)
+
+    def __mul__(self, other):
+        return _ops.arith.mul(self, other)
+
+    def __rmul__(self, other):
+        return _ops.arith.mul(other, self)
+
+    def __truediv__(self, other):
+        return _ops.arith.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.arith.div(other, self)
+
+    def __neg__(self):
+        return _ops.arith.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __matmul__(self, other):
+        return _ops.linalg.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.linalg.matmul(other, self)
+
+    def __iadd__(self, other):
+        return _ops.arith.add_(self, other)
+
+    def __isub__(self, other):
+        return _ops.arith.sub_(self, other)
+
+    def __imul__(self, other):
+        return _ops.arith.mul_(self, other)
+
+    def __itruediv__(self, other):
+        return _ops.arith.div_(self, other)
