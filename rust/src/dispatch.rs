@@ -320,9 +320,11 @@ pub fn threads() -> usize {
 }
 
 /// Change the number of kernel threads (at least 1). Bits never depend on it.
-pub fn set_threads(n: usize) -> Result<(), String> {
+pub fn set_threads(n: usize) -> crate::error::Result<()> {
     if n == 0 {
-        return Err("set_threads: the thread count must be at least 1, got 0".into());
+        return Err(crate::error::Error::Value(
+            "set_threads: the thread count must be at least 1, got 0".into(),
+        ));
     }
     let mut guard = pool_cell().write().unwrap_or_else(|e| e.into_inner());
     if guard.threads != n {

@@ -4,10 +4,12 @@
 //! arguments and release the GIL around calls into this crate.
 
 pub mod dispatch;
+pub mod error;
 pub mod gemm;
 pub mod kernels;
 pub mod layout;
 pub mod math;
+pub mod ptr;
 pub mod recognizer;
 pub mod simd;
 pub mod storage;

@@ -2,7 +2,7 @@
 gru_layer (one direction), and the same kernels for the two directions of a
 bidirectional layer as one operator (what nn.LSTM and nn.GRU use), so that
 the directions run at once, forward and backward, on two threads. Backward
-through time runs inside the Rust kernel (rust/src/kernels/rnn.rs), with no
+through time runs inside the Rust kernel (rust/src/kernels/rnn/), with no
 per-step Python.
 
 One record per layer call, whose output packs what the call returns:
@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from .. import _core
 from ..autograd.function import Function
+from typing import NamedTuple, Optional
+
 from ..tensor import Tensor, float32
 from ._spatial_util import contig
 from .._kernels import add_new
@@ -36,67 +38,91 @@ def _contig(t):
 _PER_DIRECTION = 6
 
 
-class _Recurrent(Function):
+class ForwardDirection(NamedTuple):
+    """One direction of a forward kernel call (read by attribute in
+    rust/src/py/rnn.rs). ``saved``: None on the inference path, else the
+    buffers forward fills for backward (``RecurrentLayout.saved_shapes``)."""
+
+    w_ih: Tensor
+    w_hh: Tensor
+    b_ih: Optional[Tensor]
+    b_hh: Optional[Tensor]
+    h0: Optional[Tensor]
+    c0: Optional[Tensor]
+    reverse: bool
+    saved: Optional[list]
+
+
+class Grads(NamedTuple):
+    """The gradients one direction's backward writes (dc0 only for an LSTM)."""
+
+    dx: Tensor
+    dw_ih: Tensor
+    dw_hh: Tensor
+    db_ih: Tensor
+    db_hh: Tensor
+    dh0: Tensor
+    dc0: Optional[Tensor]
+
+
+class BackwardDirection(NamedTuple):
+    """One direction of a backward kernel call."""
+
+    w_ih: Tensor
+    w_hh: Tensor
+    c0: Optional[Tensor]
+    saved: list
+    reverse: bool
+    grads: Grads
+
+
+class RecurrentLayer(Function):
     """Inputs: x, then per direction w_ih, w_hh, b_ih, b_hh, h0, c0 (None
-    where absent; c0 always None for a GRU). Subclasses name the kernels and
-    the layout of what forward saves."""
+    where absent; c0 always None for a GRU). Every buffer is allocated from
+    the call's ``_core.RecurrentLayout`` (the Rust side's layout, the one
+    source of the packed output and of what forward saves)."""
 
-    gates: int
-    saved_states: int  # [T, B, H] buffers saved after the [T, B, G·H] gates
-    extra_rows: int  # rows of the output after the T steps
 
-    @staticmethod
-    def _forward_kernel(x, dirs, out):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    @staticmethod
-    def _backward_kernel(x, dirs, g):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def forward(self, x, *params, reverses):
+    def forward(self, x, *params, layout, reverses):
         x = _contig(x)
-        t, b, _ = x.shape
         groups = [tuple(map(_contig, params[k * _PER_DIRECTION:(k + 1) * _PER_DIRECTION])) for k in range(len(reverses))]
-        h = groups[0][1].shape[1]
-        self.reverses = reverses
+        self.layout, self.reverses = layout, reverses
         # Which of b_ih, b_hh, h0, c0 each direction was given (they are
         # tensor inputs only when present).
         self.present = [tuple(v is not None for v in g[2:]) for g in groups]
-        out = Tensor._empty((t + self.extra_rows, b, len(groups) * h))
+        out = Tensor._empty(tuple(layout.output_shape))
         dirs, keep = [], [x]
         for (w_ih, w_hh, b_ih, b_hh, h0, c0), reverse in zip(groups, reverses):
             saved = None
             if self.recording:
-                saved = [Tensor._empty((t, b, self.gates * h))] + [Tensor._empty((t, b, h)) for _ in range(self.saved_states)]
+                saved = [Tensor._empty(tuple(shape)) for shape in layout.saved_shapes]
                 keep += [w_ih, w_hh, c0, *saved]
-            dirs.append((w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, saved))
+            dirs.append(ForwardDirection(w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, saved))
         if self.recording:
             self.save_for_backward(*keep)
-        self._forward_kernel(x, dirs, out)
+        _core.recurrent_forward(layout, x, dirs, out)
         return out
 
     def backward(self, g):
         saved = self.saved_tensors
         x = saved[0]
-        t, b, i = x.shape
-        width = 3 + 1 + self.saved_states
+        width = 3 + len(self.layout.saved_shapes)
         dirs, grads = [], []
         for k, reverse in enumerate(self.reverses):
             w_ih, w_hh, c0, *buffers = saved[1 + k * width:1 + (k + 1) * width]
-            gh, h = w_hh.shape
-            # dx, dw_ih, dw_hh, db_ih, db_hh, dh0, dc0 (a GRU leaves dc0 unused).
-            gk = (
-                Tensor._empty((t, b, i)),
+            state = (x.shape[1], self.layout.hidden_size)
+            gk = Grads(
+                Tensor._empty(x.shape),
                 Tensor._empty(w_ih.shape),
                 Tensor._empty(w_hh.shape),
-                Tensor._empty((gh,)),
-                Tensor._empty((gh,)),
-                Tensor._empty((b, h)),
-                Tensor._empty((b, h)),
+                Tensor._empty((w_hh.shape[0],)),
+                Tensor._empty((w_hh.shape[0],)),
+                Tensor._empty(state),
+                Tensor._empty(state) if self.cell == "lstm" else None,
             )
-            dirs.append((w_ih, w_hh, c0, buffers, reverse, gk))
+            dirs.append(BackwardDirection(w_ih, w_hh, c0, buffers, reverse, gk))
             grads.append(gk)
-        self._backward_kernel(x, dirs, _contig(g))
+        _core.recurrent_backward(self.layout, x, dirs, _contig(g))
         return self._select(grads)
 
     def _select(self, grads):
@@ -105,51 +131,50 @@ class _Recurrent(Function):
         needs = self.needs_input_grad
         dx = None
         if needs[0]:
-            dx = grads[0][0]
+            dx = grads[0].dx
             if len(grads) == 2:
-                dx = add_new(grads[1][0], dx)
+                dx = add_new(grads[1].dx, dx)
         chosen = [dx]
         for gk, present in zip(grads, self.present):
-            chosen += [gk[1], gk[2]] + [gi for gi, p in zip(gk[3:], present) if p]
+            optional = (gk.db_ih, gk.db_hh, gk.dh0, gk.dc0)
+            chosen += [gk.dw_ih, gk.dw_hh] + [gi for gi, p in zip(optional, present) if p]
         return tuple(gi if n else None for gi, n in zip(chosen, needs))
 
 
-class LSTMLayer(_Recurrent):
-    gates = 4
-    saved_states = 3  # cells, tanh(cells), the hidden state each step started from
-    extra_rows = 1
-    _forward_kernel = staticmethod(_core.lstm_forward)
-    _backward_kernel = staticmethod(_core.lstm_backward)
+class LSTMLayer(RecurrentLayer):
+    cell = "lstm"
 
 
-class GRULayer(_Recurrent):
-    gates = 3
-    saved_states = 2  # W_hn h + b_hn, the hidden state each step started from
-    extra_rows = 0
-    _forward_kernel = staticmethod(_core.gru_forward)
-    _backward_kernel = staticmethod(_core.gru_backward)
+class GRULayer(RecurrentLayer):
+    cell = "gru"
 
 
-def _check(op, x, w_ih, w_hh, b_ih, b_hh, h0, c0, gates):
+def _check(op, x, w_ih, w_hh, b_ih, b_hh, h0, c0):
     for name, t in (("input", x), ("weight_ih", w_ih), ("weight_hh", w_hh)):
         if not isinstance(t, Tensor):
             raise TypeError(f"{op}: {name} must be a Tensor, got {type(t).__name__}")
         if t.dtype is not float32:
             raise TypeError(f"{op}: {name} must be float32, got {t.dtype.name}")
-    if x.ndim != 3:
-        raise ValueError(f"{op}: input must be [T, B, input_size], got shape {x.shape}")
-    if w_hh.ndim != 2 or w_hh.shape[0] != gates * w_hh.shape[1]:
-        raise ValueError(f"{op}: weight_hh must be [{gates}·hidden, hidden], got shape {w_hh.shape}")
-    h = w_hh.shape[1]
-    if w_ih.shape != (gates * h, x.shape[2]):
-        raise ValueError(f"{op}: weight_ih must be [{gates * h}, {x.shape[2]}] for input {x.shape}, got {w_ih.shape}")
-    for name, t, shape in (("bias_ih", b_ih, (gates * h,)), ("bias_hh", b_hh, (gates * h,)), ("h0", h0, (x.shape[1], h)), ("c0", c0, (x.shape[1], h))):
-        if t is None:
-            continue
-        if not isinstance(t, Tensor) or t.dtype is not float32:
+    for name, t in (("bias_ih", b_ih), ("bias_hh", b_hh), ("h0", h0), ("c0", c0)):
+        if t is not None and (not isinstance(t, Tensor) or t.dtype is not float32):
             raise TypeError(f"{op}: {name} must be a float32 Tensor")
-        if t.shape != shape:
-            raise ValueError(f"{op}: {name} must have shape {shape}, got {t.shape}")
+
+
+def _layout(op, cls, input, directions):
+    """The call's layout from the shapes (sizes checked in Rust), and each
+    direction's tensors checked against it."""
+    if len(directions) not in (1, 2):
+        raise ValueError(f"{op}: expected one or two directions, got {len(directions)}")
+    for d in directions:
+        _check(op, input, *d[:6])
+    if len(directions) == 2 and directions[1][1].shape != directions[0][1].shape:
+        raise ValueError(f"{op}: both directions must have one hidden size, got weight_hh {directions[0][1].shape} and {directions[1][1].shape}")
+    layout = _core.RecurrentLayout(cls.cell, list(input.shape), list(directions[0][1].shape), len(directions))
+    for d in directions:
+        for name, t in zip(("weight_ih", "weight_hh", "bias_ih", "bias_hh", "h0", "c0"), d[:6]):
+            if t is not None:
+                layout.check(name, list(t.shape))
+    return layout
 
 
 def _direction_columns(packed, k, h):
@@ -174,16 +199,11 @@ def gru_directions(input, directions):
 
 
 def _run(op, cls, input, directions):
-    if len(directions) not in (1, 2):
-        raise ValueError(f"{op}: expected one or two directions, got {len(directions)}")
-    for d in directions:
-        _check(op, input, *d[:6], cls.gates)
-    h = directions[0][1].shape[1]
-    if len(directions) == 2 and directions[1][1].shape != directions[0][1].shape:
-        raise ValueError(f"{op}: both directions must have one hidden size, got weight_hh {directions[0][1].shape} and {directions[1][1].shape}")
+    layout = _layout(op, cls, input, directions)
+    h = layout.hidden_size
     flat = [v for d in directions for v in d[:6]]
     reverses = tuple(bool(d[6]) for d in directions)
-    packed = cls.apply(input, *flat, reverses=reverses)
+    packed = cls.apply(input, *flat, layout=layout, reverses=reverses)
     t = input.shape[0]
     output = packed[:t]
     hs, cs = [], []
@@ -198,7 +218,7 @@ def _run(op, cls, input, directions):
             hs.append(h0)
         else:
             hs.append(_direction_columns(packed[0] if reverses[k] else packed[t - 1], k, h))
-        if cls.extra_rows:
+        if cls.cell == "lstm":
             cs.append(_direction_columns(packed[t], k, h))
     return output, hs, cs
 

@@ -13,6 +13,7 @@ use super::pack::{pack, pack_offset_cols, Block, OffsetColsBlock};
 use super::plan::Plan;
 use super::MatRef;
 use crate::dispatch::{KernelPath, Mode};
+use crate::ptr::Ptr;
 use crate::simd::{LaneFn, Lanes};
 use crate::storage::Buffer;
 
@@ -25,28 +26,27 @@ pub(super) struct Job {
     pub a_bs: isize,
     pub b: MatRef,
     pub b_bs: isize,
-    /// The packed B (address as usize, to cross threads): one item of
-    /// `k · n_pad` elements per distinct batch item of B. Unused when
-    /// `plan.direct_b`.
-    pub b_packed: usize,
-    /// C's address, row stride and batch stride.
-    pub c: usize,
+    /// The packed B: one item of `k · n_pad` elements per distinct batch
+    /// item of B. None when `plan.direct_b`.
+    pub b_packed: Option<Ptr<*mut f32>>,
+    /// C, its row stride and batch stride.
+    pub c: Ptr<*mut f32>,
     pub ldc: usize,
     pub c_bs: usize,
     /// Each output's accumulator starts from its value in C (a product over
     /// the k that follows an earlier call's) instead of +0.
     pub continued: bool,
-    /// A packed once for the whole call (address of a [`super::PackedA`]'s
-    /// panels; A is then the same for every batch item), or 0: each chunk
-    /// packs its rows of A.
-    pub a_packed: usize,
-    /// B's rows by offset (address of `k` isize): row p of B's item starts
-    /// at `b.ptr + item·b_bs + b_off[p]`, its columns contiguous; B is read
-    /// in place. 0: B's rows are at stride `b.rs`.
-    pub b_off: usize,
-    /// B's columns by offset, in runs (address of `n` isize; see
-    /// [`OffsetColsBlock`]): phase 1 packs B from them. 0: B is a MatRef.
-    pub b_cols: usize,
+    /// A packed once for the whole call (a [`super::PackedA`]'s panels; A
+    /// is then the same for every batch item), or None: each chunk packs
+    /// its rows of A.
+    pub a_packed: Option<Ptr<*const f32>>,
+    /// B's rows by offset (`k` of them): row p of B's item starts at
+    /// `b.ptr + item·b_bs + b_off[p]`, its columns contiguous; B is read in
+    /// place. None: B's rows are at stride `b.rs`.
+    pub b_off: Option<Ptr<*const isize>>,
+    /// B's columns by offset, in runs (`n` of them; see
+    /// [`OffsetColsBlock`]): phase 1 packs B from them. None: B is a MatRef.
+    pub b_cols: Option<Ptr<*const isize>>,
     pub b_run: usize,
     pub b_run_stride: isize,
 }
@@ -71,18 +71,25 @@ impl Job {
             a_bs,
             b,
             b_bs,
-            b_packed: 0,
-            c: c as usize,
+            b_packed: None,
+            c: Ptr::new(c, batch_extent(plan.batch, c_bs, plan.m, ldc)),
             ldc,
             c_bs,
             continued: false,
-            a_packed: 0,
-            b_off: 0,
-            b_cols: 0,
+            a_packed: None,
+            b_off: None,
+            b_cols: None,
             b_run: 0,
             b_run_stride: 0,
         }
     }
+}
+
+/// Elements of C a batch of products reaches: the last item's last row
+/// ends at (batch − 1)·c_bs + (m − 1)·ldc + n ≤ batch·c_bs when c_bs ≥
+/// m·ldc; the bound used for C's extent.
+fn batch_extent(batch: usize, c_bs: usize, m: usize, ldc: usize) -> usize {
+    batch.saturating_sub(1) * c_bs + m * ldc
 }
 
 /// Slivers per packing chunk of phase 1.
@@ -159,12 +166,16 @@ impl PackB<'_> {
             let src = b
                 .ptr
                 .offset(item as isize * job.b_bs + pc as isize * b.rs + c0 as isize * b.cs);
-            let dst =
-                (job.b_packed as *mut f32).add(item * p.k * p.n_pad() + p.b_block(pc) + c0 * kc);
-            if job.b_cols != 0 {
+            let packed = job
+                .b_packed
+                .expect("gemm: phase 1 runs only with a packed B");
+            let dst = packed
+                .offset(item * p.k * p.n_pad() + p.b_block(pc) + c0 * kc)
+                .get();
+            if let Some(b_cols) = job.b_cols {
                 let blk = OffsetColsBlock {
                     ptr: b.ptr.offset(item as isize * job.b_bs),
-                    col_off: (job.b_cols as *const isize).add(c0),
+                    col_off: b_cols.offset(c0).get(),
                     width: cols,
                     run: job.b_run,
                     run_stride: job.b_run_stride,
@@ -218,14 +229,13 @@ impl Chunk<'_> {
         // came packed) and, when B is read in place, one zero-padded sliver
         // for its last partial columns; from the pool, so after the first
         // product of a shape they are reused, not allocated.
-        let a_pack = Buffer::new(if job.a_packed == 0 {
+        let a_pack = Buffer::new(if job.a_packed.is_none() {
             rows.next_multiple_of(mr) * kcb * 4
         } else {
             0
         });
         let edge_pack = Buffer::new(if plan.direct_b { nr * kcb * 4 } else { 0 });
         let ep = edge_pack.as_ptr() as *mut f32;
-        let b_off = job.b_off as *const isize;
 
         let (a, b) = (job.a, job.b);
         let b_item = if job.b_bs == 0 { 0 } else { item };
@@ -234,7 +244,7 @@ impl Chunk<'_> {
         let (a0, c0p) = unsafe {
             (
                 a.ptr.offset(item as isize * job.a_bs + r0 as isize * a.rs),
-                (job.c as *mut f32).add(item * job.c_bs + r0 * job.ldc + c0),
+                job.c.offset(item * job.c_bs + r0 * job.ldc + c0).get(),
             )
         };
 
@@ -246,12 +256,12 @@ impl Chunk<'_> {
             let kc = kcb.min(plan.k - pc);
             let first = pc == 0 && !job.continued;
             let canonicalize = EXACT && pc + kc == plan.k;
-            let ap = if job.a_packed != 0 {
-                // SAFETY: a PackedA of this path holds k block pc at
-                // pc·m_pad, its panel of row r0 (a multiple of MR) at r0·kc.
-                unsafe {
-                    (job.a_packed as *const f32).add(pc * plan.m.next_multiple_of(mr) + r0 * kc)
-                }
+            let ap = if let Some(packed) = job.a_packed {
+                // A PackedA of this path holds k block pc at pc·m_pad, its
+                // panel of row r0 (a multiple of MR) at r0·kc.
+                packed
+                    .offset(pc * plan.m.next_multiple_of(mr) + r0 * kc)
+                    .get()
             } else {
                 let ap = a_pack.as_ptr() as *mut f32;
                 // SAFETY: the block rows × kc of A at (r0, pc) lies inside A.
@@ -270,26 +280,23 @@ impl Chunk<'_> {
             let mut jr = 0;
             while jr < cols {
                 let w = nr.min(cols - jr);
-                let (bp, ldb, offs) = if !plan.direct_b {
-                    // SAFETY: the packed B holds item b_item, block pc,
-                    // sliver (c0 + jr) / nr.
+                let (bp, ldb, offs) = if let Some(packed) = job.b_packed {
+                    // The packed B holds item b_item, block pc, sliver
+                    // (c0 + jr) / nr.
+                    let sliver = b_item * plan.k * plan.n_pad() + plan.b_block(pc) + (c0 + jr) * kc;
                     (
-                        unsafe {
-                            (job.b_packed as *const f32).add(
-                                b_item * plan.k * plan.n_pad() + plan.b_block(pc) + (c0 + jr) * kc,
-                            )
-                        },
+                        packed.offset(sliver).get() as *const f32,
                         nr,
                         std::ptr::null(),
                     )
-                } else if !b_off.is_null() {
+                } else if let Some(b_off) = job.b_off {
                     // SAFETY: the caller's offsets give B's rows; column
                     // c0 + jr of each lies inside it, as do the next w.
                     let (src, offs) = unsafe {
                         (
                             b.ptr
                                 .offset(b_item as isize * job.b_bs + (c0 + jr) as isize),
-                            b_off.add(pc),
+                            b_off.offset(pc).get(),
                         )
                     };
                     if w == nr {

@@ -40,6 +40,7 @@ mod plan;
 mod tests;
 
 use crate::dispatch::{par_chunks, Mode};
+use crate::ptr::Ptr;
 use crate::simd::{run_on, Token};
 use crate::storage::Buffer;
 pub use peak::peak_gflops;
@@ -218,7 +219,12 @@ unsafe fn run_job(token: Token, mut job: loops::Job) {
     } else {
         job.b_items() * plan.k * plan.n_pad() * 4
     });
-    job.b_packed = b_pack.as_ptr() as usize;
+    if !plan.direct_b {
+        job.b_packed = Some(Ptr::new(
+            b_pack.as_ptr() as *mut f32,
+            job.b_items() * plan.k * plan.n_pad(),
+        ));
+    }
     let job = &job;
     let run = || {
         if !plan.direct_b {
@@ -302,6 +308,13 @@ impl PackedA {
         }
         PackedA { buf, token, m, k }
     }
+
+    /// Elements of the packed panels: m rounded up to whole panels, × k.
+    fn panels_len(&self) -> usize {
+        self.m
+            .next_multiple_of(plan::blocking(self.token.path()).mr)
+            * self.k
+    }
 }
 
 /// A B operand whose rows are read in place at listed offsets: `B[p, j] =
@@ -374,8 +387,8 @@ pub unsafe fn gemm_offset_rows(
         cs: 1,
     };
     let job = loops::Job {
-        a_packed: a.buf.as_ptr() as usize,
-        b_off: b.offsets.as_ptr() as usize,
+        a_packed: Some(Ptr::new(a.buf.as_ptr() as *const f32, a.panels_len())),
+        b_off: Some(Ptr::new(b.offsets.as_ptr(), k)),
         ..loops::Job::new(mode, plan, (a_view, 0), (b_view, b_bs), c, ldc, c_bs)
     };
     // SAFETY: forwarded from the caller.
@@ -453,7 +466,7 @@ unsafe fn gemm_offset_cols_on(
     };
     let job = loops::Job {
         continued,
-        b_cols: b.offsets.as_ptr() as usize,
+        b_cols: Some(Ptr::new(b.offsets.as_ptr(), n)),
         b_run: b.run,
         b_run_stride: b.run_stride,
         ..loops::Job::new(mode, plan, (a, 0), (b_view, 0), c, ldc, m * ldc)

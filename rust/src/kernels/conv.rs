@@ -31,8 +31,10 @@
 //! the item-order sum: the chunking is a function of the shape only.
 
 use crate::dispatch::{par_chunks, Mode};
+use crate::error::{Error, Result};
 use crate::gemm::{gemm_offset_cols, gemm_offset_rows, OffsetCols, OffsetRows, PackedA};
 use crate::kernels::matmul::{gemm, gemm_continued, MatRef};
+use crate::ptr::Ptr;
 use crate::simd::Token;
 use crate::storage::Buffer;
 
@@ -68,6 +70,57 @@ pub fn out_size(input: usize, kernel: usize, stride: usize, pad: usize, dil: usi
 }
 
 impl Conv2d {
+    /// The convolution whose input is `x`, weight `w` and output `y` (all
+    /// NCHW / OIHW); the output may be smaller than the full size (the
+    /// transposed convolution's backward), never larger.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_shapes(
+        op: &str,
+        x: [usize; 4],
+        w: [usize; 4],
+        y: [usize; 4],
+        stride: (usize, usize),
+        padding: (usize, usize),
+        dilation: (usize, usize),
+        groups: usize,
+    ) -> Result<Conv2d> {
+        let [n, c_in, h, wd] = x;
+        let [c_out, cg, kh, kw] = w;
+        let ok = groups >= 1
+            && stride.0 >= 1
+            && stride.1 >= 1
+            && dilation.0 >= 1
+            && dilation.1 >= 1
+            && kh >= 1
+            && kw >= 1
+            && c_in == cg * groups
+            && c_out % groups == 0
+            && y[0] == n
+            && y[1] == c_out
+            && y[2] <= out_size(h, kh, stride.0, padding.0, dilation.0)
+            && y[3] <= out_size(wd, kw, stride.1, padding.1, dilation.1);
+        if !ok {
+            return Err(Error::Value(format!(
+                "{op} kernel: inconsistent shapes input {x:?}, weight {w:?}, output {y:?} for groups {groups}"
+            )));
+        }
+        Ok(Conv2d {
+            n,
+            c_in,
+            h,
+            w: wd,
+            c_out,
+            kh,
+            kw,
+            stride,
+            padding,
+            dilation,
+            groups,
+            oh: y[2],
+            ow: y[3],
+        })
+    }
+
     fn cg(&self) -> usize {
         self.c_in / self.groups
     }
@@ -81,6 +134,16 @@ impl Conv2d {
     /// Output positions per item.
     pub fn p(&self) -> usize {
         self.oh * self.ow
+    }
+    /// Elements of the input, the weight and the output.
+    pub fn input_len(&self) -> usize {
+        self.n * self.c_in * self.h * self.w
+    }
+    pub fn weight_len(&self) -> usize {
+        self.c_out * self.k()
+    }
+    pub fn output_len(&self) -> usize {
+        self.n * self.c_out * self.p()
     }
     /// Output rows per forward block: the block's im2col columns (k × rows·ow
     /// floats) should stay in a core's L2 between being written and being
@@ -356,7 +419,8 @@ unsafe fn forward_padded(
     let packed: Vec<PackedA> = (0..s.groups)
         .map(|g| unsafe { PackedA::new(token, s.weight(wt, g)) })
         .collect();
-    let (xa, oa, ba) = (x as usize, out as usize, bias.map(|b| b as usize));
+    let (x, out) = (Ptr::new(x, s.input_len()), Ptr::new(out, s.output_len()));
+    let bias = bias.map(|b| Ptr::new(b, s.c_out));
     par_chunks(s.n * s.groups, |idx| {
         let (ni, g) = (idx / s.groups, idx % s.groups);
         let padded = Buffer::new(cg * hp * wp * 4);
@@ -367,16 +431,16 @@ unsafe fn forward_padded(
         // (oy, ox) of tap (c, ky, kx) reads row oy + ky·dh < hp, column
         // ox + kx·dw < wp.
         unsafe {
-            s.pad_group(xa as *const f32, ni, g, xp);
-            let c = (oa as *mut f32).add((ni * s.c_out + g * og) * p);
+            s.pad_group(x.get(), ni, g, xp);
+            let c = out.offset((ni * s.c_out + g * og) * p).get();
             let b = OffsetRows {
                 ptr: xp,
                 offsets: &offsets,
                 cols: ow,
             };
             gemm_offset_rows(mode, &packed[g], b, s.oh, wp as isize, c, p, ow);
-            if let Some(bv) = ba {
-                add_bias(c, (bv as *const f32).add(g * og), og, p, p);
+            if let Some(b) = bias {
+                add_bias(c, b.offset(g * og).get(), og, p, p);
             }
         }
     });
@@ -428,12 +492,9 @@ unsafe fn forward_im2col(
     let (og, p, k, ow) = (s.og(), s.p(), s.k(), s.ow);
     let rows = s.forward_block_rows();
     let blocks = s.oh.div_ceil(rows).max(1);
-    let (xa, wa, oa, ba) = (
-        x as usize,
-        wt as usize,
-        out as usize,
-        bias.map(|b| b as usize),
-    );
+    let (x, wt) = (Ptr::new(x, s.input_len()), Ptr::new(wt, s.weight_len()));
+    let out = Ptr::new(out, s.output_len());
+    let bias = bias.map(|b| Ptr::new(b, s.c_out));
     par_chunks(s.n * s.groups * blocks, |idx| {
         let (ni, g, blk) = (
             idx / (s.groups * blocks),
@@ -445,12 +506,12 @@ unsafe fn forward_im2col(
         // SAFETY: the pointers are valid for the sizes the caller promised;
         // each (item, group, block) writes its own og × pc block of `out`.
         unsafe {
-            let c = (oa as *mut f32).add((ni * s.c_out + g * og) * p + q0);
+            let c = out.offset((ni * s.c_out + g * og) * p + q0).get();
             let scratch = Buffer::new(if s.pointwise() { 0 } else { k * pc * 4 });
-            let cols = s.block_cols(xa as *const f32, ni, g, oys, scratch.as_ptr() as *mut f32);
-            gemm(mode, s.weight(wa as *const f32, g), cols, c, p);
-            if let Some(b) = ba {
-                add_bias(c, (b as *const f32).add(g * og), og, p, pc);
+            let cols = s.block_cols(x.get(), ni, g, oys, scratch.as_ptr() as *mut f32);
+            gemm(mode, s.weight(wt.get(), g), cols, c, p);
+            if let Some(b) = bias {
+                add_bias(c, b.offset(g * og).get(), og, p, pc);
             }
         }
     });
@@ -463,7 +524,8 @@ unsafe fn forward_im2col(
 /// As [`forward`], with `dy` n·c_out·oh·ow and `dx` n·c_in·h·w.
 pub unsafe fn input_grad(mode: Mode, s: &Conv2d, dy: *const f32, wt: *const f32, dx: *mut f32) {
     let (og, k, p) = (s.og(), s.k(), s.p());
-    let (da, wa, xa) = (dy as usize, wt as usize, dx as usize);
+    let (dy, wt) = (Ptr::new(dy, s.output_len()), Ptr::new(wt, s.weight_len()));
+    let dx = Ptr::new(dx, s.input_len());
     par_chunks(s.n * s.groups, |idx| {
         let (ni, g) = (idx / s.groups, idx % s.groups);
         let dcols = Buffer::new(k * p * 4);
@@ -471,18 +533,18 @@ pub unsafe fn input_grad(mode: Mode, s: &Conv2d, dy: *const f32, wt: *const f32,
         // its own group's input channels.
         unsafe {
             let b = MatRef {
-                ptr: (da as *const f32).add((ni * s.c_out + g * og) * p),
+                ptr: dy.offset((ni * s.c_out + g * og) * p).get(),
                 rows: og,
                 cols: p,
                 rs: p as isize,
                 cs: 1,
             };
             let dc = dcols.as_ptr() as *mut f32;
-            gemm(mode, s.weight(wa as *const f32, g).t(), b, dc, p);
+            gemm(mode, s.weight(wt.get(), g).t(), b, dc, p);
             col2im(
                 s,
                 dc,
-                (xa as *mut f32).add((ni * s.c_in + g * s.cg()) * s.h * s.w),
+                dx.offset((ni * s.c_in + g * s.cg()) * s.h * s.w).get(),
             );
         }
     });
@@ -563,7 +625,8 @@ pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32,
     } else {
         Buffer::new(s.n * s.groups * per * 4)
     };
-    let (xa, da, ta) = (x as usize, dy as usize, parts.as_ptr() as usize);
+    let (x, dy) = (Ptr::new(x, s.input_len()), Ptr::new(dy, s.output_len()));
+    let parts_ptr = Ptr::new(parts.as_ptr() as *mut f32, s.n * s.groups * per);
     let rows = s.forward_block_rows();
     // A stride-1 convolution packs the GEMM's B (the im2col block,
     // transposed) straight from a zero-padded copy of the input; the others
@@ -590,15 +653,15 @@ pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32,
         // every B element the offsets reach lies inside it (as in
         // `forward_padded`).
         unsafe {
-            let part = (ta as *mut f32).add(idx * per);
+            let part = parts_ptr.offset(idx * per).get();
             if in_place {
-                s.pad_group(xa as *const f32, ni, g, sp);
+                s.pad_group(x.get(), ni, g, sp);
             }
             for (blk, y0) in (0..s.oh).step_by(rows.max(1)).enumerate() {
                 let oys = y0..(y0 + rows).min(s.oh);
                 let (q0, pc) = (oys.start * ow, oys.len() * ow);
                 let a = MatRef {
-                    ptr: (da as *const f32).add((ni * s.c_out + g * og) * p + q0),
+                    ptr: dy.offset((ni * s.c_out + g * og) * p + q0).get(),
                     rows: og,
                     cols: pc,
                     rs: p as isize,
@@ -615,7 +678,7 @@ pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32,
                     gemm_offset_cols(mode, a, b, part, k, blk > 0);
                     continue;
                 }
-                let cols = s.block_cols(xa as *const f32, ni, g, oys, sp);
+                let cols = s.block_cols(x.get(), ni, g, oys, sp);
                 if blk == 0 {
                     gemm(mode, a, cols.t(), part, k);
                 } else {
@@ -625,17 +688,17 @@ pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32,
         }
     });
     let total = s.groups * per;
-    let (pa, wa, n, groups) = (ta, dw as usize, s.n, s.groups);
+    let (parts_in, dw, n, groups) = (parts_ptr.as_const(), Ptr::new(dw, total), s.n, s.groups);
     par_chunks(total.div_ceil(SUM_CHUNK), |chunk| {
         for e in chunk * SUM_CHUNK..((chunk + 1) * SUM_CHUNK).min(total) {
             let (g, r) = (e / per, e % per);
             let mut acc = 0f32;
             for ni in 0..n {
                 // SAFETY: inside `parts`.
-                acc += unsafe { *(pa as *const f32).add((ni * groups + g) * per + r) };
+                acc += unsafe { parts_in.read((ni * groups + g) * per + r) };
             }
             // SAFETY: e < c_out·k.
-            unsafe { *(wa as *mut f32).add(e) = acc };
+            unsafe { dw.write(e, acc) };
         }
     });
 }

@@ -20,6 +20,7 @@
 //! logadd(a, b) for a ≥ b is a + log(1 + exp(b − a)), and a itself when b is
 //! −∞ or b − a < −40; several terms are folded left to right.
 
+use crate::error::{Error, Result};
 use crate::math::detmath;
 
 /// logadd of two log-domain values (order-independent by the swap).
@@ -30,6 +31,51 @@ pub fn logadd(a: f64, b: f64) -> f64 {
         return hi;
     }
     hi + detmath::log(1.0 + detmath::exp(lo - hi))
+}
+
+/// Check a batch before any recursion runs: log-probabilities [T, B, C],
+/// one target and one input length per line, lengths at most T, labels
+/// classes other than the blank.
+pub fn check_batch(
+    lp: &[usize],
+    targets: &[Vec<i64>],
+    input_lengths: &[usize],
+    blank: usize,
+) -> Result<()> {
+    let op = "ctc_loss";
+    let &[t, b, c] = lp else {
+        return Err(Error::Value(format!(
+            "{op}: log_probs must be [T, B, C], got {lp:?}"
+        )));
+    };
+    if targets.len() != b || input_lengths.len() != b {
+        return Err(Error::Value(format!(
+            "{op}: {b} lines but {} targets and {} input lengths",
+            targets.len(),
+            input_lengths.len()
+        )));
+    }
+    if blank >= c {
+        return Err(Error::Value(format!(
+            "{op}: blank {blank} is not a class of {c}"
+        )));
+    }
+    for (line, (tg, &len)) in targets.iter().zip(input_lengths).enumerate() {
+        if len > t {
+            return Err(Error::Value(format!(
+                "{op}: input length {len} of line {line} exceeds T = {t}"
+            )));
+        }
+        if let Some(&bad) = tg
+            .iter()
+            .find(|&&l| l < 0 || l as usize >= c || l as usize == blank)
+        {
+            return Err(Error::Value(format!(
+                "{op}: label {bad} of line {line} is the blank or not a class of {c}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// One line's log-probabilities: element (t, c) at `ptr + t*st + c*sc`.

@@ -6,6 +6,41 @@
 //! order. Everything here runs on the calling thread (the bindings set the
 //! IEEE floating-point environment around the arithmetic ones).
 
+use crate::error::Error;
+
+/// (rows, d) of an embedding table `table` [rows, d] read at `indices`
+/// positions into `out` elements.
+pub fn embedding_shape(
+    op: &str,
+    table: &[usize],
+    indices: usize,
+    out: usize,
+) -> crate::error::Result<(usize, usize)> {
+    match *table {
+        [rows, d] if indices.checked_mul(d) == Some(out) => Ok((rows, d)),
+        _ => Err(Error::Value(format!(
+            "{op}: table of shape {table:?} and {indices} indices do not give {out} outputs"
+        ))),
+    }
+}
+
+/// (n, c, s) of nll_loss's log-probabilities [n, c, *] for `targets`
+/// targets.
+pub fn nll_shape(
+    op: &str,
+    lp: &[usize],
+    targets: usize,
+) -> crate::error::Result<(usize, usize, usize)> {
+    match lp {
+        [n, c, rest @ ..] if rest.iter().product::<usize>() * n == targets => {
+            Ok((*n, *c, rest.iter().product()))
+        }
+        _ => Err(Error::Value(format!(
+            "{op}: {targets} targets do not match input of shape {lp:?}"
+        ))),
+    }
+}
+
 /// Check that every index lies in `0..n` (an `ignore` value is allowed).
 pub fn check_indices(idx: &[i64], n: usize, ignore: Option<i64>) -> Result<(), (usize, i64)> {
     for (i, &v) in idx.iter().enumerate() {

@@ -7,7 +7,25 @@
 //! register tiles per kernel path, threads over output tiles); this module
 //! keeps the interface the engine calls.
 
+use crate::error::{Error, Result};
 pub use crate::gemm::{gemm, gemm_batched, gemm_continued, MatRef};
+
+/// (batch, m, k, n) of the batched product `a [B, M, K] · b [B, K, N] →
+/// out [B, M, N]`.
+pub fn batched_dims(
+    a: &[usize],
+    b: &[usize],
+    out: &[usize],
+) -> Result<(usize, usize, usize, usize)> {
+    match (a, b) {
+        (&[bt, m, k], &[bt2, k2, n]) if bt2 == bt && k2 == k && out == [bt, m, n] => {
+            Ok((bt, m, k, n))
+        }
+        _ => Err(Error::Value(format!(
+            "matmul kernel: shapes {a:?} @ {b:?} -> {out:?} do not agree"
+        ))),
+    }
+}
 
 #[cfg(test)]
 mod tests {

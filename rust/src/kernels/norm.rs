@@ -16,21 +16,27 @@
 //! chunks of rows (input gradient) or of columns (parameter gradients).
 
 use crate::dispatch::par_chunks;
+use crate::error::{Error, Result};
+use crate::ptr::Ptr;
+
+// Every read and write below is at an index inside its buffer (the
+// functions' safety contracts give the extents, which each `Ptr` carries
+// and debug builds assert), and the chunks write disjoint elements: one
+// channel (batch norm), one block of rows or of columns (layer norm).
+
+type In = Ptr<*const f32>;
+type Out = Ptr<*mut f32>;
 
 #[inline(always)]
-fn at(p: usize, i: usize) -> f32 {
-    // SAFETY: every caller passes an index inside the buffer behind `p`.
-    unsafe { *(p as *const f32).add(i) }
+fn at(p: In, i: usize) -> f32 {
+    // SAFETY: see above.
+    unsafe { p.read(i) }
 }
 
 #[inline(always)]
-fn put(p: usize, i: usize, v: f32) {
-    // SAFETY: as `at`, for a writable buffer; chunks write disjoint indices.
-    unsafe { *(p as *mut f32).add(i) = v }
-}
-
-fn opt(p: Option<*const f32>) -> usize {
-    p.map_or(0, |p| p as usize)
+fn put(p: Out, i: usize, v: f32) {
+    // SAFETY: see above.
+    unsafe { p.write(i, v) }
 }
 
 /// `(mean, biased variance)` of `count` values `x(i)`, in f64.
@@ -68,13 +74,15 @@ pub unsafe fn batch_norm_forward(
     save_invstd: *mut f32,
     var_unbiased: *mut f32,
 ) {
-    let (xa, wa, ba, ya) = (x as usize, opt(weight), opt(bias), y as usize);
+    let len = n * c * s;
+    let (xa, ya) = (In::new(x, len), Out::new(y, len));
+    let (wa, ba) = (weight.map(|p| In::new(p, c)), bias.map(|p| In::new(p, c)));
     let (ma, ia, va) = (
-        save_mean as usize,
-        save_invstd as usize,
-        var_unbiased as usize,
+        Out::new(save_mean, c),
+        Out::new(save_invstd, c),
+        Out::new(var_unbiased, c),
     );
-    let run = running.map(|(m, v)| (m as usize, v as usize));
+    let run = running.map(|(m, v)| (In::new(m, c), In::new(v, c)));
     let count = n * s;
     par_chunks(c, |ch| {
         let idx = |i: usize| ((i / s) * c + ch) * s + i % s;
@@ -101,11 +109,11 @@ pub unsafe fn batch_norm_forward(
         for i in 0..count {
             let j = idx(i);
             let mut v = (at(xa, j) - mean32) * inv32;
-            if wa != 0 {
-                v *= at(wa, ch);
+            if let Some(w) = wa {
+                v *= at(w, ch);
             }
-            if ba != 0 {
-                v += at(ba, ch);
+            if let Some(b) = ba {
+                v += at(b, ch);
             }
             put(ya, j, v);
         }
@@ -129,18 +137,15 @@ pub unsafe fn batch_norm_backward(
     dw: Option<*mut f32>,
     db: Option<*mut f32>,
 ) {
-    let (xa, ga, wa, ma, ia) = (
-        x as usize,
-        g as usize,
-        opt(weight),
-        mean as usize,
-        invstd as usize,
+    let len = n * c * s;
+    let (xa, ga, wa) = (
+        In::new(x, len),
+        In::new(g, len),
+        weight.map(|p| In::new(p, c)),
     );
-    let (dxa, dwa, dba) = (
-        dx.map_or(0, |p| p as usize),
-        dw.map_or(0, |p| p as usize),
-        db.map_or(0, |p| p as usize),
-    );
+    let (ma, ia) = (In::new(mean, c), In::new(invstd, c));
+    let dxa = dx.map(|p| Out::new(p, len));
+    let (dwa, dba) = (dw.map(|p| Out::new(p, c)), db.map(|p| Out::new(p, c)));
     let count = n * s;
     par_chunks(c, |ch| {
         let idx = |i: usize| ((i / s) * c + ch) * s + i % s;
@@ -152,14 +157,14 @@ pub unsafe fn batch_norm_backward(
             sg += gv;
             sgx += gv * ((at(xa, j) - m) * inv) as f64;
         }
-        if dwa != 0 {
-            put(dwa, ch, sgx as f32);
+        if let Some(dw) = dwa {
+            put(dw, ch, sgx as f32);
         }
-        if dba != 0 {
-            put(dba, ch, sg as f32);
+        if let Some(db) = dba {
+            put(db, ch, sg as f32);
         }
-        if dxa != 0 {
-            let w = if wa != 0 { at(wa, ch) as f64 } else { 1.0 };
+        if let Some(dx) = dxa {
+            let w = wa.map_or(1.0, |w| at(w, ch) as f64);
             let cnt = count as f64;
             let k = w * inv as f64;
             for i in 0..count {
@@ -171,10 +176,31 @@ pub unsafe fn batch_norm_backward(
                 } else {
                     gv * k
                 };
-                put(dxa, j, v as f32);
+                put(dx, j, v as f32);
             }
         }
     });
+}
+
+/// (n, c, s) of a batch norm input [n, c, *] (s the product of the rest).
+pub fn batch_dims(op: &str, shape: &[usize]) -> Result<(usize, usize, usize)> {
+    match shape {
+        [n, c, rest @ ..] => Ok((*n, *c, rest.iter().product())),
+        _ => Err(Error::Value(format!(
+            "{op}: expected an input [N, C, *], got shape {shape:?}"
+        ))),
+    }
+}
+
+/// Rows of a layer norm input whose last `d` elements form one row.
+pub fn layer_rows(op: &str, shape: &[usize], d: usize) -> Result<usize> {
+    let numel: usize = shape.iter().product();
+    if d == 0 || !numel.is_multiple_of(d) {
+        return Err(Error::Value(format!(
+            "{op}: input of shape {shape:?} is not rows of {d} elements"
+        )));
+    }
+    Ok(numel / d)
 }
 
 const ROWS_PER_CHUNK: usize = 16;
@@ -196,14 +222,9 @@ pub unsafe fn layer_norm_forward(
     save_mean: *mut f32,
     save_invstd: *mut f32,
 ) {
-    let (xa, wa, ba, ya, ma, ia) = (
-        x as usize,
-        opt(weight),
-        opt(bias),
-        y as usize,
-        save_mean as usize,
-        save_invstd as usize,
-    );
+    let (xa, ya) = (In::new(x, rows * d), Out::new(y, rows * d));
+    let (wa, ba) = (weight.map(|p| In::new(p, d)), bias.map(|p| In::new(p, d)));
+    let (ma, ia) = (Out::new(save_mean, rows), Out::new(save_invstd, rows));
     par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
         for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
             let (mean, var) = stats(d, |i| at(xa, r * d + i));
@@ -212,11 +233,11 @@ pub unsafe fn layer_norm_forward(
             put(ia, r, inv);
             for i in 0..d {
                 let mut v = (at(xa, r * d + i) - m) * inv;
-                if wa != 0 {
-                    v *= at(wa, i);
+                if let Some(w) = wa {
+                    v *= at(w, i);
                 }
-                if ba != 0 {
-                    v += at(ba, i);
+                if let Some(b) = ba {
+                    v += at(b, i);
                 }
                 put(ya, r * d + i, v);
             }
@@ -241,21 +262,15 @@ pub unsafe fn layer_norm_backward(
     dw: Option<*mut f32>,
     db: Option<*mut f32>,
 ) {
-    let (xa, ga, wa, ma, ia) = (
-        x as usize,
-        g as usize,
-        opt(weight),
-        mean as usize,
-        invstd as usize,
-    );
+    let (xa, ga) = (In::new(x, rows * d), In::new(g, rows * d));
+    let wa = weight.map(|p| In::new(p, d));
+    let (ma, ia) = (In::new(mean, rows), In::new(invstd, rows));
     let xhat = move |r: usize, i: usize| (at(xa, r * d + i) - at(ma, r)) * at(ia, r);
     if let Some(dx) = dx {
-        let dxa = dx as usize;
+        let dxa = Out::new(dx, rows * d);
         par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
             for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
-                let dxh = |i: usize| {
-                    at(ga, r * d + i) as f64 * if wa != 0 { at(wa, i) as f64 } else { 1.0 }
-                };
+                let dxh = |i: usize| at(ga, r * d + i) as f64 * wa.map_or(1.0, |w| at(w, i) as f64);
                 let (mut s1, mut s2) = (0f64, 0f64);
                 for i in 0..d {
                     s1 += dxh(i);
@@ -273,7 +288,7 @@ pub unsafe fn layer_norm_backward(
         });
     }
     if dw.is_some() || db.is_some() {
-        let (dwa, dba) = (dw.map_or(0, |p| p as usize), db.map_or(0, |p| p as usize));
+        let (dwa, dba) = (dw.map(|p| Out::new(p, d)), db.map(|p| Out::new(p, d)));
         par_chunks(d.div_ceil(COLS_PER_CHUNK), |chunk| {
             for i in chunk * COLS_PER_CHUNK..((chunk + 1) * COLS_PER_CHUNK).min(d) {
                 let (mut sw, mut sb) = (0f64, 0f64);
@@ -282,11 +297,11 @@ pub unsafe fn layer_norm_backward(
                     sb += gv;
                     sw += gv * xhat(r, i) as f64;
                 }
-                if dwa != 0 {
-                    put(dwa, i, sw as f32);
+                if let Some(dw) = dwa {
+                    put(dw, i, sw as f32);
                 }
-                if dba != 0 {
-                    put(dba, i, sb as f32);
+                if let Some(db) = dba {
+                    put(db, i, sb as f32);
                 }
             }
         });

@@ -15,6 +15,8 @@
 //!   output order and rounds each element once.
 
 use crate::dispatch::par_chunks;
+use crate::error::{Error, Result};
+use crate::ptr::Ptr;
 
 /// Planes per thread chunk.
 const PLANES_PER_CHUNK: usize = 4;
@@ -59,6 +61,56 @@ pub fn out_size(
     out
 }
 
+impl Pool2d {
+    /// The pooling of `x` [n, c, h, w] into `y` [n, c, oh, ow]; the output
+    /// may be smaller than the ceil-mode size, never larger.
+    pub fn from_shapes(
+        op: &str,
+        x: [usize; 4],
+        y: [usize; 4],
+        kernel: (usize, usize),
+        stride: (usize, usize),
+        padding: (usize, usize),
+        dilation: (usize, usize),
+    ) -> Result<Pool2d> {
+        let [n, c, h, w] = x;
+        let [yn, yc, oh, ow] = y;
+        let ok = kernel.0 >= 1
+            && kernel.1 >= 1
+            && stride.0 >= 1
+            && stride.1 >= 1
+            && dilation.0 >= 1
+            && dilation.1 >= 1
+            && yn == n
+            && yc == c
+            && oh <= out_size(h, kernel.0, stride.0, padding.0, dilation.0, true)
+            && ow <= out_size(w, kernel.1, stride.1, padding.1, dilation.1, true);
+        if !ok {
+            return Err(Error::Value(format!(
+                "{op} kernel: inconsistent shapes {x:?} -> {y:?}"
+            )));
+        }
+        Ok(Pool2d {
+            planes: n * c,
+            h,
+            w,
+            oh,
+            ow,
+            kernel,
+            stride,
+            padding,
+            dilation,
+        })
+    }
+
+    pub fn input_len(&self) -> usize {
+        self.planes * self.h * self.w
+    }
+    pub fn output_len(&self) -> usize {
+        self.planes * self.oh * self.ow
+    }
+}
+
 fn planes_par(planes: usize, body: impl Fn(usize) + Sync + Send) {
     par_chunks(planes.div_ceil(PLANES_PER_CHUNK), |chunk| {
         for pl in chunk * PLANES_PER_CHUNK..((chunk + 1) * PLANES_PER_CHUNK).min(planes) {
@@ -73,9 +125,10 @@ fn planes_par(planes: usize, body: impl Fn(usize) + Sync + Send) {
 /// # Safety
 /// `x` holds planes·h·w, `out` and `idx` planes·oh·ow elements.
 pub unsafe fn max_forward(s: &Pool2d, x: *const f32, out: *mut f32, idx: *mut i64) {
-    let (xa, oa, ia) = (x as usize, out as usize, idx as usize);
+    let x = Ptr::new(x, s.input_len());
+    let (out, idx) = (Ptr::new(out, s.output_len()), Ptr::new(idx, s.output_len()));
     planes_par(s.planes, |pl| {
-        let plane = (xa as *const f32).wrapping_add(pl * s.h * s.w);
+        let plane = x.offset(pl * s.h * s.w);
         for oy in 0..s.oh {
             for ox in 0..s.ow {
                 let mut best = f32::NEG_INFINITY;
@@ -93,7 +146,7 @@ pub unsafe fn max_forward(s: &Pool2d, x: *const f32, out: *mut f32, idx: *mut i6
                         }
                         let i = iy as usize * s.w + ix as usize;
                         // SAFETY: (iy, ix) lies inside the plane.
-                        let v = unsafe { *plane.add(i) };
+                        let v = unsafe { plane.read(i) };
                         if at < 0 || v > best || (best.is_nan() && !v.is_nan()) {
                             best = v;
                             at = i as i64;
@@ -101,10 +154,10 @@ pub unsafe fn max_forward(s: &Pool2d, x: *const f32, out: *mut f32, idx: *mut i6
                     }
                 }
                 let o = (pl * s.oh + oy) * s.ow + ox;
-                // SAFETY: o < planes·oh·ow.
+                // SAFETY: o < planes·oh·ow; planes are written by one chunk.
                 unsafe {
-                    *(oa as *mut f32).add(o) = best;
-                    *(ia as *mut i64).add(o) = at;
+                    out.write(o, best);
+                    idx.write(o, at);
                 }
             }
         }
@@ -116,18 +169,25 @@ pub unsafe fn max_forward(s: &Pool2d, x: *const f32, out: *mut f32, idx: *mut i6
 /// # Safety
 /// As [`max_forward`]; `idx` as it wrote it.
 pub unsafe fn max_backward(s: &Pool2d, g: *const f32, idx: *const i64, dx: *mut f32) {
-    let (ga, ia, da) = (g as usize, idx as usize, dx as usize);
+    let (g, idx) = (Ptr::new(g, s.output_len()), Ptr::new(idx, s.output_len()));
+    let dx = Ptr::new(dx, s.input_len());
     let (hw, p) = (s.h * s.w, s.oh * s.ow);
     planes_par(s.planes, |pl| {
-        // SAFETY: the plane's slices lie inside the buffers.
-        unsafe {
-            let d = std::slice::from_raw_parts_mut((da as *mut f32).add(pl * hw), hw);
-            d.fill(0.0);
-            for o in 0..p {
-                let at = *(ia as *const i64).add(pl * p + o);
-                if at >= 0 {
-                    d[at as usize] += *(ga as *const f32).add(pl * p + o);
-                }
+        // SAFETY: the plane's slices lie inside the buffers; each plane is
+        // written by one chunk.
+        let (d, gp, ip) = unsafe {
+            (
+                dx.slice_mut(pl * hw, hw),
+                g.slice(pl * p, p),
+                idx.slice(pl * p, p),
+            )
+        };
+        d.fill(0.0);
+        for (&at, &gv) in ip.iter().zip(gp) {
+            if at >= 0 {
+                // An index below h·w: the caller's contract (checked by
+                // the binding), asserted by the slice index.
+                d[at as usize] += gv;
             }
         }
     });
@@ -172,9 +232,10 @@ pub unsafe fn avg_forward(
     count_include_pad: bool,
     divisor_override: Option<usize>,
 ) {
-    let (xa, oa) = (x as usize, out as usize);
+    let (x, out) = (Ptr::new(x, s.input_len()), Ptr::new(out, s.output_len()));
     planes_par(s.planes, |pl| {
-        let plane = (xa as *const f32).wrapping_add(pl * s.h * s.w);
+        // SAFETY: the plane lies inside x.
+        let plane = unsafe { x.slice(pl * s.h * s.w, s.h * s.w) };
         for oy in 0..s.oh {
             for ox in 0..s.ow {
                 let ((y0, y1, x0, x1), div) =
@@ -182,12 +243,11 @@ pub unsafe fn avg_forward(
                 let mut acc = 0f64;
                 for iy in y0..y1 {
                     for ix in x0..x1 {
-                        // SAFETY: inside the plane.
-                        acc += unsafe { *plane.offset(iy * s.w as isize + ix) } as f64;
+                        acc += plane[iy as usize * s.w + ix as usize] as f64;
                     }
                 }
-                // SAFETY: inside out.
-                unsafe { *(oa as *mut f32).add((pl * s.oh + oy) * s.ow + ox) = (acc / div) as f32 };
+                // SAFETY: inside out; each plane is written by one chunk.
+                unsafe { out.write((pl * s.oh + oy) * s.ow + ox, (acc / div) as f32) };
             }
         }
     });
@@ -204,7 +264,7 @@ pub unsafe fn avg_backward(
     count_include_pad: bool,
     divisor_override: Option<usize>,
 ) {
-    let (ga, da) = (g as usize, dx as usize);
+    let (g, dx) = (Ptr::new(g, s.output_len()), Ptr::new(dx, s.input_len()));
     let hw = s.h * s.w;
     planes_par(s.planes, |pl| {
         let mut acc = vec![0f64; hw];
@@ -213,8 +273,7 @@ pub unsafe fn avg_backward(
                 let ((y0, y1, x0, x1), div) =
                     avg_window(s, oy, ox, count_include_pad, divisor_override);
                 // SAFETY: inside g.
-                let gv =
-                    unsafe { *(ga as *const f32).add((pl * s.oh + oy) * s.ow + ox) } as f64 / div;
+                let gv = unsafe { g.read((pl * s.oh + oy) * s.ow + ox) } as f64 / div;
                 for iy in y0..y1 {
                     for ix in x0..x1 {
                         acc[iy as usize * s.w + ix as usize] += gv;
@@ -222,8 +281,8 @@ pub unsafe fn avg_backward(
                 }
             }
         }
-        // SAFETY: the plane lies inside dx.
-        let d = unsafe { std::slice::from_raw_parts_mut((da as *mut f32).add(pl * hw), hw) };
+        // SAFETY: the plane lies inside dx and is written by this chunk only.
+        let d = unsafe { dx.slice_mut(pl * hw, hw) };
         for (o, a) in d.iter_mut().zip(&acc) {
             *o = *a as f32;
         }

@@ -9,12 +9,33 @@
 use super::canonical;
 use super::double_chain::{self, add_terms_on};
 use crate::dispatch::par_chunks;
+use crate::error::{Error, Result};
+use crate::ptr::Ptr;
 use crate::simd::Token;
 
 /// Terms per thread chunk: a chunk holds as many outputs as make about this
 /// many terms (at least one, at most 64), so chunking depends on the shape
 /// only — and a bias gradient of 64 channels still spreads over threads.
 const TERMS_PER_CHUNK: usize = 1 << 16;
+
+/// The reduce mask of `dims` over a tensor of `shape`, and the number of
+/// outputs (the product of the kept sizes).
+pub fn reduce_mask(op: &str, shape: &[usize], dims: &[usize]) -> Result<(Vec<bool>, usize)> {
+    let mut reduce = vec![false; shape.len()];
+    for &d in dims {
+        if d >= reduce.len() {
+            return Err(Error::Index(format!(
+                "{op}: dim {d} out of range for shape {shape:?}"
+            )));
+        }
+        reduce[d] = true;
+    }
+    let kept = (0..shape.len())
+        .filter(|&d| !reduce[d])
+        .map(|d| shape[d])
+        .product();
+    Ok((reduce, kept))
+}
 
 /// Sum `input` (shape `shape`, strides `strides`) over the dimensions where
 /// `reduce[d]` is true, writing the kept dimensions row-major into `out`.
@@ -53,10 +74,11 @@ pub unsafe fn sum(
         run_starts: &run_starts,
         run_len,
         run_stride,
-        input: input as usize,
+        // Read at signed offsets through `get()` only (no extent).
+        input: Ptr::new(input, 0),
     };
     let outputs: usize = kept_shape.iter().product();
-    let out = out as usize;
+    let out = Ptr::new(out, outputs);
     let per_chunk = (TERMS_PER_CHUNK / terms.max(1)).clamp(1, 64);
     // Runs of consecutive elements long enough for blocks go through
     // `add_terms` (the same chain, faster); others are summed side by side.
@@ -80,7 +102,7 @@ pub unsafe fn sum(
             }
             // SAFETY: o < outputs, and out is valid for `outputs` writes;
             // chunks write disjoint ranges.
-            unsafe { *(out as *mut f32).add(o) = canonical(acc as f32, exact) };
+            unsafe { out.write(o, canonical(acc as f32, exact)) };
         };
         let mut o = first;
         if blocked {
@@ -91,10 +113,7 @@ pub unsafe fn sum(
                     // SAFETY: the run's run_len consecutive elements are
                     // elements of the input.
                     let run = unsafe {
-                        std::slice::from_raw_parts(
-                            (plan.input as *const f32).offset(b + start),
-                            run_len,
-                        )
+                        std::slice::from_raw_parts(plan.input.get().offset(b + start), run_len)
                     };
                     acc = add_terms_on(token, acc, run);
                 }
@@ -155,7 +174,9 @@ struct Terms<'a> {
     run_starts: &'a [isize],
     run_len: usize,
     run_stride: isize,
-    input: usize,
+    /// Read at signed offsets from the first term of an output (the
+    /// caller's contract: every offset reached is an element of the input).
+    input: Ptr<*const f32>,
 }
 
 impl Terms<'_> {
@@ -166,7 +187,7 @@ impl Terms<'_> {
     /// Every base plus every term offset must be an element of the input.
     #[inline(always)]
     unsafe fn sums<const G: usize>(&self, bases: &[isize; G]) -> [f64; G] {
-        let x = self.input as *const f32;
+        let x = self.input.get();
         let mut acc = [0f64; G];
         for &start in self.run_starts {
             let mut off = start;

@@ -15,6 +15,8 @@
 //! chunks of whole planes.
 
 use crate::dispatch::par_chunks;
+use crate::error::{Error, Result};
+use crate::ptr::Ptr;
 
 const PLANES_PER_CHUNK: usize = 4;
 
@@ -86,30 +88,92 @@ pub fn linear_axis(
     a
 }
 
+/// One resize: `planes` planes of h × w to ay.len() × ax.len().
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resize2d {
+    pub planes: usize,
+    pub h: usize,
+    pub w: usize,
+    pub ay: Axis,
+    pub ax: Axis,
+    pub nearest: bool,
+}
+
+impl Resize2d {
+    /// The resize of an [n, c, h, w] input to [n, c, oh, ow]: `mode`
+    /// "nearest" or "bilinear"; `scales` the caller's scale factors (None:
+    /// in/out).
+    pub fn new(
+        op: &str,
+        [n, c, h, w]: [usize; 4],
+        (oh, ow): (usize, usize),
+        mode: &str,
+        align_corners: bool,
+        (scale_h, scale_w): (Option<f64>, Option<f64>),
+    ) -> Result<Resize2d> {
+        if h == 0 || w == 0 || oh == 0 || ow == 0 {
+            return Err(Error::Value(format!(
+                "{op}: input {:?} and output size {:?} must be non-empty",
+                [n, c, h, w],
+                (oh, ow)
+            )));
+        }
+        let nearest = match mode {
+            "nearest" => true,
+            "bilinear" => false,
+            other => return Err(Error::Value(format!("{op}: unknown mode {other:?}"))),
+        };
+        let (ay, ax) = if nearest {
+            (nearest_axis(h, oh, scale_h), nearest_axis(w, ow, scale_w))
+        } else {
+            (
+                linear_axis(h, oh, align_corners, scale_h),
+                linear_axis(w, ow, align_corners, scale_w),
+            )
+        };
+        Ok(Resize2d {
+            planes: n * c,
+            h,
+            w,
+            ay,
+            ax,
+            nearest,
+        })
+    }
+
+    pub fn input_len(&self) -> usize {
+        self.planes * self.h * self.w
+    }
+
+    pub fn output_len(&self) -> usize {
+        self.planes * self.ay.i0.len() * self.ax.i0.len()
+    }
+}
+
 /// `out[pl] = resize(x[pl])`; nearest when both axes have zero λ1 weights
 /// is simply the bilinear formula with (1, 0) weights, which is exact.
 ///
 /// # Safety
 /// `x` holds planes·h·w, `out` planes·ay.len()·ax.len() elements.
-pub unsafe fn forward(
-    planes: usize,
-    h: usize,
-    w: usize,
-    ay: &Axis,
-    ax: &Axis,
-    nearest: bool,
-    x: *const f32,
-    out: *mut f32,
-) {
+pub unsafe fn forward(r: &Resize2d, x: *const f32, out: *mut f32) {
+    let Resize2d {
+        planes,
+        h,
+        w,
+        ref ay,
+        ref ax,
+        nearest,
+    } = *r;
     let (oh, ow) = (ay.i0.len(), ax.i0.len());
-    let (xa, oa) = (x as usize, out as usize);
+    let (x, out) = (Ptr::new(x, planes * h * w), Ptr::new(out, planes * oh * ow));
     par_chunks(planes.div_ceil(PLANES_PER_CHUNK), |chunk| {
         for pl in chunk * PLANES_PER_CHUNK..((chunk + 1) * PLANES_PER_CHUNK).min(planes) {
-            // SAFETY: the plane slices lie inside the buffers.
+            // SAFETY: the plane slices lie inside the buffers; each output
+            // plane is written by one chunk.
             let (src, dst) = unsafe {
                 (
-                    std::slice::from_raw_parts((xa as *const f32).add(pl * h * w), h * w),
-                    std::slice::from_raw_parts_mut((oa as *mut f32).add(pl * oh * ow), oh * ow),
+                    x.slice(pl * h * w, h * w),
+                    out.slice_mut(pl * oh * ow, oh * ow),
                 )
             };
             for oy in 0..oh {
@@ -133,27 +197,27 @@ pub unsafe fn forward(
 ///
 /// # Safety
 /// As [`forward`], `g` shaped like its output.
-pub unsafe fn backward(
-    planes: usize,
-    h: usize,
-    w: usize,
-    ay: &Axis,
-    ax: &Axis,
-    nearest: bool,
-    g: *const f32,
-    dx: *mut f32,
-) {
+pub unsafe fn backward(r: &Resize2d, g: *const f32, dx: *mut f32) {
+    let Resize2d {
+        planes,
+        h,
+        w,
+        ref ay,
+        ref ax,
+        nearest,
+    } = *r;
     let (oh, ow) = (ay.i0.len(), ax.i0.len());
-    let (ga, da) = (g as usize, dx as usize);
+    let (g, dx) = (Ptr::new(g, planes * oh * ow), Ptr::new(dx, planes * h * w));
     par_chunks(planes.div_ceil(PLANES_PER_CHUNK), |chunk| {
         let mut acc = vec![0f64; h * w];
         for pl in chunk * PLANES_PER_CHUNK..((chunk + 1) * PLANES_PER_CHUNK).min(planes) {
             acc.fill(0.0);
-            // SAFETY: the plane slices lie inside the buffers.
+            // SAFETY: the plane slices lie inside the buffers; each input
+            // plane is written by one chunk.
             let (gp, dst) = unsafe {
                 (
-                    std::slice::from_raw_parts((ga as *const f32).add(pl * oh * ow), oh * ow),
-                    std::slice::from_raw_parts_mut((da as *mut f32).add(pl * h * w), h * w),
+                    g.slice(pl * oh * ow, oh * ow),
+                    dx.slice_mut(pl * h * w, h * w),
                 )
             };
             for oy in 0..oh {

@@ -15,7 +15,8 @@
 //! as the canonical NaN.
 
 use super::canonical;
-use crate::dispatch::par_chunks;
+use crate::dispatch::{par_chunks, Mode};
+use crate::ptr::Ptr;
 
 const ROWS_PER_CHUNK: usize = 16;
 
@@ -27,23 +28,40 @@ pub struct Fns {
     pub exact: bool,
 }
 
+impl Fns {
+    /// The pair of `mode`: the platform's exp/log in fast mode, the fixed
+    /// ones (`crate::math`) in exact mode.
+    pub fn of(mode: Mode) -> Fns {
+        match mode {
+            Mode::Fast => Fns {
+                exp: f32::exp,
+                log: f32::ln,
+                exact: false,
+            },
+            Mode::Exact => Fns {
+                exp: crate::math::exp,
+                log: crate::math::log,
+                exact: true,
+            },
+        }
+    }
+}
+
 /// Forward of softmax (`log = false`) or log-softmax over rows.
 ///
 /// # Safety
 /// `x` and `y` hold rows·d elements (they may be the same buffer).
 pub unsafe fn forward(rows: usize, d: usize, x: *const f32, y: *mut f32, log: bool, f: Fns) {
-    let (xa, ya) = (x as usize, y as usize);
+    let (x, y) = (Ptr::new(x, rows * d), Ptr::new(y, rows * d));
     par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
         let mut e = vec![0f32; d];
         for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
-            // SAFETY: row r lies inside both buffers.
-            let (xr, yr) = unsafe {
-                (
-                    std::slice::from_raw_parts((xa as *const f32).add(r * d), d),
-                    std::slice::from_raw_parts_mut((ya as *mut f32).add(r * d), d),
-                )
-            };
-            row_forward(xr, &mut e, log, f);
+            // The row is read whole into `e` before it is written, so x and
+            // y may be one buffer.
+            // SAFETY: row r lies inside x.
+            row_forward(unsafe { x.slice(r * d, d) }, &mut e, log, f);
+            // SAFETY: row r lies inside y and is written by this chunk only.
+            let yr = unsafe { y.slice_mut(r * d, d) };
             for (o, v) in yr.iter_mut().zip(&e) {
                 *o = *v;
             }
@@ -109,15 +127,17 @@ pub unsafe fn backward(
     log: bool,
     f: Fns,
 ) {
-    let (ya, ga, da) = (y as usize, g as usize, dx as usize);
+    let (y, g) = (Ptr::new(y, rows * d), Ptr::new(g, rows * d));
+    let dx = Ptr::new(dx, rows * d);
     par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
         for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
-            // SAFETY: row r lies inside the buffers.
+            // SAFETY: row r lies inside the buffers; dx overlaps neither
+            // input and its row is written by this chunk only.
             unsafe {
                 row_backward(
-                    std::slice::from_raw_parts((ya as *const f32).add(r * d), d),
-                    std::slice::from_raw_parts((ga as *const f32).add(r * d), d),
-                    std::slice::from_raw_parts_mut((da as *mut f32).add(r * d), d),
+                    y.slice(r * d, d),
+                    g.slice(r * d, d),
+                    dx.slice_mut(r * d, d),
                     log,
                     f,
                 )

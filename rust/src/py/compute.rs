@@ -1,8 +1,8 @@
 //! Compute settings and pool statistics.
 
 use crate::dispatch::{self, KernelPath, Mode};
+use crate::error::Error;
 use crate::storage;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -28,19 +28,12 @@ pub fn available_kernel_paths() -> Vec<&'static str> {
 #[pyfunction]
 #[pyo3(signature = (name=None))]
 pub fn set_kernel_path(name: Option<&str>) -> PyResult<()> {
+    let op = "set_kernel_path";
     let path = match name {
         None => None,
-        Some(n) => Some(dispatch::parse_path(n).map_err(|e| match e {
-            dispatch::PathError::Unknown(_) => {
-                PyValueError::new_err(format!("set_kernel_path: {e}"))
-            }
-            dispatch::PathError::Missing { .. } => {
-                PyRuntimeError::new_err(format!("set_kernel_path: {e}"))
-            }
-        })?),
+        Some(n) => Some(dispatch::parse_path(n).map_err(|e| Error::from(e).context(op))?),
     };
-    dispatch::set_kernel_path(path)
-        .map_err(|e| PyRuntimeError::new_err(format!("set_kernel_path: {e}")))
+    Ok(dispatch::set_kernel_path(path).map_err(|e| Error::from(e).context(op))?)
 }
 
 #[pyfunction]
@@ -56,7 +49,7 @@ pub fn get_mode() -> &'static str {
 #[pyfunction]
 pub fn set_mode(name: &str) -> PyResult<()> {
     let m = Mode::from_name(name).ok_or_else(|| {
-        PyValueError::new_err(format!(
+        Error::Value(format!(
             "set_mode: expected 'fast' or 'exact', got {name:?}"
         ))
     })?;
@@ -72,11 +65,12 @@ pub fn get_threads() -> usize {
 #[pyfunction]
 pub fn set_threads(n: i64) -> PyResult<()> {
     if n < 1 {
-        return Err(PyValueError::new_err(format!(
+        return Err(Error::Value(format!(
             "set_threads: the thread count must be at least 1, got {n}"
-        )));
+        ))
+        .into());
     }
-    dispatch::set_threads(n as usize).map_err(PyValueError::new_err)
+    Ok(dispatch::set_threads(n as usize)?)
 }
 
 #[pyfunction]
@@ -132,10 +126,27 @@ pub fn peak_gflops(
     repeats: usize,
     thread_clock: bool,
 ) -> PyResult<f64> {
-    let p = dispatch::parse_path(path)
-        .map_err(|e| PyRuntimeError::new_err(format!("peak_gflops: {e}")))?;
+    let p = dispatch::parse_path(path).map_err(|e| Error::from(e).context("peak_gflops"))?;
     let m = Mode::from_name(mode)
-        .ok_or_else(|| PyValueError::new_err(format!("peak_gflops: unknown mode {mode:?}")))?;
+        .ok_or_else(|| Error::Value(format!("peak_gflops: unknown mode {mode:?}")))?;
     let token = crate::simd::Token::new(p).expect("parse_path checked the features");
     Ok(py.detach(move || crate::gemm::peak_gflops(token, m, seconds, repeats, thread_clock)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(kernel_path, m)?)?;
+    m.add_function(wrap_pyfunction!(best_kernel_path, m)?)?;
+    m.add_function(wrap_pyfunction!(available_kernel_paths, m)?)?;
+    m.add_function(wrap_pyfunction!(set_kernel_path, m)?)?;
+    m.add_function(wrap_pyfunction!(cpu_features, m)?)?;
+    m.add_function(wrap_pyfunction!(get_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(set_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(get_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(set_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(pool_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(pool_trim, m)?)?;
+    m.add_function(wrap_pyfunction!(get_mxcsr, m)?)?;
+    m.add_function(wrap_pyfunction!(set_mxcsr, m)?)?;
+    m.add_function(wrap_pyfunction!(peak_gflops, m)?)?;
+    Ok(())
 }

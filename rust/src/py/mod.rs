@@ -1,12 +1,28 @@
 //! The `onemodel._core` extension module: thin bindings over the Rust core.
+//!
+//! One module here per kernel module (`conv` binds `kernels::conv`, ...),
+//! plus the binding layer every binding uses: `operand` (typed tensor
+//! arguments) and `error` (the core's errors as Python exceptions). How to
+//! add a binding: docs/architecture.md.
 
 mod compute;
-mod ops;
+mod conv;
+mod copy;
+mod ctc;
+mod elementwise;
+mod error;
+mod gather;
+mod matmul;
+mod norm;
+mod operand;
 mod optim;
+mod pool;
 mod random;
 mod recognizer;
+mod reduce;
+mod resize;
 mod rnn;
-mod spatial;
+mod softmax;
 mod storage;
 
 use pyo3::prelude::*;
@@ -16,41 +32,20 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<storage::Storage>()?;
     m.add_class::<random::Generator>()?;
-    m.add_function(wrap_pyfunction!(ops::copy_, m)?)?;
-    m.add_function(wrap_pyfunction!(ops::fill_, m)?)?;
-    m.add_function(wrap_pyfunction!(ops::binary, m)?)?;
-    m.add_function(wrap_pyfunction!(ops::unary, m)?)?;
-    m.add_function(wrap_pyfunction!(ops::ternary, m)?)?;
-    m.add_function(wrap_pyfunction!(ops::sum, m)?)?;
-    m.add_function(wrap_pyfunction!(ops::matmul, m)?)?;
-    m.add_function(wrap_pyfunction!(rnn::lstm_forward, m)?)?;
-    m.add_function(wrap_pyfunction!(rnn::lstm_backward, m)?)?;
-    m.add_function(wrap_pyfunction!(rnn::gru_forward, m)?)?;
-    m.add_function(wrap_pyfunction!(rnn::gru_backward, m)?)?;
-    m.add_function(wrap_pyfunction!(rnn::ctc_losses, m)?)?;
-    m.add_function(wrap_pyfunction!(rnn::ctc_grad, m)?)?;
-    m.add_function(wrap_pyfunction!(optim::adam_step, m)?)?;
-    m.add_function(wrap_pyfunction!(optim::sgd_step, m)?)?;
-    m.add_function(wrap_pyfunction!(optim::global_norm, m)?)?;
-    m.add_function(wrap_pyfunction!(optim::scale_, m)?)?;
-    m.add_function(wrap_pyfunction!(optim::clamp_, m)?)?;
-    m.add_function(wrap_pyfunction!(optim::beta_power, m)?)?;
-    m.add_function(wrap_pyfunction!(optim::adamw_scalars, m)?)?;
-    spatial::register(m)?;
-    m.add_function(wrap_pyfunction!(compute::kernel_path, m)?)?;
-    m.add_function(wrap_pyfunction!(compute::best_kernel_path, m)?)?;
-    m.add_function(wrap_pyfunction!(compute::available_kernel_paths, m)?)?;
-    m.add_function(wrap_pyfunction!(compute::set_kernel_path, m)?)?;
-    m.add_function(wrap_pyfunction!(compute::cpu_features, m)?)?;
-    m.add_function(wrap_pyfunction!(compute::get_mode, m)?)?;
-    m.add_function(wrap_pyfunction!(compute::set_mode, m)?)?;
-    m.add_function(wrap_pyfunction!(compute::get_threads, m)?)?;
-    m.add_function(wrap_pyfunction!(compute::set_threads, m)?)?;
-    m.add_function(wrap_pyfunction!(compute::pool_stats, m)?)?;
-    m.add_function(wrap_pyfunction!(compute::pool_trim, m)?)?;
-    m.add_function(wrap_pyfunction!(compute::get_mxcsr, m)?)?;
-    m.add_function(wrap_pyfunction!(compute::set_mxcsr, m)?)?;
-    m.add_function(wrap_pyfunction!(compute::peak_gflops, m)?)?;
+    copy::register(m)?;
+    elementwise::register(m)?;
+    reduce::register(m)?;
+    matmul::register(m)?;
+    conv::register(m)?;
+    pool::register(m)?;
+    resize::register(m)?;
+    norm::register(m)?;
+    softmax::register(m)?;
+    gather::register(m)?;
+    rnn::register(m)?;
+    ctc::register(m)?;
+    optim::register(m)?;
+    compute::register(m)?;
     recognizer::register(m)?;
     Ok(())
 }

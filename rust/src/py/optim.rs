@@ -4,13 +4,13 @@
 //! operands go through contiguous copies; written tensors get their storage
 //! version bumped (in-place updates, as autograd must see them).
 
-use super::storage::TView;
+use super::operand::{check_disjoint, Strided, StridedOut, View};
+use crate::error::Error;
 use crate::kernels::copy;
 use crate::kernels::optim::{
     self as k, AdamScalars, AdamSlot, ElementMap, NormKind, SgdScalars, SgdSlot,
 };
-use crate::layout::{contiguous_strides, is_contiguous};
-use pyo3::exceptions::PyValueError;
+use crate::layout::contiguous_strides;
 use pyo3::intern;
 use pyo3::prelude::*;
 
@@ -18,61 +18,54 @@ use pyo3::prelude::*;
 /// memory when it is contiguous, else a gathered copy that is scattered
 /// back after the kernel when the operand is written.
 struct Flat {
-    view: TView,
+    view: View,
     temp: Option<Vec<f32>>,
     write: bool,
 }
 
 impl Flat {
-    /// `numel` None: any size.
-    fn of(
-        obj: &Bound<'_, PyAny>,
-        op: &str,
-        what: &str,
-        numel: Option<usize>,
-        write: bool,
-    ) -> PyResult<Flat> {
-        let v = TView::f32(obj, op)?;
-        let view = if write { v.writable(op)? } else { v };
-        if let Some(n) = numel {
-            if view.numel() != n {
-                return Err(PyValueError::new_err(format!(
-                    "{op}: the {what} has {} elements, the parameter {n}",
-                    view.numel()
-                )));
-            }
-        }
-        Ok(Flat {
-            view,
+    fn read(v: Strided<f32>) -> Flat {
+        Flat {
+            view: v.into_view(),
             temp: None,
-            write,
-        })
+            write: false,
+        }
+    }
+
+    fn written(v: StridedOut<f32>) -> Flat {
+        Flat {
+            view: v.into_view(),
+            temp: None,
+            write: true,
+        }
+    }
+
+    /// The operand, which must hold `n` elements (those of its parameter).
+    fn sized(self, op: &str, what: &str, n: usize) -> PyResult<Flat> {
+        if self.len() != n {
+            return Err(Error::Value(format!(
+                "{op}: the {what} has {} elements, the parameter {n}",
+                self.len()
+            ))
+            .into());
+        }
+        Ok(self)
     }
 
     fn len(&self) -> usize {
         self.view.numel()
     }
 
-    /// The bytes the view's elements span, [first, end), and whether written.
-    fn span(&self) -> (usize, usize, bool) {
-        let v = &self.view;
-        if v.numel() == 0 {
-            return (0, 0, self.write);
-        }
-        let last: usize = v
-            .shape
-            .iter()
-            .zip(&v.strides)
-            .map(|(&n, &s)| (n - 1) * s as usize)
-            .sum();
-        (v.addr(), v.addr() + 4 * (last + 1), self.write)
+    /// The bytes the view's elements span, and whether written.
+    fn span(&self) -> ((usize, usize), bool) {
+        (self.view.byte_span(), self.write)
     }
 
     /// Contiguous memory holding the operand (gathering a strided one).
     /// Call without the GIL; the pointer is valid until `finish`.
     fn ptr(&mut self) -> *mut f32 {
         let v = &self.view;
-        if is_contiguous(&v.shape, &v.strides) {
+        if v.is_contiguous() {
             return v.addr() as *mut f32;
         }
         let mut buf = vec![0f32; v.numel()];
@@ -81,7 +74,7 @@ impl Flat {
         unsafe {
             copy::copy_strided(
                 &v.shape,
-                v.addr() as *const u8,
+                v.addr(),
                 &v.strides,
                 buf.as_mut_ptr() as *mut u8,
                 &contiguous_strides(&v.shape),
@@ -101,7 +94,7 @@ impl Flat {
                     &v.shape,
                     buf.as_ptr() as *const u8,
                     &contiguous_strides(&v.shape),
-                    v.addr() as *mut u8,
+                    v.addr(),
                     &v.strides,
                     4,
                 )
@@ -110,39 +103,21 @@ impl Flat {
     }
 }
 
+/// The parameters, written in place, with the Python objects kept for
+/// [`bump`].
+fn params_of(params: &[Bound<'_, PyAny>]) -> PyResult<Vec<Flat>> {
+    params
+        .iter()
+        .map(|p| Ok(Flat::written(p.extract()?)))
+        .collect()
+}
+
 /// Record the in-place write on each tensor's storage (its version counter),
 /// so that autograd detects saved tensors made stale by the update.
 fn bump(tensors: &[Bound<'_, PyAny>]) -> PyResult<()> {
     for t in tensors {
         t.getattr(intern!(t.py(), "_storage"))?
             .call_method0(intern!(t.py(), "bump_version"))?;
-    }
-    Ok(())
-}
-
-/// Refuse operands whose memory overlaps where one of them is written: the
-/// kernel's chunks would race, and the result would depend on threads.
-/// `ranges` are (first byte, end byte, written).
-fn check_disjoint(op: &str, mut ranges: Vec<(usize, usize, bool)>) -> PyResult<()> {
-    ranges.retain(|r| r.1 > r.0);
-    ranges.sort_unstable();
-    // Sweep: the furthest end so far and whether what reaches it is written.
-    let mut reach: Option<(usize, bool)> = None;
-    for &(a, b, w) in &ranges {
-        if let Some((end, wrote)) = reach {
-            if a < end && (w || wrote) {
-                return Err(PyValueError::new_err(format!(
-                    "{op}: two operands share memory and one of them is written (a parameter given twice, or a gradient that is a view of a parameter?)"
-                )));
-            }
-            if b > end {
-                reach = Some((b, w));
-            } else if w {
-                reach = Some((end, true));
-            }
-        } else {
-            reach = Some((b, w));
-        }
     }
     Ok(())
 }
@@ -156,10 +131,10 @@ fn check_disjoint(op: &str, mut ranges: Vec<(usize, usize, bool)>) -> PyResult<(
 pub fn adam_step(
     py: Python<'_>,
     params: Vec<Bound<'_, PyAny>>,
-    grads: Vec<Bound<'_, PyAny>>,
-    exp_avgs: Vec<Bound<'_, PyAny>>,
-    exp_avg_sqs: Vec<Bound<'_, PyAny>>,
-    max_exp_avg_sqs: Option<Vec<Bound<'_, PyAny>>>,
+    grads: Vec<Strided<f32>>,
+    exp_avgs: Vec<StridedOut<f32>>,
+    exp_avg_sqs: Vec<StridedOut<f32>>,
+    max_exp_avg_sqs: Option<Vec<StridedOut<f32>>>,
     beta1_pows: Vec<f64>,
     beta2_pows: Vec<f64>,
     lr: f64,
@@ -179,25 +154,31 @@ pub fn adam_step(
         && beta2_pows.len() == n
         && max_exp_avg_sqs.as_ref().is_none_or(|v| v.len() == n);
     if !lens_ok {
-        return Err(PyValueError::new_err(format!(
+        return Err(Error::Value(format!(
             "{OP}: every list must have one entry per parameter ({n})"
-        )));
+        ))
+        .into());
     }
     // Per parameter: p, g, m, v and (AMSGrad) vmax.
+    let mut vmaxes = max_exp_avg_sqs.map(|l| l.into_iter());
     let mut ops: Vec<[Option<Flat>; 5]> = Vec::with_capacity(n);
-    for i in 0..n {
-        let p = Flat::of(&params[i], OP, "parameter", None, true)?;
+    for (((p, g), m), v) in params_of(&params)?
+        .into_iter()
+        .zip(grads)
+        .zip(exp_avgs)
+        .zip(exp_avg_sqs)
+    {
         let len = p.len();
-        let g = Flat::of(&grads[i], OP, "gradient", Some(len), false)?;
-        let m = Flat::of(&exp_avgs[i], OP, "exp_avg", Some(len), true)?;
-        let v = Flat::of(&exp_avg_sqs[i], OP, "exp_avg_sq", Some(len), true)?;
-        let vmax = match &max_exp_avg_sqs {
-            Some(list) => Some(Flat::of(&list[i], OP, "max_exp_avg_sq", Some(len), true)?),
+        let g = Flat::read(g).sized(OP, "gradient", len)?;
+        let m = Flat::written(m).sized(OP, "exp_avg", len)?;
+        let v = Flat::written(v).sized(OP, "exp_avg_sq", len)?;
+        let vmax = match vmaxes.as_mut().and_then(Iterator::next) {
+            Some(x) => Some(Flat::written(x).sized(OP, "max_exp_avg_sq", len)?),
             None => None,
         };
         ops.push([Some(p), Some(g), Some(m), Some(v), vmax]);
     }
-    check_disjoint(OP, ops.iter().flatten().flatten().map(Flat::span).collect())?;
+    check_disjoint(OP, ops.iter().flatten().flatten().map(Flat::span))?;
     let scalars: Vec<AdamScalars> = (0..n)
         .map(|i| {
             AdamScalars::from_powers(
@@ -249,8 +230,8 @@ pub fn adam_step(
 pub fn sgd_step(
     py: Python<'_>,
     params: Vec<Bound<'_, PyAny>>,
-    grads: Vec<Bound<'_, PyAny>>,
-    momentum_buffers: Vec<Option<Bound<'_, PyAny>>>,
+    grads: Vec<Strided<f32>>,
+    momentum_buffers: Vec<Option<StridedOut<f32>>>,
     first: Vec<bool>,
     lr: f64,
     momentum: f64,
@@ -262,23 +243,27 @@ pub fn sgd_step(
     const OP: &str = "sgd_step";
     let n = params.len();
     if grads.len() != n || momentum_buffers.len() != n || first.len() != n {
-        return Err(PyValueError::new_err(format!(
+        return Err(Error::Value(format!(
             "{OP}: every list must have one entry per parameter ({n})"
-        )));
+        ))
+        .into());
     }
     let scalars = SgdScalars::new(lr, momentum, dampening, weight_decay, nesterov, maximize);
     let mut ops: Vec<[Option<Flat>; 3]> = Vec::with_capacity(n);
-    for i in 0..n {
-        let p = Flat::of(&params[i], OP, "parameter", None, true)?;
+    for ((p, g), buf) in params_of(&params)?
+        .into_iter()
+        .zip(grads)
+        .zip(momentum_buffers)
+    {
         let len = p.len();
-        let g = Flat::of(&grads[i], OP, "gradient", Some(len), false)?;
-        let buf = match &momentum_buffers[i] {
-            Some(b) => Some(Flat::of(b, OP, "momentum buffer", Some(len), true)?),
+        let g = Flat::read(g).sized(OP, "gradient", len)?;
+        let buf = match buf {
+            Some(b) => Some(Flat::written(b).sized(OP, "momentum buffer", len)?),
             None => None,
         };
         ops.push([Some(p), Some(g), buf]);
     }
-    check_disjoint(OP, ops.iter().flatten().flatten().map(Flat::span).collect())?;
+    check_disjoint(OP, ops.iter().flatten().flatten().map(Flat::span))?;
     py.detach(|| {
         let ptr = |f: &mut Option<Flat>| f.as_mut().map_or(std::ptr::null_mut(), Flat::ptr);
         let slots: Vec<SgdSlot> = ops
@@ -314,9 +299,10 @@ fn norm_kind(norm_type: f64) -> PyResult<NormKind> {
     } else if norm_type.is_finite() && norm_type > 0.0 {
         Ok(NormKind::P(norm_type))
     } else {
-        Err(PyValueError::new_err(format!(
+        Err(Error::Value(format!(
             "norm_type must be inf or a finite number > 0, got {norm_type}"
-        )))
+        ))
+        .into())
     }
 }
 
@@ -324,16 +310,9 @@ fn norm_kind(norm_type: f64) -> PyResult<NormKind> {
 /// tensor's double sum in element order (or max |x| for inf), combined in
 /// the order given.
 #[pyfunction]
-pub fn global_norm(
-    py: Python<'_>,
-    tensors: Vec<Bound<'_, PyAny>>,
-    norm_type: f64,
-) -> PyResult<f64> {
+pub fn global_norm(py: Python<'_>, tensors: Vec<Strided<f32>>, norm_type: f64) -> PyResult<f64> {
     let kind = norm_kind(norm_type)?;
-    let mut ops = tensors
-        .iter()
-        .map(|t| Flat::of(t, "global_norm", "tensor", None, false))
-        .collect::<PyResult<Vec<_>>>()?;
+    let mut ops: Vec<Flat> = tensors.into_iter().map(Flat::read).collect();
     Ok(py.detach(move || {
         let slices: Vec<&[f32]> = ops
             .iter_mut()
@@ -353,11 +332,8 @@ fn map_tensors(
     tensors: Vec<Bound<'_, PyAny>>,
     map: ElementMap,
 ) -> PyResult<()> {
-    let mut ops = tensors
-        .iter()
-        .map(|t| Flat::of(t, op, "tensor", None, true))
-        .collect::<PyResult<Vec<_>>>()?;
-    check_disjoint(op, ops.iter().map(Flat::span).collect())?;
+    let mut ops = params_of(&tensors)?;
+    check_disjoint(op, ops.iter().map(Flat::span))?;
     py.detach(|| {
         let parts: Vec<(*mut f32, usize)> = ops.iter_mut().map(|f| (f.ptr(), f.len())).collect();
         // SAFETY: disjoint contiguous memory kept alive by `ops`.
@@ -414,4 +390,15 @@ pub fn adamw_scalars(
         ("one_minus_beta2", s.one_minus_beta2),
         ("eps", s.eps),
     ]
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(adam_step, m)?)?;
+    m.add_function(wrap_pyfunction!(sgd_step, m)?)?;
+    m.add_function(wrap_pyfunction!(global_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(scale_, m)?)?;
+    m.add_function(wrap_pyfunction!(clamp_, m)?)?;
+    m.add_function(wrap_pyfunction!(beta_power, m)?)?;
+    m.add_function(wrap_pyfunction!(adamw_scalars, m)?)?;
+    Ok(())
 }

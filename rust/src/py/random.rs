@@ -6,7 +6,7 @@
 //! normals use Marsaglia's polar method in double precision with the DetMath
 //! log and IEEE sqrt, rounded once to f32.
 
-use super::storage::TView;
+use super::operand::StridedOut;
 use crate::math::detmath;
 use pyo3::prelude::*;
 
@@ -46,19 +46,19 @@ impl Generator {
     }
 }
 
-fn fill_f32(out: &TView, mut f: impl FnMut() -> f32) -> PyResult<()> {
-    let shape = out.shape.clone();
+fn fill_f32(out: &StridedOut<f32>, mut f: impl FnMut() -> f32) -> PyResult<()> {
+    let shape = out.shape();
     let n = out.numel();
     if n == 0 {
         return Ok(());
     }
     // Row-major traversal of a possibly strided destination.
     let mut idx = vec![0usize; shape.len()];
-    let base = out.addr() as *mut f32;
+    let base = out.mut_ptr();
     for _ in 0..n {
         let off: isize = idx
             .iter()
-            .zip(&out.strides)
+            .zip(out.strides())
             .map(|(&i, &s)| i as isize * s)
             .sum();
         // SAFETY: the view was checked to lie inside its storage.
@@ -103,8 +103,8 @@ impl Generator {
     }
 
     /// Fill a float32 tensor with N(mean, std²) draws in row-major order.
-    fn normal_(&mut self, out: &Bound<'_, PyAny>, mean: f64, std: f64) -> PyResult<()> {
-        let o = TView::f32(out, "normal_")?.writable("normal_")?;
+    fn normal_(&mut self, out: StridedOut<f32>, mean: f64, std: f64) -> PyResult<()> {
+        let o = out;
         let mut pending: Option<f64> = None;
         fill_f32(&o, || {
             let z = match pending.take() {
@@ -120,8 +120,8 @@ impl Generator {
     }
 
     /// Fill a float32 tensor with U[low, high) draws in row-major order.
-    fn uniform_(&mut self, out: &Bound<'_, PyAny>, low: f64, high: f64) -> PyResult<()> {
-        let o = TView::f32(out, "uniform_")?.writable("uniform_")?;
+    fn uniform_(&mut self, out: StridedOut<f32>, low: f64, high: f64) -> PyResult<()> {
+        let o = out;
         fill_f32(&o, || {
             let u = self.next_f64();
             let v = (low + (high - low) * u) as f32;

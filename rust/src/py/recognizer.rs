@@ -4,10 +4,10 @@
 //! around every forward/backward.
 
 use crate::dispatch;
+use crate::error::Error;
 use crate::recognizer::model::{Config, Model};
 use crate::recognizer::trainer::{BatchResult, Hyper, Line, Trainer};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyFloatingPointError, PyValueError};
 use pyo3::prelude::*;
 
 fn config(
@@ -26,7 +26,7 @@ fn config(
         layers,
         classes,
     };
-    cfg.validate().map_err(PyValueError::new_err)?;
+    cfg.validate()?;
     Ok(cfg)
 }
 
@@ -38,7 +38,7 @@ pub struct CrnnCore {
 
 fn flat(a: &PyReadonlyArray1<'_, f32>) -> PyResult<Vec<f32>> {
     Ok(a.as_slice()
-        .map_err(|e| PyValueError::new_err(format!("expected a contiguous float32 array: {e}")))?
+        .map_err(|e| Error::Value(format!("expected a contiguous float32 array: {e}")))?
         .to_vec())
 }
 
@@ -56,7 +56,7 @@ impl CrnnCore {
     ) -> PyResult<Self> {
         let cfg = config(height, channels, pools, hidden, layers, classes)?;
         Ok(CrnnCore {
-            model: Model::new(cfg, seed).map_err(PyValueError::new_err)?,
+            model: Model::new(cfg, seed)?,
         })
     }
 
@@ -79,8 +79,7 @@ impl CrnnCore {
     /// Replace every parameter (natural layout, flat float32, parameter order).
     fn set_params(&mut self, tensors: Vec<PyReadonlyArray1<'_, f32>>) -> PyResult<()> {
         let t: Vec<Vec<f32>> = tensors.iter().map(flat).collect::<PyResult<_>>()?;
-        self.model =
-            Model::from_natural(self.model.cfg.clone(), t).map_err(PyValueError::new_err)?;
+        self.model = Model::from_natural(self.model.cfg.clone(), t)?;
         Ok(())
     }
 
@@ -104,13 +103,14 @@ impl CrnnCore {
         let (h, w) = (shape[0], shape[1]);
         let pixels = image
             .as_slice()
-            .map_err(|e| PyValueError::new_err(format!("expected a contiguous array: {e}")))?
+            .map_err(|e| Error::Value(format!("expected a contiguous array: {e}")))?
             .to_vec();
         if h != self.model.cfg.height {
-            return Err(PyValueError::new_err(format!(
+            return Err(Error::value(format!(
                 "the image is {h} px high; this model needs {}",
                 self.model.cfg.height
-            )));
+            ))
+            .into());
         }
         let labels: Vec<usize> = vec![];
         crate::recognizer::trainer::validate_batch(
@@ -120,8 +120,7 @@ impl CrnnCore {
                 width: w,
                 labels: &labels,
             }],
-        )
-        .map_err(PyValueError::new_err)?;
+        )?;
         let model = &self.model;
         let (logits, t) = py.detach(|| {
             dispatch::with_ieee(|| {
@@ -153,26 +152,28 @@ impl Batch {
         height: usize,
     ) -> PyResult<Batch> {
         if images.len() != labels.len() {
-            return Err(PyValueError::new_err(format!(
+            return Err(Error::value(format!(
                 "{} images but {} targets",
                 images.len(),
                 labels.len()
-            )));
+            ))
+            .into());
         }
         let mut pixels = vec![];
         let mut widths = vec![];
         for (i, im) in images.iter().enumerate() {
             let s = im.shape();
             if s[0] != height {
-                return Err(PyValueError::new_err(format!(
+                return Err(Error::value(format!(
                     "line {i}: the image is {} px high; this model needs {height}",
                     s[0]
-                )));
+                ))
+                .into());
             }
             widths.push(s[1]);
             pixels.push(
                 im.as_slice()
-                    .map_err(|e| PyValueError::new_err(format!("line {i}: {e}")))?
+                    .map_err(|e| Error::Value(format!("line {i}: {e}")))?
                     .to_vec(),
             );
         }
@@ -222,7 +223,7 @@ impl TrainerCore {
             decay_biases,
         };
         Ok(TrainerCore {
-            trainer: Trainer::new(&model.model, hyper).map_err(PyValueError::new_err)?,
+            trainer: Trainer::new(&model.model, hyper)?,
         })
     }
 
@@ -238,13 +239,7 @@ impl TrainerCore {
         let batch = Batch::new(images, labels, model.model.cfg.height)?;
         let tr = &mut self.trainer;
         let m = &model.model;
-        let r = py.detach(|| tr.compute(m, &batch.lines())).map_err(|e| {
-            if e.contains("the loss is NaN") {
-                PyFloatingPointError::new_err(e)
-            } else {
-                PyValueError::new_err(e)
-            }
-        })?;
+        let r = py.detach(|| tr.compute(m, &batch.lines()))?;
         let grads = m
             .info
             .iter()
@@ -265,14 +260,8 @@ impl TrainerCore {
         let batch = Batch::new(images, labels, model.model.cfg.height)?;
         let tr = &mut self.trainer;
         let m = &mut model.model;
-        let r = py.detach(|| tr.train_step(m, &batch.lines()));
-        match r {
-            Ok(r) => Ok(result_tuple(&r)),
-            Err(e) if e.contains("(a non-finite gradient)") || e.contains("the loss is NaN") => {
-                Err(PyFloatingPointError::new_err(e))
-            }
-            Err(e) => Err(PyValueError::new_err(e)),
-        }
+        let r = py.detach(|| tr.train_step(m, &batch.lines()))?;
+        Ok(result_tuple(&r))
     }
 
     #[getter]
@@ -310,19 +299,16 @@ impl TrainerCore {
     ) -> PyResult<()> {
         let info = &model.model.info;
         if m.len() != info.len() || v.len() != info.len() {
-            return Err(PyValueError::new_err(
-                "set_adam_state: one m and one v per parameter",
-            ));
+            return Err(Error::value("set_adam_state: one m and one v per parameter").into());
         }
         let mut mm = vec![];
         let mut vv = vec![];
         for (i, p) in info.iter().enumerate() {
             let (a, b) = (flat(&m[i])?, flat(&v[i])?);
             if a.len() != p.natural_numel() || b.len() != p.natural_numel() {
-                return Err(PyValueError::new_err(format!(
-                    "set_adam_state: {} has the wrong size",
-                    p.name
-                )));
+                return Err(
+                    Error::value(format!("set_adam_state: {} has the wrong size", p.name)).into(),
+                );
             }
             mm.push(crate::recognizer::model::to_runtime(p, &a));
             vv.push(crate::recognizer::model::to_runtime(p, &b));
@@ -341,13 +327,12 @@ impl TrainerCore {
 type Arr<'py> = Bound<'py, PyArray1<f32>>;
 
 fn need(name: &str, v: &[f32], n: usize) -> PyResult<()> {
-    if v.len() != n {
-        return Err(PyValueError::new_err(format!(
-            "{name}: expected {n} values, got {}",
-            v.len()
-        )));
-    }
-    Ok(())
+    Ok(crate::error::expect_len(
+        "recognizer layer",
+        name,
+        v.len(),
+        n,
+    )?)
 }
 
 /// One convolution block: returns (pooled y, dW natural [O][9C], db, dx
@@ -447,9 +432,10 @@ pub fn rec_lstm_layer<'py>(
     need("x", &x, t_len * inp)?;
     need("dout", &dout, t_len * 2 * h)?;
     if params.len() != 6 {
-        return Err(PyValueError::new_err(
+        return Err(Error::value(
             "params: w_ih, w_hh, b of the forward then the reverse direction",
-        ));
+        )
+        .into());
     }
     let ps: Vec<Vec<f32>> = params.iter().map(flat).collect::<PyResult<_>>()?;
     for d in 0..2 {
@@ -612,9 +598,7 @@ pub fn rec_ctc<'py>(
     let logits = flat(&logits)?;
     need("logits", &logits, t_len * k)?;
     if labels.iter().any(|&l| l == 0 || l >= k) {
-        return Err(PyValueError::new_err(
-            "labels must be in 1..K (0 is the blank)",
-        ));
+        return Err(Error::value("labels must be in 1..K (0 is the blank)").into());
     }
     let mut g = vec![0f32; t_len * k];
     let mut s = crate::recognizer::ctc::Scratch::default();
@@ -645,7 +629,7 @@ pub fn rec_adamw<'py>(
     need("m", &m, n)?;
     need("v", &v, n)?;
     if step == 0 {
-        return Err(PyValueError::new_err("step counts from 1"));
+        return Err(Error::value("step counts from 1").into());
     }
     use crate::kernels::optim::{adamw_step, AdamScalars};
     let s = AdamScalars::new(lr, betas.0, betas.1, eps, weight_decay, step, decay);

@@ -1,5 +1,5 @@
-//! `Storage`: the Python handle on one buffer, and `TView`, a tensor operand
-//! extracted from a Python `Tensor` (storage + shape + strides + offset).
+//! `Storage`: the Python handle on one buffer (the tensor operands the
+//! kernels take are in `operand.rs`).
 //!
 //! Ownership: a `Storage` holds `Arc<Mem>`; kernels clone that `Arc` for the
 //! duration of a call, and a NumPy view holds one through its base object.
@@ -72,10 +72,10 @@ impl Mem {
 #[pyclass(module = "onemodel._core", weakref, frozen)]
 pub struct Storage {
     mem: Mutex<Option<Arc<Mem>>>,
-    dtype: DType,
-    numel: usize,
+    pub(super) dtype: DType,
+    pub(super) numel: usize,
     version: AtomicU64,
-    readonly: bool,
+    pub(super) readonly: bool,
     pooled: bool,
 }
 
@@ -312,69 +312,4 @@ pub fn check_extent(
         )));
     }
     Ok(())
-}
-
-/// A tensor operand: the memory (kept alive for the call), dtype and layout.
-pub struct TView {
-    pub mem: Arc<Mem>,
-    pub dtype: DType,
-    pub shape: Vec<usize>,
-    pub strides: Vec<isize>,
-    pub offset: usize,
-    pub readonly: bool,
-}
-
-impl TView {
-    /// Extract from a Python `Tensor` (attributes `_storage`, `_shape`,
-    /// `_strides`, `_offset`).
-    pub fn of(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<TView> {
-        let py = obj.py();
-        let storage = obj.getattr(intern!(py, "_storage"))?;
-        let storage = storage
-            .cast::<Storage>()
-            .map_err(|_| PyTypeError::new_err(format!("{op}: expected a onemodel Tensor")))?;
-        let s = storage.get();
-        let shape: Vec<usize> = obj.getattr(intern!(py, "_shape"))?.extract()?;
-        let strides: Vec<isize> = obj.getattr(intern!(py, "_strides"))?.extract()?;
-        let offset: usize = obj.getattr(intern!(py, "_offset"))?.extract()?;
-        check_extent(s.numel, &shape, &strides, offset, op)?;
-        Ok(TView {
-            mem: s.mem()?,
-            dtype: s.dtype,
-            shape,
-            strides,
-            offset,
-            readonly: s.readonly,
-        })
-    }
-
-    pub fn f32(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<TView> {
-        let v = TView::of(obj, op)?;
-        if v.dtype != DType::F32 {
-            return Err(PyTypeError::new_err(format!(
-                "{op}: expected a float32 tensor, got {}",
-                v.dtype.name()
-            )));
-        }
-        Ok(v)
-    }
-
-    /// A view that will be written: must not be read-only NumPy memory.
-    pub fn writable(self, op: &str) -> PyResult<TView> {
-        if self.readonly {
-            return Err(PyValueError::new_err(format!(
-                "{op}: the tensor wraps a read-only NumPy array and cannot be written"
-            )));
-        }
-        Ok(self)
-    }
-
-    /// Address of the first element, as an integer so closures stay Send.
-    pub fn addr(&self) -> usize {
-        self.mem.ptr() as usize + self.offset * self.dtype.size()
-    }
-
-    pub fn numel(&self) -> usize {
-        self.shape.iter().product()
-    }
 }

@@ -4,6 +4,7 @@
 use super::conv::{self, Geom};
 use super::linear;
 use super::lstm::{self, DirParams, DirState};
+use crate::error::{Error, Result};
 use crate::kernels::transpose::transpose;
 
 /// The architecture (CONTRACT §6). `classes` counts the blank (class 0).
@@ -59,37 +60,47 @@ impl ParamInfo {
 }
 
 impl Config {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<()> {
         if self.height == 0 {
-            return Err("config: height must be at least 1".into());
+            return Err(Error::Value("config: height must be at least 1".into()));
         }
         if self.channels.is_empty() {
-            return Err("config: at least one convolution block is needed".into());
+            return Err(Error::Value(
+                "config: at least one convolution block is needed".into(),
+            ));
         }
         if self.channels.len() != self.pools.len() {
-            return Err(format!(
+            return Err(Error::Value(format!(
                 "config: {} channel counts but {} pools; give one pool per block",
                 self.channels.len(),
                 self.pools.len()
-            ));
+            )));
         }
         if self.channels.iter().any(|&c| c == 0) {
-            return Err("config: channel counts must be at least 1".into());
+            return Err(Error::Value(
+                "config: channel counts must be at least 1".into(),
+            ));
         }
         if self.pools.iter().any(|&(a, b)| a == 0 || b == 0) {
-            return Err("config: pool factors must be at least 1".into());
+            return Err(Error::Value(
+                "config: pool factors must be at least 1".into(),
+            ));
         }
         if self.hidden == 0 || self.layers == 0 {
-            return Err("config: hidden and layers must be at least 1".into());
+            return Err(Error::Value(
+                "config: hidden and layers must be at least 1".into(),
+            ));
         }
         if self.classes < 2 {
-            return Err("config: the charset must hold at least one character".into());
+            return Err(Error::Value(
+                "config: the charset must hold at least one character".into(),
+            ));
         }
         if self.final_height() == 0 {
-            return Err(format!(
+            return Err(Error::Value(format!(
                 "config: height {} pools down to 0 rows",
                 self.height
-            ));
+            )));
         }
         Ok(())
     }
@@ -284,7 +295,7 @@ impl Model {
     /// uniform in ±1/√fan_in (fan_in = 9C for convolutions, the input size
     /// for the classifier, H for the LSTM), drawn in parameter order from
     /// one splitmix64 stream seeded with `seed`.
-    pub fn new(cfg: Config, seed: u64) -> Result<Model, String> {
+    pub fn new(cfg: Config, seed: u64) -> Result<Model> {
         cfg.validate()?;
         let info = cfg.params();
         let mut rng = SplitMix(seed ^ 0x6f6e_656d_6f64_656c);
@@ -307,25 +318,25 @@ impl Model {
     }
 
     /// A model from natural-layout tensors in parameter order.
-    pub fn from_natural(cfg: Config, tensors: Vec<Vec<f32>>) -> Result<Model, String> {
+    pub fn from_natural(cfg: Config, tensors: Vec<Vec<f32>>) -> Result<Model> {
         cfg.validate()?;
         let info = cfg.params();
         if tensors.len() != info.len() {
-            return Err(format!(
+            return Err(Error::Value(format!(
                 "expected {} tensors, got {}",
                 info.len(),
                 tensors.len()
-            ));
+            )));
         }
         let mut params = Vec::with_capacity(info.len());
         for (p, t) in info.iter().zip(tensors) {
             if t.len() != p.natural_numel() {
-                return Err(format!(
+                return Err(Error::Value(format!(
                     "{}: expected {} values, got {}",
                     p.name,
                     p.natural_numel(),
                     t.len()
-                ));
+                )));
             }
             params.push(to_runtime(p, &t));
         }

@@ -5,6 +5,7 @@
 use super::ctc;
 use super::dot16::gemm_nt;
 use super::model::{LineState, Model};
+use crate::error::{Error, Result};
 use crate::kernels::optim::{adam_step_many, AdamScalars, AdamSlot};
 use std::sync::Mutex;
 
@@ -43,30 +44,36 @@ impl Default for Hyper {
 }
 
 impl Hyper {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<()> {
         let ok = |x: f64| x.is_finite();
         if !(ok(self.lr) && self.lr >= 0.0) {
-            return Err(format!("lr must be a finite number ≥ 0, got {}", self.lr));
+            return Err(Error::Value(format!(
+                "lr must be a finite number ≥ 0, got {}",
+                self.lr
+            )));
         }
         for (n, b) in [("beta1", self.beta1), ("beta2", self.beta2)] {
             if !(ok(b) && (0.0..1.0).contains(&b)) {
-                return Err(format!("{n} must be in [0, 1), got {b}"));
+                return Err(Error::Value(format!("{n} must be in [0, 1), got {b}")));
             }
         }
         if !(ok(self.eps) && self.eps > 0.0) {
-            return Err(format!("eps must be a finite number > 0, got {}", self.eps));
+            return Err(Error::Value(format!(
+                "eps must be a finite number > 0, got {}",
+                self.eps
+            )));
         }
         if !(ok(self.weight_decay) && self.weight_decay >= 0.0) {
-            return Err(format!(
+            return Err(Error::Value(format!(
                 "weight_decay must be a finite number ≥ 0, got {}",
                 self.weight_decay
-            ));
+            )));
         }
         if let Some(c) = self.clip {
             if !(ok(c) && c > 0.0) {
-                return Err(format!(
+                return Err(Error::Value(format!(
                     "clip must be a finite number > 0 (or None), got {c}"
-                ));
+                )));
             }
         }
         Ok(())
@@ -109,51 +116,51 @@ pub struct Trainer {
 }
 
 /// Check a batch against the model; a clear message for each bad input.
-pub fn validate_batch(model: &Model, lines: &[Line<'_>]) -> Result<(), String> {
+pub fn validate_batch(model: &Model, lines: &[Line<'_>]) -> Result<()> {
     let cfg = &model.cfg;
     if lines.is_empty() {
-        return Err("empty batch: give at least one line".into());
+        return Err(Error::Value("empty batch: give at least one line".into()));
     }
     for (i, l) in lines.iter().enumerate() {
         if l.width == 0 {
-            return Err(format!("line {i}: the image has zero width"));
+            return Err(Error::Value(format!("line {i}: the image has zero width")));
         }
         if l.pixels.len() != cfg.height * l.width {
-            return Err(format!(
+            return Err(Error::Value(format!(
                 "line {i}: expected {}×{} = {} pixels, got {}",
                 cfg.height,
                 l.width,
                 cfg.height * l.width,
                 l.pixels.len()
-            ));
+            )));
         }
         if l.width < cfg.min_width() {
-            return Err(format!(
+            return Err(Error::Value(format!(
                 "line {i}: the image is {} px wide; this model needs at least {} px (one output column)",
                 l.width,
                 cfg.min_width()
-            ));
+            )));
         }
         if let Some(p) = l.pixels.iter().position(|v| !v.is_finite()) {
-            return Err(format!(
+            return Err(Error::Value(format!(
                 "line {i}: pixel (row {}, column {}) is {} (images must be finite)",
                 p / l.width,
                 p % l.width,
                 l.pixels[p]
-            ));
+            )));
         }
         if let Some(&bad) = l.labels.iter().find(|&&c| c == 0 || c >= cfg.classes) {
-            return Err(format!(
+            return Err(Error::Value(format!(
                 "line {i}: label {bad} is not a character class (1..={}; 0 is the blank)",
                 cfg.classes - 1
-            ));
+            )));
         }
     }
     Ok(())
 }
 
 impl Trainer {
-    pub fn new(model: &Model, hyper: Hyper) -> Result<Trainer, String> {
+    pub fn new(model: &Model, hyper: Hyper) -> Result<Trainer> {
         hyper.validate()?;
         let zeros: Vec<Vec<f32>> = model.params.iter().map(|p| vec![0f32; p.len()]).collect();
         Ok(Trainer {
@@ -183,7 +190,7 @@ impl Trainer {
 
     /// Forward and backward over a batch: `self.grads` becomes the batch
     /// gradient (before clipping). Weights are not touched.
-    pub fn compute(&mut self, model: &Model, lines: &[Line<'_>]) -> Result<BatchResult, String> {
+    pub fn compute(&mut self, model: &Model, lines: &[Line<'_>]) -> Result<BatchResult> {
         validate_batch(model, lines)?;
         let b = lines.len();
         while self.work.len() < b {
@@ -227,14 +234,13 @@ impl Trainer {
         }
         for (ti, acc) in self.grads.iter_mut().enumerate() {
             let parts: Vec<&[f32]> = guards.iter().map(|w| &w.grads[ti][..]).collect();
-            let (n, out) = (acc.len(), acc.as_mut_ptr() as usize);
+            let n = acc.len();
+            let out = crate::ptr::Ptr::new(acc.as_mut_ptr(), n);
             crate::dispatch::par_chunks(n.div_ceil(SUM_CHUNK), |c| {
                 let range = c * SUM_CHUNK..((c + 1) * SUM_CHUNK).min(n);
                 // SAFETY: chunks write disjoint ranges of `acc`, which
                 // outlives this call.
-                let dst = unsafe {
-                    std::slice::from_raw_parts_mut((out as *mut f32).add(range.start), range.len())
-                };
+                let dst = unsafe { out.slice_mut(range.start, range.len()) };
                 dst.copy_from_slice(&parts[0][range.clone()]);
                 for g in &parts[1..] {
                     for (a, x) in dst.iter_mut().zip(&g[range.clone()]) {
@@ -245,7 +251,7 @@ impl Trainer {
         }
         drop(guards);
         if let Some(i) = line_losses.iter().position(|l| l.is_nan()) {
-            return Err(format!("line {i}: the loss is NaN (non-finite logits: the weights or activations overflowed)"));
+            return Err(Error::NonFinite(format!("line {i}: the loss is NaN (non-finite logits: the weights or activations overflowed)")));
         }
         let mut sum = 0.0f64;
         for l in &line_losses {
@@ -264,17 +270,13 @@ impl Trainer {
 
     /// One training step: compute, clip, AdamW. On a non-finite gradient
     /// norm nothing is updated and an error names it.
-    pub fn train_step(
-        &mut self,
-        model: &mut Model,
-        lines: &[Line<'_>],
-    ) -> Result<BatchResult, String> {
+    pub fn train_step(&mut self, model: &mut Model, lines: &[Line<'_>]) -> Result<BatchResult> {
         let r = self.compute(model, lines)?;
         if !r.norm.is_finite() {
-            return Err(format!(
+            return Err(Error::NonFinite(format!(
                 "the gradient norm is {} (a non-finite gradient); the weights were not updated",
                 r.norm
-            ));
+            )));
         }
         if let Some(limit) = self.hyper.clip {
             if r.norm > limit {

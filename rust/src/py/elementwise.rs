@@ -1,0 +1,178 @@
+//! Bindings of the element-wise kernels (`kernels::elementwise`): one
+//! function per arity, the operation named by a string.
+
+use super::operand::{Strided, StridedOut};
+use crate::dispatch::{self, Mode};
+use crate::error::{expect_shape, Error};
+use crate::kernels::elementwise;
+use pyo3::prelude::*;
+
+fn exact() -> bool {
+    dispatch::mode() == Mode::Exact
+}
+
+fn unknown(arity: &str, op: &str) -> PyErr {
+    Error::Value(format!("{arity}: unknown op {op:?}")).into()
+}
+
+/// `out = op(a, b)`; all three of one shape (broadcast views have stride 0).
+/// `p`, `q`: the scalar parameters of `pow_backward` (exponent) and
+/// `clamp_backward` (bounds; NaN = none).
+#[pyfunction]
+#[pyo3(signature = (op, out, a, b, p=None, q=None))]
+pub fn binary(
+    py: Python<'_>,
+    op: &str,
+    out: StridedOut<f32>,
+    a: Strided<f32>,
+    b: Strided<f32>,
+    p: Option<f64>,
+    q: Option<f64>,
+) -> PyResult<()> {
+    use elementwise::BinaryOp as B;
+    let (p, q) = (p.unwrap_or(f64::NAN) as f32, q.unwrap_or(f64::NAN) as f32);
+    let kind = match op {
+        "add" => B::Add,
+        "sub" => B::Sub,
+        "mul" => B::Mul,
+        "div" => B::Div,
+        "relu_backward" => B::ReluBackward,
+        "maximum" => B::Maximum,
+        "minimum" => B::Minimum,
+        "sigmoid_backward" => B::SigmoidBackward,
+        "tanh_backward" => B::TanhBackward,
+        "gelu_backward" => B::GeluBackward,
+        "exp_backward" => B::ExpBackward,
+        "log_backward" => B::LogBackward,
+        "erf_backward" => B::ErfBackward,
+        "sqrt_backward" => B::SqrtBackward,
+        "abs_backward" => B::AbsBackward,
+        "square_backward" => B::SquareBackward,
+        "pow_backward" => B::PowBackward(p),
+        "clamp_backward" => B::ClampBackward(p, q),
+        other => return Err(unknown("binary", other)),
+    };
+    expect_shape(op, "a", a.shape(), out.shape())?;
+    expect_shape(op, "b", b.shape(), out.shape())?;
+    let exact = exact();
+    py.detach(|| {
+        dispatch::with_ieee(|| {
+            // SAFETY: every view lies inside its storage (checked on extraction).
+            unsafe {
+                elementwise::binary(
+                    kind,
+                    exact,
+                    out.shape(),
+                    out.mut_ptr(),
+                    out.strides(),
+                    a.ptr(),
+                    a.strides(),
+                    b.ptr(),
+                    b.strides(),
+                )
+            }
+        })
+    });
+    Ok(())
+}
+
+/// `out = op(a, b, c)`: `where` (b where a ≠ 0, else c) and the gradients of
+/// maximum/minimum (`maximum_backward`: a = g, b = this input, c = the other).
+#[pyfunction]
+pub fn ternary(
+    py: Python<'_>,
+    op: &str,
+    out: StridedOut<f32>,
+    a: Strided<f32>,
+    b: Strided<f32>,
+    c: Strided<f32>,
+) -> PyResult<()> {
+    use elementwise::TernaryOp as T;
+    let kind = match op {
+        "where" => T::Where,
+        "maximum_backward" => T::MaximumBackward,
+        "minimum_backward" => T::MinimumBackward,
+        other => return Err(unknown("ternary", other)),
+    };
+    expect_shape(op, "a", a.shape(), out.shape())?;
+    expect_shape(op, "b", b.shape(), out.shape())?;
+    expect_shape(op, "c", c.shape(), out.shape())?;
+    let exact = exact();
+    py.detach(|| {
+        // SAFETY: every view lies inside its storage (checked on extraction).
+        unsafe {
+            elementwise::ternary(
+                kind,
+                exact,
+                out.shape(),
+                out.mut_ptr(),
+                out.strides(),
+                a.ptr(),
+                a.strides(),
+                b.ptr(),
+                b.strides(),
+                c.ptr(),
+                c.strides(),
+            )
+        }
+    });
+    Ok(())
+}
+
+/// `out = op(a)`. `p`, `q`: the exponent of `pow`, the bounds of `clamp`
+/// (NaN = no bound on that side).
+#[pyfunction]
+#[pyo3(signature = (op, out, a, p=None, q=None))]
+pub fn unary(
+    py: Python<'_>,
+    op: &str,
+    out: StridedOut<f32>,
+    a: Strided<f32>,
+    p: Option<f64>,
+    q: Option<f64>,
+) -> PyResult<()> {
+    use elementwise::UnaryOp as U;
+    let (p, q) = (p.unwrap_or(f64::NAN) as f32, q.unwrap_or(f64::NAN) as f32);
+    let kind = match op {
+        "neg" => U::Neg,
+        "relu" => U::Relu,
+        "exp" => U::Exp,
+        "log" => U::Log,
+        "sigmoid" => U::Sigmoid,
+        "tanh" => U::Tanh,
+        "gelu" => U::Gelu,
+        "erf" => U::Erf,
+        "sqrt" => U::Sqrt,
+        "abs" => U::Abs,
+        "square" => U::Square,
+        "pow" => U::Pow(p),
+        "clamp" => U::Clamp(p, q),
+        other => return Err(unknown("unary", other)),
+    };
+    expect_shape(op, "a", a.shape(), out.shape())?;
+    let exact = exact();
+    py.detach(|| {
+        dispatch::with_ieee(|| {
+            // SAFETY: both views lie inside their storages.
+            unsafe {
+                elementwise::unary(
+                    kind,
+                    exact,
+                    out.shape(),
+                    out.mut_ptr(),
+                    out.strides(),
+                    a.ptr(),
+                    a.strides(),
+                )
+            }
+        })
+    });
+    Ok(())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(binary, m)?)?;
+    m.add_function(wrap_pyfunction!(unary, m)?)?;
+    m.add_function(wrap_pyfunction!(ternary, m)?)?;
+    Ok(())
+}

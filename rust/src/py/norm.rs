@@ -1,0 +1,212 @@
+//! Bindings of the normalization kernels (`kernels::norm`).
+
+use super::operand::{In, Out};
+use crate::error::{expect_len, expect_shape};
+use crate::kernels::norm;
+use pyo3::prelude::*;
+
+/// Every optional operand holds `len` elements.
+fn opt_len<const W: bool>(
+    op: &str,
+    what: &str,
+    v: &Option<super::operand::Operand<f32, true, W>>,
+    len: usize,
+) -> crate::error::Result<()> {
+    match v {
+        Some(v) => expect_len(op, what, v.numel(), len),
+        None => Ok(()),
+    }
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (y, save_mean, save_invstd, var_unbiased, x, weight, bias, running_mean, running_var, eps))]
+pub fn batch_norm_forward(
+    py: Python<'_>,
+    y: Out<f32>,
+    save_mean: Out<f32>,
+    save_invstd: Out<f32>,
+    var_unbiased: Out<f32>,
+    x: In<f32>,
+    weight: Option<In<f32>>,
+    bias: Option<In<f32>>,
+    running_mean: Option<In<f32>>,
+    running_var: Option<In<f32>>,
+    eps: f64,
+) -> PyResult<()> {
+    let op = "batch_norm";
+    let dims = norm::batch_dims(op, x.shape())?;
+    let c = dims.1;
+    expect_shape(op, "output", y.shape(), x.shape())?;
+    for (what, v) in [
+        ("save_mean", &save_mean),
+        ("save_invstd", &save_invstd),
+        ("var", &var_unbiased),
+    ] {
+        expect_len(op, what, v.numel(), c)?;
+    }
+    for (what, v) in [
+        ("weight", &weight),
+        ("bias", &bias),
+        ("running_mean", &running_mean),
+        ("running_var", &running_var),
+    ] {
+        opt_len(op, what, v, c)?;
+    }
+    let running = running_mean.as_ref().zip(running_var.as_ref());
+    py.detach(|| {
+        // SAFETY: sizes checked above; the outputs are fresh buffers.
+        unsafe {
+            norm::batch_norm_forward(
+                dims,
+                x.ptr(),
+                weight.as_ref().map(In::ptr),
+                bias.as_ref().map(In::ptr),
+                running.map(|(m, v)| (m.ptr(), v.ptr())),
+                eps,
+                y.mut_ptr(),
+                save_mean.mut_ptr(),
+                save_invstd.mut_ptr(),
+                var_unbiased.mut_ptr(),
+            )
+        }
+    });
+    Ok(())
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (dx, dw, db, x, g, weight, mean, invstd, training))]
+pub fn batch_norm_backward(
+    py: Python<'_>,
+    dx: Option<Out<f32>>,
+    dw: Option<Out<f32>>,
+    db: Option<Out<f32>>,
+    x: In<f32>,
+    g: In<f32>,
+    weight: Option<In<f32>>,
+    mean: In<f32>,
+    invstd: In<f32>,
+    training: bool,
+) -> PyResult<()> {
+    let op = "batch_norm_backward";
+    let dims = norm::batch_dims(op, x.shape())?;
+    let c = dims.1;
+    expect_shape(op, "gradient", g.shape(), x.shape())?;
+    opt_len(op, "dx", &dx, x.numel())?;
+    opt_len(op, "dw", &dw, c)?;
+    opt_len(op, "db", &db, c)?;
+    opt_len(op, "weight", &weight, c)?;
+    expect_len(op, "mean", mean.numel(), c)?;
+    expect_len(op, "invstd", invstd.numel(), c)?;
+    py.detach(|| {
+        // SAFETY: sizes checked above; the gradients are fresh buffers.
+        unsafe {
+            norm::batch_norm_backward(
+                dims,
+                x.ptr(),
+                g.ptr(),
+                weight.as_ref().map(In::ptr),
+                mean.ptr(),
+                invstd.ptr(),
+                training,
+                dx.as_ref().map(Out::mut_ptr),
+                dw.as_ref().map(Out::mut_ptr),
+                db.as_ref().map(Out::mut_ptr),
+            )
+        }
+    });
+    Ok(())
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (y, save_mean, save_invstd, x, d, weight, bias, eps))]
+pub fn layer_norm_forward(
+    py: Python<'_>,
+    y: Out<f32>,
+    save_mean: Out<f32>,
+    save_invstd: Out<f32>,
+    x: In<f32>,
+    d: usize,
+    weight: Option<In<f32>>,
+    bias: Option<In<f32>>,
+    eps: f64,
+) -> PyResult<()> {
+    let op = "layer_norm";
+    let rows = norm::layer_rows(op, x.shape(), d)?;
+    expect_shape(op, "output", y.shape(), x.shape())?;
+    expect_len(op, "save_mean", save_mean.numel(), rows)?;
+    expect_len(op, "save_invstd", save_invstd.numel(), rows)?;
+    opt_len(op, "weight", &weight, d)?;
+    opt_len(op, "bias", &bias, d)?;
+    py.detach(|| {
+        // SAFETY: sizes checked above; the outputs are fresh buffers.
+        unsafe {
+            norm::layer_norm_forward(
+                rows,
+                d,
+                x.ptr(),
+                weight.as_ref().map(In::ptr),
+                bias.as_ref().map(In::ptr),
+                eps,
+                y.mut_ptr(),
+                save_mean.mut_ptr(),
+                save_invstd.mut_ptr(),
+            )
+        }
+    });
+    Ok(())
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (dx, dw, db, x, g, d, weight, mean, invstd))]
+pub fn layer_norm_backward(
+    py: Python<'_>,
+    dx: Option<Out<f32>>,
+    dw: Option<Out<f32>>,
+    db: Option<Out<f32>>,
+    x: In<f32>,
+    g: In<f32>,
+    d: usize,
+    weight: Option<In<f32>>,
+    mean: In<f32>,
+    invstd: In<f32>,
+) -> PyResult<()> {
+    let op = "layer_norm_backward";
+    let rows = norm::layer_rows(op, x.shape(), d)?;
+    expect_shape(op, "gradient", g.shape(), x.shape())?;
+    opt_len(op, "dx", &dx, x.numel())?;
+    opt_len(op, "dw", &dw, d)?;
+    opt_len(op, "db", &db, d)?;
+    opt_len(op, "weight", &weight, d)?;
+    expect_len(op, "mean", mean.numel(), rows)?;
+    expect_len(op, "invstd", invstd.numel(), rows)?;
+    py.detach(|| {
+        // SAFETY: sizes checked above; the gradients are fresh buffers.
+        unsafe {
+            norm::layer_norm_backward(
+                rows,
+                d,
+                x.ptr(),
+                g.ptr(),
+                weight.as_ref().map(In::ptr),
+                mean.ptr(),
+                invstd.ptr(),
+                dx.as_ref().map(Out::mut_ptr),
+                dw.as_ref().map(Out::mut_ptr),
+                db.as_ref().map(Out::mut_ptr),
+            )
+        }
+    });
+    Ok(())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(batch_norm_forward, m)?)?;
+    m.add_function(wrap_pyfunction!(batch_norm_backward, m)?)?;
+    m.add_function(wrap_pyfunction!(layer_norm_forward, m)?)?;
+    m.add_function(wrap_pyfunction!(layer_norm_backward, m)?)?;
+    Ok(())
+}
