@@ -242,10 +242,10 @@ def test_modules_multi_layer_bidirectional(cls, batch_first):
 
 def test_unsupported_options_are_refused():
     with pytest.raises(ValueError, match="dropout"):
-        om.nn.LSTM(3, 4, num_layers=2, dropout=0.5)
+        om.nn.LSTM(3, 4, num_layers=2, dropout=1.5)
     with pytest.raises(ValueError, match="proj_size"):
         om.nn.LSTM(3, 4, proj_size=2)
-    with pytest.raises(ValueError, match="input_size 3"):
+    with pytest.raises(ValueError, match="input_size. Expected 3"):
         om.nn.GRU(3, 4)(om.ones(2, 1, 5))
     with pytest.raises(ValueError, match="weight_ih"):
         om.lstm_layer(om.ones(2, 1, 3), om.ones(8, 4), om.ones(8, 2))

@@ -85,6 +85,35 @@ from .ops.views import (
 from . import autograd, compute, functional, gradcheck, nn, optim
 from .serialization import load, save
 
+# The program surface torch programs expect (docs/porting.md): runtime
+# switches, the CPU-only cuda/backends answers, AMP without effect, data.
+from ._runtime import (
+    are_deterministic_algorithms_enabled,
+    compile,
+    get_default_device,
+    get_default_dtype,
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    get_num_threads,
+    get_rng_state,
+    inference_mode,
+    initial_seed,
+    is_deterministic_algorithms_warn_only_enabled,
+    is_floating_point,
+    is_inference_mode_enabled,
+    numel,
+    seed,
+    set_default_device,
+    set_default_dtype,
+    set_float32_matmul_precision,
+    set_num_interop_threads,
+    set_num_threads,
+    set_rng_state,
+    use_deterministic_algorithms,
+)
+from . import amp, backends, cuda, utils
+from .amp import autocast
+
 __version__ = _core.__version__
 
 

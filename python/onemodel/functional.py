@@ -53,3 +53,25 @@ __all__ = [
 from .ops.ctc import ctc_loss  # noqa: E402
 
 __all__ += ["ctc_loss"]
+
+# Losses, 1-D convolution and pooling, adaptive pooling, group/instance
+# normalisation and channel dropout (the program-surface work).
+from .ops.adaptive_pool import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d  # noqa: E402
+from .ops.feature_dropout import dropout1d, dropout2d, dropout3d  # noqa: E402
+from .ops.group_norm import group_norm, instance_norm  # noqa: E402
+from .ops.loss import (  # noqa: E402
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    smooth_l1_loss,
+)
+from .ops.spatial1d import avg_pool1d, conv1d, conv_transpose1d, max_pool1d  # noqa: E402
+
+__all__ += [
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "dropout1d", "dropout2d",
+    "dropout3d", "group_norm", "instance_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "kl_div",
+    "l1_loss", "mse_loss", "smooth_l1_loss", "avg_pool1d", "conv1d", "conv_transpose1d", "max_pool1d",
+]

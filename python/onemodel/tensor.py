@@ -336,6 +336,26 @@ class Tensor(
     def __hash__(self) -> int:
         return id(self)
 
+    # -- pickling and copying (DataLoader workers, copy.deepcopy) -------------------
+    def __reduce_ex__(self, proto):
+        # The value only: a copy of the data, the dtype and a leaf's
+        # requires_grad flag (autograd history is not part of a value).
+        data = np.array(self._storage.numpy(list(self._shape), list(self._strides), self._offset), copy=True)
+        return (_rebuild_tensor, (data, self._dtype.name, self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self._record is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol; "
+                "detach() it first"
+            )
+        if id(self) in memo:
+            return memo[id(self)]
+        fn, args = self.__reduce_ex__(2)
+        out = fn(*args)
+        memo[id(self)] = out
+        return out
+
     # -- in-place helpers -----------------------------------------------------------
     def _check_inplace(self, op: str) -> None:
         if is_grad_enabled() and self.requires_grad:
@@ -353,6 +373,15 @@ class Tensor(
     @property
     def _version(self) -> int:
         return self._storage.version
+
+
+def _rebuild_tensor(data: np.ndarray, dtype_name: str, requires_grad: bool) -> Tensor:
+    """Unpickle a tensor: wrap the unpickled array (it is a private copy)."""
+    storage, shape, strides = _core.Storage.from_numpy(np.require(data, requirements="C"))
+    t = Tensor._make(storage, shape, strides, 0, _dtype_by_name(dtype_name))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def is_tensor(obj) -> bool:

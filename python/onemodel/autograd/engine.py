@@ -49,7 +49,17 @@ def _accumulate_leaf(leaf: Tensor, grad: Tensor) -> None:
         _kernels.add_into(leaf._grad, grad)
 
 
-def backward(root: Tensor, gradient=None, retain_graph: bool = False) -> None:
+def _capture(capture: dict, key, grad: Tensor) -> None:
+    k = id(key)
+    if k in capture:
+        prev = capture[k]
+        capture[k] = _kernels.clone_contiguous(grad) if prev is None else _kernels.add_new(prev, grad)
+
+
+def backward(root: Tensor, gradient=None, retain_graph: bool = False, capture: dict | None = None) -> None:
+    """Run the graph back from ``root``. With ``capture`` (a dict keyed by
+    id() of leaf tensors and of records), the gradients reaching those keys
+    are added into it instead of into any ``.grad`` (autograd.grad)."""
     if not isinstance(root, Tensor):
         raise TypeError(f"backward: expected a Tensor, got {type(root).__name__}")
     if not root.requires_grad:
@@ -80,11 +90,16 @@ def backward(root: Tensor, gradient=None, retain_graph: bool = False) -> None:
         with scope.suspend():
             seed_t = _kernels.ones_like_contiguous(root) if seed is None else _kernels.clone_contiguous(seed)
             if record is None:
-                _accumulate_leaf(root, seed_t)
+                if capture is None:
+                    _accumulate_leaf(root, seed_t)
+                else:
+                    _capture(capture, root, seed_t)
                 return
             pending = {record: seed_t}
             for rec in reversed(order):
                 g = pending.pop(rec, None)
+                if g is not None and capture is not None:
+                    _capture(capture, rec, g)
                 if g is not None:
                     grads = rec.backward(g)
                     if not isinstance(grads, tuple):
@@ -99,8 +114,10 @@ def backward(root: Tensor, gradient=None, retain_graph: bool = False) -> None:
                         if isinstance(edge, Function):
                             prev_g = pending.get(edge)
                             pending[edge] = gi if prev_g is None else _kernels.add_new(prev_g, gi)
-                        else:
+                        elif capture is None:
                             _accumulate_leaf(edge, gi)
+                        else:
+                            _capture(capture, edge, gi)
                     del grads, g
                 if not retain_graph:
                     rec.release()

@@ -7,9 +7,15 @@ the instance into the output's record: one edge per tensor input (the
 producing record, the leaf tensor itself, or None), the inputs' shapes and
 dtypes, the saved tensors with the storage version at save time, and any
 attributes ``forward`` stored on ``self``.
+
+A subclass whose ``forward`` is a staticmethod follows torch's
+custom-function protocol instead (``forward(ctx, ...)``,
+``backward(ctx, *grads)``): see onemodel.autograd.custom.
 """
 
 from __future__ import annotations
+
+import inspect
 
 from ..errors import GraphReleasedError, TensorVersionError
 from ..grad_mode import _set_enabled, is_grad_enabled
@@ -20,10 +26,16 @@ class Function:
     #: Name used in error messages and ``grad_fn`` reprs (default: class name).
     name: str = ""
 
+    #: True for torch-style custom functions (staticmethod forward), which
+    #: apply() runs through onemodel.autograd.custom.
+    _torch_style: bool = False
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if not cls.__dict__.get("name"):
             cls.name = cls.__name__
+        forward = inspect.getattr_static(cls, "forward", None)
+        cls._torch_style = isinstance(forward, staticmethod)
 
     # Subclasses implement these two.
     def forward(self, *args, **kwargs) -> Tensor:  # pragma: no cover - abstract
@@ -35,6 +47,10 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs) -> Tensor:
+        if cls._torch_style:
+            from .custom import apply_custom
+
+            return apply_custom(cls, args, kwargs)
         tensors = [a for a in args if isinstance(a, Tensor)]
         recording = is_grad_enabled() and any(t.requires_grad for t in tensors)
         ctx = cls.__new__(cls)

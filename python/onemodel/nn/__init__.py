@@ -1,27 +1,67 @@
 """Neural-network modules (torch.nn's names): the Module base, Parameter,
-and the layers (docs/api.md lists them)."""
+containers, layers, losses, ``init``, ``utils`` and ``functional``
+(docs/api.md lists them)."""
 
 from __future__ import annotations
 
+import sys as _sys
+
 from .. import functional
-from .activation import GELU, CrossEntropyLoss, Flatten, LogSoftmax, NLLLoss, Sigmoid, Softmax, Tanh
+from .activation import GELU, Flatten, LogSoftmax, Sigmoid, Softmax, Tanh
 from .attention import MultiheadAttention
-from .conv import Conv2d, ConvTranspose2d
-from .dropout import Dropout
-from .layers import Identity, Linear, ModuleList, ReLU, Sequential
-from .loss import CTCLoss
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from .layers import Identity, Linear, ReLU, Unflatten
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    CTCLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from .module import Module
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
-from .rnn import GRU, LSTM
-from .parameter import Parameter
-from . import utils
-from .pooling import AvgPool2d, MaxPool2d, Upsample
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm1d, InstanceNorm2d, LayerNorm
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .parameter import Buffer, Parameter
+from . import init, utils
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 from .sparse import Embedding
-from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .transformer import Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
+
+# `import onemodel.nn.functional as F` finds the one functional module (the
+# same object as onemodel.functional, not a copy).
+_sys.modules[__name__ + ".functional"] = functional
 
 __all__ = [
-    "Module", "Parameter", "Linear", "ReLU", "Identity", "Sequential", "ModuleList", "functional",
-    "Conv2d", "ConvTranspose2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "MaxPool2d", "AvgPool2d", "Upsample",
-    "Embedding", "Dropout", "Flatten", "GELU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "CrossEntropyLoss", "NLLLoss",
-    "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "LSTM", "GRU", "CTCLoss", "utils",
+    "Module", "Parameter", "Buffer", "functional", "init", "utils",
+    "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+    "Linear", "Identity", "ReLU", "Unflatten", "Flatten", "GELU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
+    "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
+    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
+    "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+    "Embedding", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+    "MultiheadAttention", "Transformer", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+    "TransformerDecoder",
+    "RNNBase", "LSTM", "GRU", "RNN", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+    "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss",
+    "CrossEntropyLoss", "CTCLoss",
 ]

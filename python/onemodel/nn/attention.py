@@ -9,10 +9,14 @@ from ..creation import empty, tensor, zeros
 from ..ops import views
 from ..ops.attention import attention_composed, build_mask
 from ..ops.shape_ops import split
-from . import _init
+from . import init as _init
 from .layers import Linear
 from .module import Module
 from .parameter import Parameter
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """torch's name for the attention output projection (a Linear)."""
 
 
 class MultiheadAttention(Module):
@@ -31,7 +35,7 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(zeros(3 * embed_dim))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, generator=generator)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, generator=generator)
         if bias:
             _init.constant_(self.out_proj.bias, 0.0)
         self.generator = generator

@@ -1,5 +1,5 @@
-"""Conv2d and ConvTranspose2d (torch's constructor arguments, parameter names
-and initialisation bounds)."""
+"""Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d (torch's constructor
+arguments, parameter names, initialisation bounds and printing)."""
 
 from __future__ import annotations
 
@@ -9,82 +9,153 @@ from .. import functional as F
 from ..creation import empty
 from ..ops._spatial_util import pair
 from ..ops.conv import conv_transpose_out_size
-from . import _init
+from ..ops.spatial1d import single
+from . import init
 from .module import Module
 from .parameter import Parameter
 
 
 class _ConvNd(Module):
     _op = "Conv2d"
+    _dims = 2
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, transposed, output_padding=0, generator=None):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                 transposed, output_padding=0, device=None, dtype=None, generator=None):
         super().__init__()
+        from .layers import _check_factory
+
         op = self._op
-        if groups < 1 or in_channels % groups or out_channels % groups:
-            raise ValueError(f"{op}: in_channels {in_channels} and out_channels {out_channels} must be divisible by groups={groups}")
+        _check_factory(op, device, dtype)
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups:
+            raise ValueError("out_channels must be divisible by groups")
         if padding_mode != "zeros":
             raise ValueError(f"{op}: padding_mode {padding_mode!r} is not supported (only 'zeros')")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in self._tuple("stride", stride, 1)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size = pair(op, "kernel_size", kernel_size, 1)
-        self.stride = pair(op, "stride", stride, 1)
-        self.padding = padding if isinstance(padding, str) else pair(op, "padding", padding, 0)
-        self.dilation = pair(op, "dilation", dilation, 1)
-        self.output_padding = pair(op, "output_padding", output_padding, 0)
+        self.kernel_size = self._tuple("kernel_size", kernel_size, 1)
+        self.stride = self._tuple("stride", stride, 1)
+        self.padding = padding if isinstance(padding, str) else self._tuple("padding", padding, 0)
+        self.dilation = self._tuple("dilation", dilation, 1)
+        self.output_padding = self._tuple("output_padding", output_padding, 0)
         self.groups = groups
         self.padding_mode = padding_mode
         self.transposed = transposed
         shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
         self.weight = Parameter(empty(*shape, *self.kernel_size))
-        _init.kaiming_uniform_a_sqrt5_(self.weight, generator)
         if bias:
-            fan_in, _ = _init.fan_in_out(self.weight.shape)
-            bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
             self.bias = Parameter(empty(out_channels))
-            _init.uniform_(self.bias, -bound, bound, generator)
         else:
             self.register_parameter("bias", None)
+        self.reset_parameters(generator)
+
+    def _tuple(self, name, value, minimum):
+        if self._dims == 1:
+            return (single(self._op, name, value, minimum),)
+        return pair(self._op, name, value, minimum)
+
+    def reset_parameters(self, generator=None) -> None:
+        # torch's: kaiming_uniform_(a=√5) for the weight, U(±1/√fan_in) for the bias.
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5), generator=generator)
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound, generator=generator)
 
     def extra_repr(self) -> str:
+        n = self._dims
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != (0, 0):
+        if self.padding != (0,) * n:
             s += f", padding={self.padding}"
-        if self.dilation != (1, 1):
+        if self.dilation != (1,) * n:
             s += f", dilation={self.dilation}"
-        if self.output_padding != (0, 0):
+        if self.output_padding != (0,) * n:
             s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
+
+
+class Conv1d(_ConvNd):
+    _op = "Conv1d"
+    _dims = 1
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None, generator=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, False, 0,
+                         device, dtype, generator)
+
+    def forward(self, input):
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
 class Conv2d(_ConvNd):
     _op = "Conv2d"
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode="zeros", device=None, dtype=None, generator=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, False, 0, generator)
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None, generator=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, False, 0,
+                         device, dtype, generator)
 
     def forward(self, input):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
-class ConvTranspose2d(_ConvNd):
-    _op = "ConvTranspose2d"
+class _ConvTransposeNd(_ConvNd):
+    def _output_padding(self, input, output_size):
+        """torch's rule: the extra size that reaches output_size (each extra
+        must be below max(stride, dilation))."""
+        if output_size is None:
+            return self.output_padding
+        n = self._dims
+        size = tuple(output_size)[-n:]
+        extra = []
+        for i in range(n):
+            base = conv_transpose_out_size(input.shape[-n + i], self.kernel_size[i], self.stride[i], self.padding[i], 0, self.dilation[i])
+            e = size[i] - base
+            if e < 0 or e >= max(self.stride[i], self.dilation[i]):
+                raise ValueError(f"{self._op}: requested an output size of {tuple(output_size)}, which is not reachable from input of shape {tuple(input.shape)}")
+            extra.append(e)
+        return tuple(extra)
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None, generator=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, True, output_padding, generator)
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _op = "ConvTranspose1d"
+    _dims = 1
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None, generator=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, True,
+                         output_padding, device, dtype, generator)
 
     def forward(self, input, output_size=None):
-        op = self.output_padding
-        if output_size is not None:
-            size = tuple(output_size)[-2:]
-            op = []
-            for i in range(2):
-                base = conv_transpose_out_size(input.shape[-2 + i], self.kernel_size[i], self.stride[i], self.padding[i], 0, self.dilation[i])
-                extra = size[i] - base
-                if extra < 0 or extra >= max(self.stride[i], self.dilation[i]):
-                    raise ValueError(f"ConvTranspose2d: requested output size {tuple(output_size)} is not reachable from input {tuple(input.shape)}")
-                op.append(extra)
-            op = tuple(op)
+        op = self._output_padding(input, output_size)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    _op = "ConvTranspose2d"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None, generator=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, True,
+                         output_padding, device, dtype, generator)
+
+    def forward(self, input, output_size=None):
+        op = self._output_padding(input, output_size)
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation)
+
+
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]

@@ -1,120 +1,338 @@
-"""Module: the base of layers, with torch's registration, traversal and
-state-dict conventions (names, order, ``strict`` loading)."""
+"""Module: the base of layers, with torch's registration, traversal,
+conversion, hook and state-dict conventions (names, order, errors).
+
+Registration follows torch.nn.Module's rules: assigning a Parameter
+registers it, assigning a Module registers a child, assigning to a
+registered buffer's name replaces the buffer, and assigning anything else
+to a parameter's or child's name is a TypeError. Traversals deduplicate by
+identity (a weight tied between two layers is one parameter).
+
+One deliberate difference: ``load_state_dict`` checks every key and shape
+before it copies anything, so a failing load leaves the module unchanged
+(torch copies the matching entries before it raises)."""
 
 from __future__ import annotations
 
+import collections
+import itertools
 from collections import OrderedDict
+from typing import Mapping
 
 import numpy as np
 
 from ..grad_mode import no_grad
 from ..tensor import Tensor
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
+
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
+
+class _IncompatibleKeys(collections.namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns (torch's named tuple and repr)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class RemovableHandle:
+    """Removes a hook from the dicts it was added to (``handle.remove()``
+    or ``with handle:``)."""
+
+    _next_id = itertools.count()
+
+    def __init__(self, hooks_dict: dict, extra_dicts=()):
+        self._dicts = (hooks_dict, *extra_dicts)
+        self.id = next(RemovableHandle._next_id)
+
+    def remove(self) -> None:
+        for d in self._dicts:
+            d.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _typename(value) -> str:
+    if isinstance(value, Tensor):
+        return "onemodel.Tensor"
+    module = type(value).__module__
+    name = type(value).__qualname__
+    return name if module in ("builtins", None) else f"{module}.{name}"
+
+
+def _addindent(s: str, spaces: int) -> str:
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
 class Module:
-    def __init__(self):
-        object.__setattr__(self, "_parameters", OrderedDict())
-        object.__setattr__(self, "_buffers", OrderedDict())
-        object.__setattr__(self, "_modules", OrderedDict())
-        object.__setattr__(self, "training", True)
+    """Base class of every layer (torch.nn.Module)."""
+
+    training: bool
+    _version: int = 1
+    call_super_init: bool = False
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments {args or ''} {kwargs or ''}".rstrip())
+        setattr_ = object.__setattr__
+        setattr_(self, "training", True)
+        setattr_(self, "_parameters", OrderedDict())
+        setattr_(self, "_buffers", OrderedDict())
+        setattr_(self, "_non_persistent_buffers_set", set())
+        setattr_(self, "_modules", OrderedDict())
+        setattr_(self, "_forward_pre_hooks", OrderedDict())
+        setattr_(self, "_forward_pre_hooks_with_kwargs", {})
+        setattr_(self, "_forward_hooks", OrderedDict())
+        setattr_(self, "_forward_hooks_with_kwargs", {})
+        setattr_(self, "_forward_hooks_always_called", {})
+        setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
 
     # -- registration -----------------------------------------------------------
-    def __setattr__(self, name, value):
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("Module.__init__() must be called before assigning attributes")
-        for d in (self._parameters, self._buffers, self._modules):
-            d.pop(name, None)
-        if isinstance(value, Parameter):
-            self._parameters[name] = value
-        elif isinstance(value, Module):
-            self._modules[name] = value
+    def _check_name(self, kind: str, name, store: str) -> None:
+        if store not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain ".", got: {name}' if kind == "module" else f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self.__dict__[store]:
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add a buffer (state that is not a parameter, e.g. running
+        statistics). Persistent buffers are part of ``state_dict()``."""
+        self._check_name("buffer", name, "_buffers")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (onemodel Tensor or None required)")
+        if isinstance(tensor, Buffer):
+            tensor = tensor.detach()
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
         else:
-            object.__setattr__(self, name, value)
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add a parameter (None registers the name without a tensor)."""
+        self._check_name("parameter", name, "_parameters")
+        if param is None:
+            self._parameters[name] = None
+        elif not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' (onemodel.nn.Parameter or None required)")
+        elif param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created explicitly. "
+                f"To express '{name}' as a function of another Tensor, compute the value in the forward() method."
+            )
+        else:
+            self._parameters[name] = param
+
+    def add_module(self, name: str, module: "Module | None") -> None:
+        """Add a child module (None registers the name without a module)."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        self._check_name("module", name, "_modules")
+        self._modules[name] = module
+
+    def register_module(self, name: str, module: "Module | None") -> None:
+        """Alias of ``add_module``."""
+        self.add_module(name, module)
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+
+        def remove_from(*stores):
+            for s in stores:
+                if name in s:
+                    if isinstance(s, dict):
+                        del s[name]
+                    else:
+                        s.discard(name)
+
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(d, self._buffers, self._modules, self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' (onemodel.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        else:
+            modules = d.get("_modules")
+            if isinstance(value, Module):
+                if modules is None:
+                    raise AttributeError("cannot assign module before Module.__init__() call")
+                remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
+                modules[name] = value
+            elif modules is not None and name in modules:
+                if value is not None:
+                    raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' (onemodel.nn.Module or None expected)")
+                modules[name] = value
+            else:
+                buffers = d.get("_buffers")
+                if isinstance(value, Buffer) or (buffers is not None and name in buffers):
+                    if value is not None and not isinstance(value, Tensor):
+                        raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' (onemodel.nn.Buffer, onemodel.Tensor or None expected)")
+                    if isinstance(value, Buffer):
+                        persistent = value.persistent
+                        remove_from(d)
+                    else:
+                        persistent = name not in self._non_persistent_buffers_set
+                    self.register_buffer(name, value, persistent)
+                else:
+                    object.__setattr__(self, name, value)
 
     def __getattr__(self, name):
         d = self.__dict__
         for key in ("_parameters", "_buffers", "_modules"):
-            if key in d and name in d[key]:
-                return d[key][name]
+            store = d.get(key)
+            if store is not None and name in store:
+                return store[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
-        for d in (self._parameters, self._buffers, self._modules):
-            if name in d:
-                del d[name]
-                return
-        object.__delattr__(self, name)
-
-    def register_parameter(self, name: str, param: Parameter | None) -> None:
-        if param is None:
-            self._parameters[name] = None
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
         else:
-            self.__setattr__(name, param)
+            object.__delattr__(self, name)
 
-    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
-        self._buffers[name] = tensor
-        if not persistent:
-            self.__dict__.setdefault("_non_persistent", set()).add(name)
+    def __dir__(self):
+        attrs = dir(self.__class__) + list(self.__dict__)
+        keys = attrs + list(self._parameters) + list(self._modules) + list(self._buffers)
+        return sorted(k for k in set(keys) if not k[0].isdigit())
 
-    def add_module(self, name: str, module: "Module | None") -> None:
-        self._modules[name] = module
+    # -- lookup by dotted name ---------------------------------------------------------
+    def get_submodule(self, target: str) -> "Module":
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(mod, name)
+
+    def get_extra_state(self):
+        raise RuntimeError("get_extra_state: this module stores no extra state (override get_extra_state and set_extra_state)")
+
+    def set_extra_state(self, state) -> None:
+        raise RuntimeError("set_extra_state: this module stores no extra state (override get_extra_state and set_extra_state)")
 
     # -- traversal -----------------------------------------------------------------
-    def named_modules(self, prefix: str = ""):
-        seen = set()
-        stack = [(prefix, self)]
-        while stack:
-            name, m = stack.pop(0)
-            if id(m) in seen:
+    def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True):
+        """Pre-order (self, then each child's subtree in registration order);
+        a module reachable twice is yielded once unless remove_duplicate=False."""
+        if memo is None:
+            memo = set()
+        if self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
                 continue
-            seen.add(id(m))
-            yield name, m
-            children = [(f"{name}.{k}" if name else k, v) for k, v in m._modules.items() if v is not None]
-            stack[0:0] = children
+            sub = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub, remove_duplicate)
 
-    def modules(self):
-        for _, m in self.named_modules():
+    def modules(self, remove_duplicate: bool = True):
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def named_children(self):
-        for k, v in self._modules.items():
-            if v is not None:
-                yield k, v
+        memo = set()
+        for name, module in self._modules.items():
+            if module is not None and module not in memo:
+                memo.add(module)
+                yield name, module
 
     def children(self):
         for _, m in self.named_children():
             yield m
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True):
-        seen = set()
-        mods = self.named_modules(prefix) if recurse else [(prefix, self)]
-        for mname, m in mods:
-            for k, p in m._parameters.items():
-                if p is None or id(p) in seen:
+    def _named_members(self, get_members, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        memo = set()
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for module_prefix, module in mods:
+            for k, v in get_members(module):
+                if v is None or v in memo:
                     continue
-                seen.add(id(p))
-                yield (f"{mname}.{k}" if mname else k), p
+                if remove_duplicate:
+                    memo.add(v)
+                yield module_prefix + ("." if module_prefix else "") + k, v
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        """(name, parameter) pairs; a parameter shared by several modules
+        (tied weights) comes once, under its first name."""
+        yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True):
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True):
-        mods = self.named_modules(prefix) if recurse else [(prefix, self)]
-        for mname, m in mods:
-            for k, b in m._buffers.items():
-                if b is not None:
-                    yield (f"{mname}.{k}" if mname else k), b
+    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True):
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
+    def apply(self, fn) -> "Module":
+        """Call ``fn`` on every child's subtree (post-order), then on self."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
     # -- modes -------------------------------------------------------------------------
     def train(self, mode: bool = True) -> "Module":
-        for m in self.modules():
-            object.__setattr__(m, "training", bool(mode))
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
         return self
 
     def eval(self) -> "Module":
@@ -129,69 +347,292 @@ class Module:
         from ..autograd import zero_grad
 
         for p in self.parameters():
+            if p.grad is None:
+                continue
             if set_to_none:
                 p.grad = None
             else:
                 zero_grad(p)
 
-    # -- state dict ----------------------------------------------------------------------
-    def state_dict(self) -> "OrderedDict[str, Tensor]":
-        out = OrderedDict()
-        for mname, m in self.named_modules():
-            for k, p in m._parameters.items():
-                if p is not None:
-                    out[f"{mname}.{k}" if mname else k] = p.detach()
-            skip = m.__dict__.get("_non_persistent", set())
-            for k, b in m._buffers.items():
-                if b is not None and k not in skip:
-                    out[f"{mname}.{k}" if mname else k] = b.detach()
-        return out
+    def share_memory(self) -> "Module":
+        """Accepted and ignored (onemodel's tensors live in one process)."""
+        return self
 
-    def load_state_dict(self, state_dict, strict: bool = True):
-        """Copy values (Tensors or NumPy arrays, e.g. a torch state dict
-        converted with ``{k: v.numpy()}``) into the parameters and buffers."""
-        own = self.state_dict()
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        if strict and (missing or unexpected):
-            raise KeyError(f"load_state_dict: missing keys {missing}, unexpected keys {unexpected}")
+    # -- devices and dtypes -------------------------------------------------------------
+    def to(self, *args, **kwargs) -> "Module":
+        """torch's forms ``to(device)``, ``to(dtype)``, ``to(device, dtype)``,
+        ``to(tensor)``, with ``non_blocking`` (ignored). The device must be
+        the CPU; the dtype must be float32 (the only floating dtype onemodel
+        computes in), so this returns the module unchanged or raises."""
+        from ..ops import _parse_to_args
+
+        if args and isinstance(args[0], Tensor):
+            other = args[0]
+            args = (other.device, other.dtype) + tuple(args[1:])
+        dt, _ = _parse_to_args("Module.to", self, args, kwargs)
+        if dt is not None and not dt.is_floating_point:
+            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dt!r}")
+        return self
+
+    def cpu(self) -> "Module":
+        return self
+
+    def cuda(self, device=None) -> "Module":
+        from .._device import device as make_device
+
+        make_device("cuda")  # raises: onemodel runs on the CPU only
+        return self  # pragma: no cover
+
+    def float(self) -> "Module":
+        return self
+
+    def _refuse(self, name: str) -> "Module":
+        from ..tensor import _UNSUPPORTED, as_dtype
+
+        as_dtype(_UNSUPPORTED[name], f"Module.{name}")
+        return self  # pragma: no cover
+
+    def double(self) -> "Module":
+        return self._refuse("float64")
+
+    def half(self) -> "Module":
+        return self._refuse("float16")
+
+    def bfloat16(self) -> "Module":
+        return self._refuse("bfloat16")
+
+    def type(self, dst_type) -> "Module":
+        from ..tensor import as_dtype
+
+        as_dtype(dst_type, "Module.type")
+        return self
+
+    # -- state dict ----------------------------------------------------------------------
+    def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
+    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+        """Parameters and persistent buffers under their dotted names, in
+        registration order (parameters before buffers in each module). Tied
+        weights appear under every name, as in torch."""
+        if args:
+            destination = args[0] if destination is None else destination
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = dict(version=self._version)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        return destination
+
+    def _local_state(self) -> dict:
+        state = {k: v for k, v in self._parameters.items() if v is not None}
+        state.update((k, v) for k, v in self._buffers.items() if v is not None and k not in self._non_persistent_buffers_set)
+        return state
+
+    def _check_state(self, state_dict, prefix, missing, unexpected, errors, staged) -> None:
+        """torch's per-module key logic, without copying: collects missing
+        and unexpected keys, size-mismatch errors, and the (target, value)
+        pairs to copy."""
         from ..creation import tensor as make_tensor
 
-        # Validate every shape before writing anything.
-        staged = []
-        for k, target in own.items():
-            if k not in state_dict:
+        local = self._local_state()
+        for name, target in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing.append(key)
                 continue
-            v = state_dict[k]
-            if not isinstance(v, Tensor):
-                v = make_tensor(np.asarray(v), dtype=target.dtype)
-            if tuple(v.shape) != tuple(target.shape):
-                raise ValueError(f"load_state_dict: {k} has shape {tuple(v.shape)} in the state dict but {tuple(target.shape)} in the model")
-            staged.append((target, v))
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                if not isinstance(value, (np.ndarray, np.generic)):
+                    errors.append(f'While copying the parameter named "{key}", expected a Tensor or a NumPy array from checkpoint but received {type(value)}')
+                    continue
+                try:
+                    value = make_tensor(np.asarray(value), dtype=target.dtype)
+                except (TypeError, ValueError) as e:
+                    errors.append(f'While copying the parameter named "{key}": {e}')
+                    continue
+            shape = tuple(value.shape)
+            if len(target.shape) == 0 and shape == (1,):
+                value = value.reshape(())
+                shape = ()
+            if shape != tuple(target.shape):
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape {shape} from checkpoint, "
+                    f"the shape in current model is {tuple(target.shape)}."
+                )
+                continue
+            if value.dtype is not target.dtype:
+                value = make_tensor(value.numpy(force=True), dtype=target.dtype)
+            staged.append((self, name, target, value))
+        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_key in state_dict:
+                staged.append((self, _EXTRA_STATE_KEY_SUFFIX, None, state_dict[extra_key]))
+            else:
+                missing.append(extra_key)
+        elif extra_key in state_dict:
+            unexpected.append(extra_key)
+        for key in state_dict:
+            if key.startswith(prefix) and key != extra_key:
+                head = key[len(prefix):].split(".", 1)
+                if len(head) > 1:
+                    if head[0] not in self._modules:
+                        unexpected.append(key)
+                elif head[0] not in local:
+                    unexpected.append(key)
+
+    def load_state_dict(self, state_dict: Mapping, strict: bool = True, assign: bool = False):
+        """Copy parameters and persistent buffers from ``state_dict`` (values
+        may be onemodel tensors or NumPy arrays, e.g. a torch state dict
+        converted with ``{k: v.numpy() for k, v in sd.items()}``).
+
+        Returns ``_IncompatibleKeys(missing_keys, unexpected_keys)``. With
+        ``strict=True`` any missing or unexpected key is a RuntimeError in
+        torch's format; a shape mismatch always is. Everything is checked
+        before anything is copied. ``assign=True`` makes the module hold the
+        given tensors (as Parameters where it had Parameters) instead of
+        copying into its own."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors, staged = [], [], [], []
+
+        def visit(module, local, prefix):
+            module._check_state(local, prefix, missing, unexpected, errors, staged)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    visit(child, {k: v for k, v in local.items() if k.startswith(child_prefix)}, child_prefix)
+
+        visit(self, dict(state_dict), "")
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(type(self).__name__, "\n\t".join(errors)))
         with no_grad():
-            for target, v in staged:
-                target.copy_(v if v.dtype is target.dtype else make_tensor(v.numpy(force=True), dtype=target.dtype))
-        return missing, unexpected
+            for module, name, target, value in staged:
+                if target is None:
+                    module.set_extra_state(value)
+                elif assign:
+                    if isinstance(target, Parameter):
+                        value = value if isinstance(value, Parameter) else Parameter(value, requires_grad=target.requires_grad)
+                        value.requires_grad_(target.requires_grad)
+                        module._parameters[name] = value
+                    else:
+                        module._buffers[name] = value
+                else:
+                    target.copy_(value)
+        result = _IncompatibleKeys(missing, unexpected)
+        for module in self.modules():
+            for hook in list(module._load_state_dict_post_hooks.values()):
+                if hook(module, result) is not None:
+                    raise RuntimeError("load_state_dict post-hooks must return None (change incompatible_keys in place)")
+        return result
+
+    def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
+        return handle
 
     # -- calling -------------------------------------------------------------------------
-    def forward(self, *args, **kwargs):  # pragma: no cover - abstract
-        raise NotImplementedError(f"{type(self).__name__} has no forward()")
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False) -> RemovableHandle:
+        """``hook(module, args)`` (or ``hook(module, args, kwargs)``) before
+        forward; a non-None result replaces the arguments."""
+        handle = RemovableHandle(self._forward_pre_hooks, (self._forward_pre_hooks_with_kwargs,))
+        self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False) -> RemovableHandle:
+        """``hook(module, args, output)`` (or with kwargs) after forward; a
+        non-None result replaces the output."""
+        handle = RemovableHandle(self._forward_hooks, (self._forward_hooks_with_kwargs, self._forward_hooks_always_called))
+        self._forward_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def _call_with_hooks(self, args, kwargs):
+        for hook_id, hook in list(self._forward_pre_hooks.items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(f"forward pre-hook must return None or a tuple of (new_args, new_kwargs), but got {result}.")
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook_id, hook in list(self._forward_hooks.items()):
+            if hook_id in self._forward_hooks_with_kwargs:
+                result = hook(self, args, kwargs, output)
+            else:
+                result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
 
     def __call__(self, *args, **kwargs):
+        d = self.__dict__
+        if d.get("_forward_hooks") or d.get("_forward_pre_hooks"):
+            return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
+
+    # -- printing ----------------------------------------------------------------------------
+    def _get_name(self) -> str:
+        return type(self).__name__
 
     def extra_repr(self) -> str:
         return ""
 
     def __repr__(self) -> str:
-        lines = [f"{type(self).__name__}({self.extra_repr()}"]
-        if self._modules:
-            lines[0] = f"{type(self).__name__}("
-            if self.extra_repr():
-                lines.append(f"  {self.extra_repr()}")
-            for k, m in self._modules.items():
-                sub = repr(m).replace("\n", "\n  ")
-                lines.append(f"  ({k}): {sub}")
-            lines.append(")")
-            return "\n".join(lines)
-        return lines[0] + ")"
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({key}): " + _addindent(repr(module), 2) for key, module in self._modules.items()]
+        lines = extra_lines + child_lines
+        main = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main += extra_lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"
+
+    # -- pickling and copying -----------------------------------------------------------------
+    def __getstate__(self):
+        return self.__dict__.copy()
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+__all__ = ["Module", "RemovableHandle"]

@@ -1,10 +1,12 @@
-"""BatchNorm1d/2d and LayerNorm with torch's parameters and buffers
-(weight, bias, running_mean, running_var, num_batches_tracked)."""
+"""BatchNorm1d/2d, LayerNorm, GroupNorm and InstanceNorm1d/2d with torch's
+parameters and buffers (weight, bias, running_mean, running_var,
+num_batches_tracked) and printing."""
 
 from __future__ import annotations
 
 from .. import functional as F
 from ..creation import ones, tensor, zeros
+from ..grad_mode import no_grad
 from ..tensor import int64
 from .module import Module
 from .parameter import Parameter
@@ -14,13 +16,20 @@ class _BatchNorm(Module):
     _dims: tuple = ()
     _name = "BatchNorm"
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *, bias=True):
         super().__init__()
+        from .layers import _check_factory
+
+        _check_factory(self._name, device, dtype)
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
+        self.use_bias = affine and bias
         if affine:
             self.weight = Parameter(ones(num_features))
-            self.bias = Parameter(zeros(num_features))
+            if bias:
+                self.bias = Parameter(zeros(num_features))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -35,9 +44,18 @@ class _BatchNorm(Module):
 
     def reset_running_stats(self) -> None:
         if self.track_running_stats:
-            self.running_mean.fill_(0.0)
-            self.running_var.fill_(1.0)
-            self.num_batches_tracked.fill_(0)
+            with no_grad():
+                self.running_mean.fill_(0.0)
+                self.running_var.fill_(1.0)
+                self.num_batches_tracked.fill_(0)
+
+    def reset_parameters(self) -> None:
+        self.reset_running_stats()
+        with no_grad():
+            if self.weight is not None:
+                self.weight.fill_(1.0)
+            if self.bias is not None:
+                self.bias.fill_(0.0)
 
     def forward(self, input):
         if input.ndim not in self._dims:
@@ -57,7 +75,8 @@ class _BatchNorm(Module):
         )
 
     def extra_repr(self) -> str:
-        return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, track_running_stats={self.track_running_stats}"
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.use_bias}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -73,6 +92,9 @@ class BatchNorm2d(_BatchNorm):
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
+        from .layers import _check_factory
+
+        _check_factory("LayerNorm", device, dtype)
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
@@ -90,5 +112,78 @@ class LayerNorm(Module):
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
+    def reset_parameters(self) -> None:
+        with no_grad():
+            if self.weight is not None:
+                self.weight.fill_(1.0)
+            if self.bias is not None:
+                self.bias.fill_(0.0)
+
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
+
+
+class GroupNorm(Module):
+    """Normalise each group of num_channels / num_groups channels of a
+    sample (with its spatial positions) to zero mean and unit variance,
+    then scale and shift per channel."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        from .layers import _check_factory
+
+        _check_factory("GroupNorm", device, dtype)
+        if num_groups <= 0 or num_channels % num_groups != 0:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        self.use_bias = affine and bias
+        if affine:
+            self.weight = Parameter(ones(num_channels))
+            if bias:
+                self.bias = Parameter(zeros(num_channels))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.use_bias}"
+
+
+class _InstanceNorm(_BatchNorm):
+    """Each (sample, channel) plane normalised by its own statistics;
+    torch's defaults: affine=False, track_running_stats=False."""
+
+    _spatial = 1
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def forward(self, input):
+        expected = self._spatial + 2
+        if input.ndim not in (expected - 1, expected):
+            raise ValueError(f"expected {expected - 1}D or {expected}D input (got {input.ndim}D input)")
+        unbatched = input.ndim == expected - 1
+        if unbatched:
+            input = input.unsqueeze(0)
+        if input.shape[1] != self.num_features and self.affine:
+            raise ValueError(f"expected input's size at dim=1 to match num_features ({self.num_features}), but got: {input.shape[1]}.")
+        out = F.instance_norm(
+            input, self.running_mean, self.running_var, self.weight, self.bias,
+            self.training or not self.track_running_stats, self.momentum if self.momentum is not None else 0.0, self.eps,
+        )
+        return out.squeeze(0) if unbatched else out
+
+
+class InstanceNorm1d(_InstanceNorm):
+    _spatial = 1
+    _name = "InstanceNorm1d"
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _spatial = 2
+    _name = "InstanceNorm2d"

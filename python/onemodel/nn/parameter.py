@@ -1,4 +1,4 @@
-"""Parameters: leaf tensors that a Module registers and optimizers update."""
+"""Parameters and buffers: leaf tensors that a Module registers."""
 
 from __future__ import annotations
 
@@ -32,3 +32,37 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, proto):
         return (Parameter, (clone_contiguous(self.detach()), self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        out = Parameter(clone_contiguous(self.detach()), self.requires_grad)
+        memo[id(self)] = out
+        return out
+
+
+class Buffer(Tensor):
+    """A tensor to register as a module buffer by assignment
+    (torch.nn.Buffer): ``self.mask = nn.Buffer(t, persistent=False)``. The
+    module stores a plain tensor sharing ``t``'s storage."""
+
+    __slots__ = ("persistent",)
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True):
+        if data is None:
+            from ..creation import empty
+
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Buffer: expected a Tensor, got {type(data).__name__}")
+        b = Tensor._make.__func__(cls, data._storage, data._shape, data._strides, data._offset, data._dtype)
+        b.persistent = bool(persistent)
+        return b
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+
+def is_lazy(param) -> bool:
+    """onemodel has no lazy modules."""
+    return False

@@ -1,39 +1,73 @@
-"""Embedding (torch's constructor arguments; weight ~ N(0, 1), the padding row zero)."""
+"""Embedding (torch's constructor arguments, weight ~ N(0, 1) from
+onemodel's generator, the padding row zero, max_norm renormalisation,
+from_pretrained)."""
 
 from __future__ import annotations
 
 from .. import functional as F
 from ..creation import empty
 from ..grad_mode import no_grad
-from . import _init
+from . import init
 from .module import Module
 from .parameter import Parameter
 
 
 class Embedding(Module):
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None, generator=None):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                 sparse=False, _weight=None, _freeze=False, device=None, dtype=None, generator=None):
         super().__init__()
-        if max_norm is not None or scale_grad_by_freq or sparse:
-            raise ValueError("Embedding: max_norm, scale_grad_by_freq and sparse are not supported")
+        from .layers import _check_factory
+
+        _check_factory("Embedding", device, dtype)
+        if scale_grad_by_freq or sparse:
+            raise ValueError("Embedding: scale_grad_by_freq and sparse are not supported")
         if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ValueError(f"Embedding: padding_idx {padding_idx} must be within num_embeddings {num_embeddings}")
-            padding_idx %= num_embeddings
+            if padding_idx > 0:
+                if padding_idx >= num_embeddings:
+                    raise ValueError("Padding_idx must be within num_embeddings")
+            elif padding_idx < 0:
+                if padding_idx < -num_embeddings:
+                    raise ValueError("Padding_idx must be within num_embeddings")
+                padding_idx = num_embeddings + padding_idx
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
+        self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse = max_norm, norm_type, scale_grad_by_freq, sparse
         if _weight is None:
             self.weight = Parameter(empty(num_embeddings, embedding_dim), requires_grad=not _freeze)
-            _init.normal_(self.weight, 0.0, 1.0, generator)
-            if padding_idx is not None:
-                with no_grad():
-                    self.weight[padding_idx] = 0.0
+            self.reset_parameters(generator)
         else:
             if tuple(_weight.shape) != (num_embeddings, embedding_dim):
-                raise ValueError(f"Embedding: _weight of shape {tuple(_weight.shape)} does not match ({num_embeddings}, {embedding_dim})")
+                raise ValueError("Shape of weight does not match num_embeddings and embedding_dim")
             self.weight = Parameter(_weight, requires_grad=not _freeze)
 
+    def reset_parameters(self, generator=None) -> None:
+        init.normal_(self.weight, generator=generator)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self) -> None:
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
+
     def forward(self, input):
-        return F.embedding(input, self.weight, self.padding_idx)
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
-        return s + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+        if embeddings.ndim != 2:
+            raise ValueError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, _weight=embeddings, _freeze=freeze, padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
+                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+__all__ = ["Embedding"]

@@ -108,17 +108,17 @@ class NllLossFn(Function):
 
 
 def _check_reduction(op, reduction, size_average, reduce):
-    if size_average is not None or reduce is not None:
-        raise ValueError(f"{op}: size_average and reduce are deprecated; use reduction=")
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(f"{op}: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
+    """The reduction, from torch's legacy size_average/reduce when given."""
+    from .loss import reduction_of
+
+    return reduction_of(op, size_average, reduce, reduction)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean") -> Tensor:
     """torch.nn.functional.nll_loss over input [N, C], [N, C, d1, ...] or [C]."""
     op = "nll_loss"
     check_float(op, input=input, weight=weight)
-    _check_reduction(op, reduction, size_average, reduce)
+    reduction = _check_reduction(op, reduction, size_average, reduce)
     if not isinstance(target, Tensor) or target.dtype is not int64:
         raise TypeError(f"{op}: target must be an int64 Tensor of class indices, got {getattr(target, 'dtype', type(target).__name__)}")
     unbatched = input.ndim == 1
@@ -141,18 +141,22 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0) -> Tensor:
     """torch.nn.functional.cross_entropy: class-index targets (int64) or
-    class probabilities (float32, input's shape). label_smoothing is not
-    supported (ValueError if nonzero)."""
+    class probabilities (float32, input's shape), with torch's
+    label_smoothing (see onemodel.ops.loss.smoothed_cross_entropy)."""
+    from .loss import reduction_of, smoothed_cross_entropy
+
     op = "cross_entropy"
     check_float(op, input=input, weight=weight)
-    _check_reduction(op, reduction, size_average, reduce)
-    if label_smoothing:
-        raise ValueError(f"{op}: label_smoothing={label_smoothing} is not supported")
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"{op}: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     dim = 0 if input.ndim == 1 else 1
     lp = log_softmax(input, dim)
     if isinstance(target, Tensor) and target.dtype is float32:
         if target.shape != input.shape:
             raise ValueError(f"{op}: probability target of shape {tuple(target.shape)} does not match input of shape {tuple(input.shape)}")
+        if label_smoothing > 0.0:
+            target = target * (1.0 - label_smoothing) + label_smoothing / input.shape[dim]
         prod = lp * target
         if weight is not None:
             wshape = (weight.shape[0],) + (1,) * (input.ndim - dim - 1)
@@ -163,4 +167,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if reduction == "sum":
             return per.sum()
         return per.mean()
+    if label_smoothing > 0.0:
+        if not isinstance(target, Tensor) or target.dtype is not int64:
+            raise TypeError(f"{op}: target must be an int64 Tensor of class indices or a float32 Tensor of probabilities")
+        return smoothed_cross_entropy(lp, target, weight, int(ignore_index), reduction, float(label_smoothing), nll_loss)
     return nll_loss(lp, target, weight, None, ignore_index, None, reduction)

@@ -16,8 +16,8 @@ import math
 import types
 import warnings
 
-from .. import _core
-from ..tensor import Tensor
+from ... import _core
+from ...tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
 
@@ -29,7 +29,7 @@ def _as_list(parameters) -> list:
 
 
 def _norm_tensor(value: float) -> Tensor:
-    from ..creation import tensor as make_tensor
+    from ...creation import tensor as make_tensor
 
     return make_tensor(value)
 
