@@ -364,7 +364,7 @@ class Module:
         ``to(tensor)``, with ``non_blocking`` (ignored). The device must be
         the CPU; the dtype must be float32 (the only floating dtype onemodel
         computes in), so this returns the module unchanged or raises."""
-        from ..ops import _parse_to_args
+        from ..ops.convert import parse_to_args as _parse_to_args
 
         if args and isinstance(args[0], Tensor):
             other = args[0]

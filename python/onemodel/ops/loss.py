@@ -25,8 +25,9 @@ from ..autograd.function import Function
 from ..tensor import Tensor
 from . import reduce as _reduce, views
 from ._spatial_util import check_float, scalar_tensor
-from .arith import binary_kernel, expand_to, unary_kernel
-from .pointwise import _unary_p, abs as _abs, log, where
+from .._kernels import binary_kernel, expand_to, unary_kernel
+from .pointwise import _unary_p, abs as _abs, log
+from .selection import where
 
 
 def reduction_of(op: str, size_average, reduce_, reduction: str) -> str:
