@@ -289,8 +289,24 @@ def data() -> None:
     _write_json("data.json", {"torch": torch.__version__, "collate": collate, "loaders": loaders})
 
 
+def ports() -> None:
+    """The six ported programs (tests/ports/) run on torch through the
+    harness: their results, torch's initial weights and every random draw."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "ports"))
+    import harness
+
+    arrays, results = {}, {}
+    for name in harness.NAMES:
+        run = harness.Run(torch, record=True, prefix=f"{name}/")
+        harness.DRIVERS[name](torch, run)
+        arrays.update(run.arrays)
+        results[name] = run.results
+    _save_npz("ports.npz", arrays)
+    _write_json("ports.json", {"torch": torch.__version__, "results": results})
+
+
 SECTIONS = {"structure": structure, "layers": layers, "losses": losses, "optim": optim, "schedules": schedules, "init": init,
-            "data": data}
+            "data": data, "ports": ports}
 
 
 def main(argv) -> None:

@@ -29,7 +29,8 @@ from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm1d, InstanceNorm2d, LayerNorm
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .parameter import Buffer, Parameter
-from . import init, utils
+from . import init, parallel, utils
+from .parallel import DataParallel
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -51,7 +52,7 @@ from .transformer import Transformer, TransformerDecoder, TransformerDecoderLaye
 _sys.modules[__name__ + ".functional"] = functional
 
 __all__ = [
-    "Module", "Parameter", "Buffer", "functional", "init", "utils",
+    "Module", "Parameter", "Buffer", "functional", "init", "utils", "parallel", "DataParallel",
     "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
     "Linear", "Identity", "ReLU", "Unflatten", "Flatten", "GELU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
     "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
