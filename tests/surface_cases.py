@@ -146,7 +146,16 @@ def _repeated(torch):
     return nn.ModuleList([nn.Linear(2, 2) for _ in range(3)] + [nn.ReLU(), nn.ReLU(), nn.Linear(2, 3)])
 
 
+def _misc(torch):
+    nn = torch.nn
+    return nn.Sequential(
+        nn.ZeroPad2d(1), nn.ZeroPad2d((1, 0, 2, 3)), nn.ConstantPad1d((1, 2), 3.5), nn.ConstantPad3d(1, 0.0), nn.PixelShuffle(2),
+        nn.PixelUnshuffle(3), nn.CosineSimilarity(dim=2), nn.PairwiseDistance(p=1.0), nn.DataParallel(nn.Linear(2, 2)),
+    )
+
+
 STRUCTURE_CASES = {
+    "misc": _misc,
     "tied": _tied,
     "nested": _nested,
     "sequential_ordered": _sequential_ordered,

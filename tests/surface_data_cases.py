@@ -44,6 +44,16 @@ def describe(obj):
     return {"value": obj}
 
 
+def distributed_cases(lib):
+    """Each rank's indices of a DistributedSampler without shuffling."""
+    data = lib.utils.data
+    out = {}
+    for n, replicas, drop_last in [(10, 3, False), (10, 3, True), (2, 4, False), (9, 3, False)]:
+        out[f"{n}_{replicas}_{drop_last}"] = [list(data.DistributedSampler(range(n), replicas, r, shuffle=False, drop_last=drop_last))
+                                              for r in range(replicas)]
+    return out
+
+
 def loader_cases(lib):
     """(name, loader) pairs whose batches do not depend on random draws."""
     data = lib.utils.data

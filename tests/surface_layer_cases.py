@@ -13,6 +13,13 @@ def _mod(build, inputs, call=None, train=True):
     return {"build": build, "inputs": inputs, "call": call or (lambda m, *xs: m(*xs)), "train": train}
 
 
+def _lib(m):
+    """The library a module comes from (torch or onemodel)."""
+    import sys
+
+    return sys.modules[type(m).__module__.split(".")[0]]
+
+
 def _decoder_call(m, tgt, memory):
     import sys
 
@@ -80,5 +87,13 @@ LAYER_CASES = {
     "embedding_padding": _mod(lambda t: t.nn.Embedding(10, 4, padding_idx=2), [("i10", (2, 6))]),
     "upsample_bilinear": _mod(lambda t: t.nn.Upsample(size=(5, 7), mode="bilinear", align_corners=True), [("f", (2, 2, 3, 4))]),
     "unflatten": _mod(lambda t: t.nn.Sequential(t.nn.Unflatten(1, (2, 6)), t.nn.Unflatten(-1, (3, -1))), [("f", (2, 12))]),
+    "pixel_shuffle": _mod(lambda t: t.nn.Sequential(t.nn.PixelShuffle(2), t.nn.PixelUnshuffle(2), t.nn.PixelShuffle(2)), [("f", (2, 8, 3, 2))]),
+    "zero_pad2d": _mod(lambda t: t.nn.ZeroPad2d((1, 2, 0, 1)), [("f", (1, 2, 3, 3))]),
+    "constant_pad1d": _mod(lambda t: t.nn.ConstantPad1d(2, 1.5), [("f", (2, 3, 4))]),
+    "cosine_similarity": _mod(lambda t: t.nn.CosineSimilarity(dim=-1), [("f", (3, 4, 5)), ("f", (4, 5))]),
+    "pairwise_distance": _mod(lambda t: t.nn.PairwiseDistance(p=3.0, keepdim=True), [("f", (4, 6)), ("f", (4, 6))]),
+    "pairwise_distance_l2": _mod(lambda t: t.nn.PairwiseDistance(), [("f", (4, 6)), ("f", (1, 6))]),
+    "normalize": _mod(lambda t: t.nn.Identity(), [("f", (3, 5))], call=lambda m, x: _lib(m).nn.functional.normalize(x, dim=0)),
+    "normalize_p1": _mod(lambda t: t.nn.Identity(), [("f", (2, 3, 4))], call=lambda m, x: _lib(m).nn.functional.normalize(x, p=1.0, dim=-1)),
     "dropout2d_eval": _mod(lambda t: t.nn.Dropout2d(0.5), [("f", (2, 3, 2, 2))], train=False),
 }

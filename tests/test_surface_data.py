@@ -37,6 +37,21 @@ def test_loader_batches_match_torch(name):
     assert [describe(b) for b in loader] == want["batches"]
 
 
+def test_distributed_sampler_splits_as_torch():
+    from surface_data_cases import distributed_cases
+
+    assert distributed_cases(om) == FIX["distributed"]
+    s = data.DistributedSampler(range(10), num_replicas=2, rank=1, seed=4)
+    s.set_epoch(1)
+    a = list(s)
+    s.set_epoch(2)
+    assert len(a) == 5 and a != list(s)
+    with pytest.raises(ValueError, match="Invalid rank"):
+        data.DistributedSampler(range(3), 2, 2)
+    with pytest.raises(RuntimeError, match="no process group"):
+        data.DistributedSampler(range(3))
+
+
 def test_default_collate_refuses_what_torch_refuses():
     with pytest.raises(TypeError, match="batch must contain tensors"):
         data.default_collate([object(), object()])

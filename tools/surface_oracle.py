@@ -286,7 +286,8 @@ def data() -> None:
     for name, loader in dc.loader_cases(torch):
         loaders[name] = {"len": len(loader) if name not in ("iterable", "iterable_drop_last") else None,
                          "batches": [dc.describe(b) for b in loader]}
-    _write_json("data.json", {"torch": torch.__version__, "collate": collate, "loaders": loaders})
+    _write_json("data.json", {"torch": torch.__version__, "collate": collate, "loaders": loaders,
+                              "distributed": dc.distributed_cases(torch)})
 
 
 def ports() -> None:

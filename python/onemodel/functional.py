@@ -75,3 +75,7 @@ __all__ += [
     "dropout3d", "group_norm", "instance_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "kl_div",
     "l1_loss", "mse_loss", "smooth_l1_loss", "avg_pool1d", "conv1d", "conv_transpose1d", "max_pool1d",
 ]
+
+from .ops.distance import cosine_similarity, normalize, pairwise_distance, pixel_shuffle, pixel_unshuffle  # noqa: E402
+
+__all__ += ["cosine_similarity", "normalize", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle"]

@@ -25,6 +25,17 @@ from .loss import (
     NLLLoss,
     SmoothL1Loss,
 )
+from .misc import (
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    CosineSimilarity,
+    PairwiseDistance,
+    PixelShuffle,
+    PixelUnshuffle,
+    ZeroPad1d,
+    ZeroPad2d,
+)
 from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm1d, InstanceNorm2d, LayerNorm
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -65,4 +76,6 @@ __all__ = [
     "RNNBase", "LSTM", "GRU", "RNN", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss",
     "CrossEntropyLoss", "CTCLoss",
+    "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "PixelShuffle", "PixelUnshuffle",
+    "CosineSimilarity", "PairwiseDistance",
 ]

@@ -23,7 +23,7 @@ import random
 import sys
 import traceback
 
-from ._collate import default_collate, default_convert
+from ._collate import default_collate, default_convert  # noqa: F401 - torch.utils.data.dataloader's names
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 

@@ -175,3 +175,72 @@ class BatchSampler(Sampler):
         if self.drop_last:
             return len(self.sampler) // self.batch_size
         return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+
+
+def _process_group(what: str) -> int:
+    try:
+        from ... import distributed as dist
+    except ImportError:  # pragma: no cover
+        dist = None
+    if dist is not None and getattr(dist, "is_initialized", lambda: False)():
+        return dist.get_world_size() if what == "num_replicas" else dist.get_rank()
+    raise RuntimeError(f"DistributedSampler: {what} was not given and no process group is initialized")
+
+
+class DistributedSampler(Sampler):
+    """torch's DistributedSampler: rank r of num_replicas takes every
+    num_replicas-th index of one permutation (seeded by seed + epoch; call
+    ``set_epoch`` each epoch), padded by repetition to equal lengths unless
+    ``drop_last``."""
+
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle: bool = True, seed: int = 0, drop_last: bool = False):
+        import math
+
+        if num_replicas is None:
+            num_replicas = _process_group("num_replicas")
+        if rank is None:
+            rank = _process_group("rank")
+        if rank >= num_replicas or rank < 0:
+            raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
+        self.dataset = dataset
+        self.num_replicas = num_replicas
+        self.rank = rank
+        self.epoch = 0
+        self.drop_last = drop_last
+        if self.drop_last and len(self.dataset) % self.num_replicas != 0:
+            self.num_samples = math.ceil((len(self.dataset) - self.num_replicas) / self.num_replicas)
+        else:
+            self.num_samples = math.ceil(len(self.dataset) / self.num_replicas)
+        self.total_size = self.num_samples * self.num_replicas
+        self.shuffle = shuffle
+        self.seed = seed
+
+    def __iter__(self):
+        import math
+
+        from ...creation import Generator, randperm
+
+        if self.shuffle:
+            g = Generator()
+            g.manual_seed(self.seed + self.epoch)
+            indices = randperm(len(self.dataset), generator=g).tolist()
+        else:
+            indices = list(range(len(self.dataset)))
+        if not self.drop_last:
+            padding_size = self.total_size - len(indices)
+            if padding_size <= len(indices):
+                indices += indices[:padding_size]
+            else:
+                indices += (indices * math.ceil(padding_size / len(indices)))[:padding_size]
+        else:
+            indices = indices[: self.total_size]
+        return iter(indices[self.rank:self.total_size:self.num_replicas])
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+
+__all__.append("DistributedSampler")

@@ -1,0 +1,102 @@
+"""Small modules over the functional operators: constant padding
+(ZeroPad1d/2d, ConstantPad1d/2d/3d), PixelShuffle/PixelUnshuffle,
+CosineSimilarity, PairwiseDistance (torch's arguments and printouts)."""
+
+from __future__ import annotations
+
+from .. import functional as F
+from .module import Module
+
+
+class _ConstantPadNd(Module):
+    _n = 1
+
+    def __init__(self, padding, value: float):
+        super().__init__()
+        if isinstance(padding, int):
+            padding = (padding,) * (2 * self._n)
+        padding = tuple(padding)
+        if len(padding) != 2 * self._n:
+            raise ValueError(f"{type(self).__name__}: padding must be an int or a {2 * self._n}-tuple, got {padding!r}")
+        self.padding = padding
+        self.value = value
+
+    def forward(self, input):
+        return F.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self) -> str:
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    _n = 1
+
+
+class ConstantPad2d(_ConstantPadNd):
+    _n = 2
+
+
+class ConstantPad3d(_ConstantPadNd):
+    _n = 3
+
+
+class ZeroPad1d(ConstantPad1d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ZeroPad2d(ConstantPad2d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class PixelShuffle(Module):
+    def __init__(self, upscale_factor: int):
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input):
+        return F.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    def __init__(self, downscale_factor: int):
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input):
+        return F.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim: int = 1, eps: float = 1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1, x2):
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+__all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "PixelShuffle", "PixelUnshuffle",
+           "CosineSimilarity", "PairwiseDistance"]
