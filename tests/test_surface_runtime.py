@@ -285,3 +285,40 @@ def test_custom_function_setup_context_and_errors():
         b.add_(1.0)
     with pytest.raises(om.TensorVersionError):
         out.sum().backward()
+
+
+def test_finfo_iinfo_and_size_are_torchs():
+    import json
+    from pathlib import Path
+
+    fix = json.loads((Path(__file__).resolve().parent.parent / "testdata" / "surface" / "runtime.json").read_text())
+    for name, want in fix["finfo"].items():
+        f = om.finfo(getattr(om, name))
+        assert repr(f) == want["repr"]
+        assert [f.bits, f.eps, f.max, f.min, f.tiny, f.resolution, f.smallest_normal] == want["values"], name
+    for name, want in fix["iinfo"].items():
+        i = om.iinfo(getattr(om, name))
+        assert repr(i) == want["repr"] and [i.bits, i.max, i.min] == want["values"], name
+    assert om.Size([2, 3, 4]).numel() == fix["size_numel"] and om.Size([2, 3]) == (2, 3)
+    with pytest.raises(TypeError, match="not a floating point"):
+        om.finfo(om.int64)
+
+
+def test_jit_checkpoint_and_memory_formats_pass_through():
+    model = om.nn.Linear(2, 2)
+    assert om.jit.script(model) is model and om.jit.trace(model, om.ones(1, 2)) is model
+
+    @om.jit.script
+    def f(x):
+        return x * 2
+
+    assert f(om.ones(1)).tolist() == [2.0]
+    with pytest.raises(RuntimeError, match="no TorchScript"):
+        om.jit.save(model, "m.pt")
+    x = om.ones(1, 2, requires_grad=True)
+    y = om.utils.checkpoint.checkpoint(model, x, use_reentrant=False)
+    y.sum().backward()
+    assert x.grad is not None and y.tolist() == model(x).tolist()
+    seq = om.nn.Sequential(om.nn.Linear(2, 2), om.nn.Tanh())
+    assert om.utils.checkpoint.checkpoint_sequential(seq, 2, x).tolist() == seq(x).tolist()
+    assert model.to(memory_format=om.channels_last) is model

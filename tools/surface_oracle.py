@@ -306,7 +306,20 @@ def ports() -> None:
     _write_json("ports.json", {"torch": torch.__version__, "results": results})
 
 
-SECTIONS = {"structure": structure, "layers": layers, "losses": losses, "optim": optim, "schedules": schedules, "init": init,
+def runtime() -> None:
+    """finfo/iinfo of the dtypes programs name, and torch.Size's behaviour."""
+    fi = {}
+    for name in ["float32", "float16", "bfloat16", "float64"]:
+        f = torch.finfo(getattr(torch, name))
+        fi[name] = {"repr": repr(f), "values": [f.bits, f.eps, f.max, f.min, f.tiny, f.resolution, f.smallest_normal]}
+    ii = {}
+    for name in ["int64", "int32", "int16", "int8", "uint8"]:
+        i = torch.iinfo(getattr(torch, name))
+        ii[name] = {"repr": repr(i), "values": [i.bits, i.max, i.min]}
+    _write_json("runtime.json", {"torch": torch.__version__, "finfo": fi, "iinfo": ii, "size_numel": torch.Size([2, 3, 4]).numel()})
+
+
+SECTIONS = {"runtime": runtime, "structure": structure, "layers": layers, "losses": losses, "optim": optim, "schedules": schedules, "init": init,
             "data": data, "ports": ports}
 
 

@@ -111,8 +111,9 @@ from ._runtime import (
     set_rng_state,
     use_deterministic_algorithms,
 )
-from . import amp, backends, cuda, utils
+from . import amp, backends, cuda, jit, utils
 from .amp import autocast
+from ._typeinfo import Size, channels_last, channels_last_3d, contiguous_format, finfo, iinfo, memory_format, preserve_format
 
 __version__ = _core.__version__
 

@@ -1,7 +1,7 @@
-"""torch.utils's names that training programs use: ``data``."""
+"""torch.utils's names that training programs use: ``data``, ``checkpoint``."""
 
 from __future__ import annotations
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["data", "checkpoint"]
