@@ -127,6 +127,13 @@ def _losses(torch):
         nn.NLLLoss(weight=torch.ones(4), ignore_index=1),
         nn.CrossEntropyLoss(label_smoothing=0.1),
         nn.CrossEntropyLoss(),
+        nn.MarginRankingLoss(0.5),
+        nn.HingeEmbeddingLoss(),
+        nn.SoftMarginLoss(),
+        nn.CosineEmbeddingLoss(),
+        nn.TripletMarginLoss(swap=True),
+        nn.PoissonNLLLoss(full=True),
+        nn.MultiLabelSoftMarginLoss(weight=torch.ones(3)),
     ])
 
 

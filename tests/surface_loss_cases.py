@@ -7,7 +7,7 @@ every float input marked "+") requires grad.
 Input kinds: f normal; p probabilities in (0, 1); s saturated
 probabilities (including exact 0 and 1); b binary targets; u uniform [0, 1]
 targets; i<C> class indices below C; w positive weights; lp log-softmax
-rows (dim 1); d a distribution per row (dim 1)."""
+rows (dim 1); d a distribution per row (dim 1); pm ±1 labels; c counts 0..4."""
 
 from __future__ import annotations
 
@@ -52,5 +52,16 @@ LOSS_CASES = {
                                  lambda t, x, y: _F(t).cross_entropy(x, y, reduction="sum", label_smoothing=0.05)),
     "ce_smoothing_none": ([("f+", (4, 3)), ("i3", (4,))], lambda t, x, y: _F(t).cross_entropy(x, y, reduction="none", label_smoothing=0.3)),
     "ce_probabilities_smoothing": ([("f+", (4, 3)), ("d", (4, 3))], lambda t, x, y: _F(t).cross_entropy(x, y, label_smoothing=0.2)),
+    "margin_ranking": ([("f+", (6,)), ("f+", (6,)), ("pm", (6,))], lambda t, x1, x2, y: t.nn.MarginRankingLoss(margin=0.3)(x1, x2, y)),
+    "hinge_embedding": ([("f+", (4, 3)), ("pm", (4, 3))], lambda t, x, y: _F(t).hinge_embedding_loss(x, y, margin=0.5)),
+    "soft_margin_sum": ([("L+", (8,)), ("pm", (8,))], lambda t, x, y: t.nn.SoftMarginLoss(reduction="sum")(x, y)),
+    "cosine_embedding": ([("f+", (5, 4)), ("f+", (5, 4)), ("pm", (5,))], lambda t, a, b, y: t.nn.CosineEmbeddingLoss(margin=0.2)(a, b, y)),
+    "triplet_margin": ([("f+", (4, 6)), ("f+", (4, 6)), ("f+", (4, 6))], lambda t, a, p, n: t.nn.TripletMarginLoss(margin=2.0)(a, p, n)),
+    "triplet_margin_swap_p1": ([("f+", (4, 6)), ("f+", (4, 6)), ("f+", (4, 6))],
+                               lambda t, a, p, n: _F(t).triplet_margin_loss(a, p, n, p=1, swap=True, reduction="none")),
+    "poisson_nll": ([("f+", (3, 4)), ("w", (3, 4))], lambda t, x, y: t.nn.PoissonNLLLoss()(x, y)),
+    "poisson_nll_full_linear": ([("w+", (3, 4)), ("c", (3, 4))], lambda t, x, y: _F(t).poisson_nll_loss(x, y, log_input=False, full=True)),
+    "multilabel_soft_margin": ([("f+", (4, 5)), ("b", (4, 5)), ("w", (5,))],
+                               lambda t, x, y, w: t.nn.MultiLabelSoftMarginLoss(weight=w)(x, y)),
     "ce_weight": ([("f+", (5, 4)), ("i4", (5,)), ("w", (4,))], lambda t, x, y, w: t.nn.CrossEntropyLoss(weight=w)(x, y)),
 }

@@ -131,6 +131,10 @@ def _loss_input(rng, kind: str, shape):
         return rng.random(shape).astype(np.float32)
     if kind == "w":
         return (rng.random(shape) + 0.5).astype(np.float32)
+    if kind == "pm":
+        return (rng.integers(0, 2, shape) * 2 - 1).astype(np.float32)
+    if kind == "c":
+        return rng.integers(0, 5, shape).astype(np.float32)
     if kind.startswith("i"):
         return rng.integers(0, int(kind[1:]), shape).astype(np.int64)
     x = rng.standard_normal(shape)

@@ -79,3 +79,16 @@ __all__ += [
 from .ops.distance import cosine_similarity, normalize, pairwise_distance, pixel_shuffle, pixel_unshuffle  # noqa: E402
 
 __all__ += ["cosine_similarity", "normalize", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle"]
+
+from .ops.loss import (  # noqa: E402
+    cosine_embedding_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multilabel_soft_margin_loss,
+    poisson_nll_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
+
+__all__ += ["cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
+            "soft_margin_loss", "triplet_margin_loss"]

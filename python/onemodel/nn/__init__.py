@@ -14,6 +14,13 @@ from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .layers import Identity, Linear, ReLU, Unflatten
 from .loss import (
+    CosineEmbeddingLoss,
+    HingeEmbeddingLoss,
+    MarginRankingLoss,
+    MultiLabelSoftMarginLoss,
+    PoissonNLLLoss,
+    SoftMarginLoss,
+    TripletMarginLoss,
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
@@ -77,5 +84,6 @@ __all__ = [
     "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss",
     "CrossEntropyLoss", "CTCLoss",
     "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "PixelShuffle", "PixelUnshuffle",
-    "CosineSimilarity", "PairwiseDistance",
+    "CosineSimilarity", "PairwiseDistance", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss",
+    "TripletMarginLoss", "PoissonNLLLoss", "MultiLabelSoftMarginLoss",
 ]

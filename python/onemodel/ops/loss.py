@@ -354,3 +354,126 @@ __all__ = [
     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div", "binary_cross_entropy", "binary_cross_entropy_with_logits",
 ]
 
+
+
+# -- margin and ranking losses (composed from the element-wise operators) -------------------
+
+def _log_sigmoid(x: Tensor) -> Tensor:
+    """log σ(x) = min(x, 0) − log(1 + exp(−|x|)) (stable for any x)."""
+    from .pointwise import exp
+    from .selection import minimum
+
+    return minimum(x, 0.0) - log(exp(-_abs(x)) + 1.0)
+
+
+def _target_is(target: Tensor, value: float):
+    return target.detach().numpy() == value
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean") -> Tensor:
+    """max(0, −y·(x1 − x2) + margin)."""
+    op = "margin_ranking_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_float(op, input1=input1, input2=input2, target=target)
+    if input1.ndim != input2.ndim or input1.ndim != target.ndim:
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: {tuple(input1.shape)}, input2: {tuple(input2.shape)}, target: {tuple(target.shape)} ")
+    from .arith import relu
+
+    return reduce_loss(relu(-target * (input1 - input2) + margin), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean") -> Tensor:
+    """x where y = 1, max(0, margin − x) where y = −1 (torch's sum of both parts)."""
+    op = "hinge_embedding_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_float(op, input=input, target=target)
+    from .arith import relu
+
+    x, y = _pair(op, input, target, warn=False)
+    margin_part = where(~_target_is(y, 1.0), relu(margin - x), 0.0)
+    self_part = where(~_target_is(y, -1.0), x, 0.0)
+    return reduce_loss(margin_part + self_part, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean") -> Tensor:
+    """log(1 + exp(−y·x)), as −log σ(y·x)."""
+    op = "soft_margin_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    x, y = _pair(op, input, target)
+    return reduce_loss(-_log_sigmoid(y * x), reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean") -> Tensor:
+    """1 − cos where y = 1, max(0, cos − margin) where y = −1;
+    cos = Σ x1·x2 / sqrt((Σ x1² + 1e-12)(Σ x2² + 1e-12)) over the last dim (torch's)."""
+    op = "cosine_embedding_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_float(op, input1=input1, input2=input2, target=target)
+    from .arith import relu
+    from .pointwise import sqrt
+
+    d = input1.ndim - 1
+    prod = _reduce.sum(input1 * input2, d)
+    m1 = _reduce.sum(input1 * input1, d) + 1e-12
+    m2 = _reduce.sum(input2 * input2, d) + 1e-12
+    cos = prod / sqrt(m1 * m2)
+    pos = where(_target_is(target, 1.0), 1.0 - cos, 0.0)
+    neg = where(_target_is(target, -1.0), relu(cos - margin), 0.0)
+    return reduce_loss(pos + neg, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None, reduce=None,
+                        reduction="mean") -> Tensor:
+    """max(0, margin + d(a, p) − d(a, n)) with d = pairwise_distance (swap:
+    d(a, n) replaced by min(d(a, n), d(p, n)))."""
+    op = "triplet_margin_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_float(op, anchor=anchor, positive=positive, negative=negative)
+    from .arith import relu
+    from .distance import pairwise_distance
+    from .selection import minimum
+
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return reduce_loss(relu(d_pos - d_neg + margin), reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean") -> Tensor:
+    """exp(x) − y·x (log_input), else x − y·log(x + eps); full adds
+    Stirling's y·log y − y + ½·log(2πy) where y > 1."""
+    import math
+
+    op = "poisson_nll_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_float(op, input=input, target=target)
+    from .pointwise import exp
+
+    if log_input:
+        loss = exp(input) - target * input
+    else:
+        loss = input - target * log(input + eps)
+    if full:
+        big = target.detach().numpy() > 1
+        safe = where(big, target, 1.0)
+        stirling = safe * log(safe) - safe + log(safe * (2 * math.pi)) * 0.5
+        loss = loss + where(big, stirling, 0.0)
+    return reduce_loss(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean") -> Tensor:
+    """−(y·log σ(x) + (1 − y)·log σ(−x)), weighted, averaged over the classes."""
+    op = "multilabel_soft_margin_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_float(op, input=input, target=target, weight=weight)
+    loss = -(target * _log_sigmoid(input) + (1.0 - target) * _log_sigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    c = input.ndim - 1
+    loss = _reduce.sum(loss, c) / input.shape[c]
+    return reduce_loss(loss, reduction)
+
+
+__all__ += ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
+            "poisson_nll_loss", "multilabel_soft_margin_loss"]
