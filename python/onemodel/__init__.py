@@ -113,7 +113,7 @@ from ._runtime import (
 )
 from . import amp, backends, cuda, jit, utils
 from .amp import autocast
-from ._typeinfo import Size, channels_last, channels_last_3d, contiguous_format, finfo, iinfo, memory_format, preserve_format
+from ._typeinfo import channels_last, channels_last_3d, contiguous_format, finfo, iinfo, memory_format, preserve_format
 
 __version__ = _core.__version__
 

@@ -1,6 +1,5 @@
 """Type and layout names programs use beside tensors: ``finfo``/``iinfo``
-(the limits of a dtype, from NumPy's exact tables), ``Size`` (a tuple, as
-torch.Size) and the memory formats (accepted, no effect: onemodel's
+(the limits of a dtype, from NumPy's exact tables) and the memory formats (accepted, no effect: onemodel's
 tensors are strided views whose kernels take any layout)."""
 
 from __future__ import annotations
@@ -51,22 +50,6 @@ class iinfo:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
 
 
-class Size(tuple):
-    """A shape: a tuple of ints (torch.Size)."""
-
-    def __new__(cls, sizes=()):
-        return super().__new__(cls, (int(s) for s in sizes))
-
-    def numel(self) -> int:
-        n = 1
-        for s in self:
-            n *= s
-        return n
-
-    def __repr__(self) -> str:
-        return f"onemodel.Size({list(self)})"
-
-
 class memory_format:
     """A memory-layout request (accepted, no effect)."""
 
@@ -84,4 +67,4 @@ channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 preserve_format = memory_format("preserve_format")
 
-__all__ = ["finfo", "iinfo", "Size", "memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format"]
+__all__ = ["finfo", "iinfo", "memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format"]
