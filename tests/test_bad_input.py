@@ -69,9 +69,13 @@ def test_setitem_errors():
     t = om.ones(3)
     with pytest.raises(ValueError, match="cannot be expanded"):
         t[0:2] = om.ones(3)
-    with pytest.raises(TypeError, match="int64"):
-        t[0:1] = om.tensor([1])
+    with pytest.raises(IndexError, match="out of bounds for dimension 0 with size 3"):
+        t[[0, 3]] = 2.0
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        t[om.tensor([True, False, True])] = om.ones(3)
     assert t.tolist() == [1.0, 1.0, 1.0]
+    t[0:1] = om.tensor([2])  # as torch: the value is cast to the tensor's dtype
+    assert t.tolist() == [2.0, 1.0, 1.0]
 
 
 def test_backward_argument_errors():

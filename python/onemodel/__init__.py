@@ -13,9 +13,11 @@ from .errors import GraphReleasedError, TensorVersionError
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .scope import ActivationScope
 from ._device import device
+from ._shape import Size
 from .tensor import (
     Tensor,
     bfloat16,
+    bool_,
     cdouble,
     cfloat,
     complex64,
@@ -41,6 +43,12 @@ from .creation import (
     Generator,
     arange,
     as_tensor,
+    bernoulli,
+    linspace,
+    logspace,
+    multinomial,
+    normal,
+    numel,
     default_generator,
     empty,
     empty_like,
@@ -62,12 +70,109 @@ from .creation import (
     zeros_like,
 )
 from .ops.arith import add, div, mul, neg, relu, sub
+from .ops.compare import (
+    all,
+    allclose,
+    any,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    eq,
+    equal,
+    ge,
+    greater,
+    greater_equal,
+    gt,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
+    isneginf,
+    isposinf,
+    le,
+    less,
+    less_equal,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lt,
+    ne,
+    not_equal,
+    signbit,
+)
 from .ops.join import cat, stack
 from .ops.pointwise import abs, erf, exp, log, pow, sigmoid, sqrt, square, tanh
-from .ops.selection import clamp, clip, maximum, minimum, where
+from .ops.selection import (
+    clamp,
+    clamp_max,
+    clamp_min,
+    clip,
+    masked_fill,
+    maximum,
+    minimum,
+    tril,
+    triu,
+    where,
+)
+from .ops.index import (
+    argwhere,
+    gather,
+    index_add,
+    index_copy,
+    index_fill,
+    index_put,
+    index_select,
+    masked_scatter,
+    masked_select,
+    nonzero,
+    scatter,
+    scatter_add,
+    scatter_reduce,
+    take_along_dim,
+)
+from .ops.rearrange import (
+    flip,
+    fliplr,
+    flipud,
+    movedim,
+    moveaxis,
+    narrow,
+    repeat_interleave,
+    roll,
+    select,
+    swapaxes,
+    swapdims,
+    tile,
+    unbind,
+    unflatten,
+)
+from .ops.scan import cummax, cummin, cumprod, cumsum
+from .ops.sort import argsort, kthvalue, median, msort, sort, topk, unique
 from .ops.linalg import bmm, linear, matmul, mm
 from .ops.rnn import gru_layer, lstm_layer
-from .ops.reduce import mean, sum
+from .ops.reduce import (
+    amax,
+    amin,
+    aminmax,
+    argmax,
+    argmin,
+    count_nonzero,
+    logsumexp,
+    max,
+    mean,
+    min,
+    nanmean,
+    nansum,
+    norm,
+    prod,
+    std,
+    std_mean,
+    sum,
+    var,
+    var_mean,
+)
 from .ops.shape_ops import chunk, split
 from .ops.softmax import log_softmax, softmax
 from .ops.views import (
@@ -82,7 +187,7 @@ from .ops.views import (
     transpose,
     unsqueeze,
 )
-from . import autograd, compute, functional, gradcheck, nn, optim
+from . import autograd, compute, functional, gradcheck, nn, optim, return_types
 from .serialization import load, save
 
 # The program surface torch programs expect (docs/porting.md): runtime
@@ -136,9 +241,10 @@ def broadcast_shapes(*shapes) -> tuple:
     return _bs("broadcast_shapes", *shapes)
 
 
-# torch.int is int32; set here because a module-level `int` in tensor.py
-# would shadow the builtin there.
+# torch.int is int32 and torch.bool the bool dtype; set here because
+# module-level `int`/`bool` in tensor.py would shadow the builtins there.
 globals()["int"] = int32
+globals()["bool"] = bool_
 
 # A star import must not shadow Python's builtins.
-__all__ = [name for name in dir() if not name.startswith("_") and name not in ("int", "float", "bool")]
+__all__ = [name for name in dir() if not name.startswith("_") and name not in ("int", "float", "bool", "bool_")]

@@ -6,6 +6,39 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 
+class Size(tuple):
+    """A tensor's shape (``torch.Size``): a tuple of ints with ``numel()``;
+    slices and sums stay Sizes. ``repr`` is torch's form
+    (``onemodel.Size([2, 3])``), ``str`` the tuple's (``(2, 3)``)."""
+
+    __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        return super().__new__(cls, (int(s) for s in sizes))
+
+    def numel(self) -> int:
+        return numel(self)
+
+    def __getitem__(self, index):
+        r = tuple.__getitem__(self, index)
+        return Size(r) if isinstance(index, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+    def __repr__(self) -> str:
+        return f"onemodel.Size({list(self)})"
+
+    # str() (and so f-strings and error messages) keeps the tuple's form.
+    __str__ = tuple.__repr__
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
 def contiguous_strides(shape: Sequence[int]) -> tuple:
     strides = [0] * len(shape)
     acc = 1

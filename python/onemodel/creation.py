@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _core, _shape
 from ._device import as_device
-from .tensor import Tensor, as_dtype, float32, int64
+from .tensor import Tensor, as_dtype, bool_, float32, int64
 
 
 class Generator:
@@ -79,7 +79,13 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = Fal
     as_device(device, "full")
     dt = as_dtype(dtype)
     if dt is None:
-        dt = int64 if isinstance(fill_value, (int, np.integer)) and not isinstance(fill_value, bool) else float32
+        # torch's inference: a bool fill gives bool, an int int64, a float float32.
+        if isinstance(fill_value, (bool, np.bool_)):
+            dt = bool_
+        elif isinstance(fill_value, (int, np.integer)):
+            dt = int64
+        else:
+            dt = float32
     t = Tensor._empty(_size((size,)) if not isinstance(size, int) else (size,), dt)
     _core.fill_(t, fill_value)
     return _finish(t, requires_grad)
@@ -89,7 +95,7 @@ def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     as_device(device, "ones")
     dt = as_dtype(dtype) or float32
     t = Tensor._empty(_size(size), dt)
-    _core.fill_(t, 1 if dt is int64 else 1.0)
+    _core.fill_(t, 1.0 if dt is float32 else 1)
     return _finish(t, requires_grad)
 
 
@@ -118,13 +124,13 @@ def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_gr
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
-    """A tensor sharing the memory of a float32 or int64 NumPy array (no copy).
+    """A tensor sharing the memory of a float32, int64 or bool NumPy array (no copy).
     Writes through either are visible to both; a read-only array gives a
     tensor that refuses in-place writes."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(array).__name__}")
     storage, shape, strides = _core.Storage.from_numpy(array)
-    dt = float32 if array.dtype == np.float32 else int64
+    dt = {"float32": float32, "int64": int64, "bool": bool_}[array.dtype.name]
     return Tensor._make(storage, shape, strides, 0, dt)
 
 
@@ -136,8 +142,8 @@ def _to_numpy(data, dt) -> np.ndarray:
     arr = np.asarray(data)
     if dt is None:
         if arr.dtype == np.bool_:
-            raise TypeError("tensor: boolean data is not supported (onemodel tensors are float32 or int64); pass dtype=onemodel.float32")
-        if np.issubdtype(arr.dtype, np.integer):
+            dt = bool_
+        elif np.issubdtype(arr.dtype, np.integer):
             dt = int64
         elif np.issubdtype(arr.dtype, np.floating):
             dt = float32
@@ -233,3 +239,77 @@ def randperm(n: int, *, generator: Generator | None = None, device=None) -> Tens
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     as_device(device, "eye")
     return tensor(np.eye(n, m if m is not None else n), dtype=as_dtype(dtype) or float32, requires_grad=requires_grad)
+
+
+def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end``, as torch
+    computes them in float32: ``step = (end − start)/(steps − 1)``, the
+    first half ``start + step·i``, the second ``end − step·(steps − 1 − i)``
+    (so both ends are exact)."""
+    as_device(device, "linspace")
+    steps = int(steps)
+    if steps < 0:
+        raise ValueError(f"linspace: steps must be non-negative, got {steps}")
+    dt = as_dtype(dtype) or float32
+    s, e = np.float32(float(start)), np.float32(float(end))
+    i = np.arange(steps)
+    if steps == 1:
+        vals = np.array([s], np.float32)
+    else:
+        step = (e - s) / np.float32(steps - 1)
+        lo = s + step * i.astype(np.float32)
+        hi = e - step * (steps - 1 - i).astype(np.float32)
+        vals = np.where(i < steps // 2, lo, hi).astype(np.float32)
+    if dt is not float32:
+        vals = np.trunc(vals.astype(np.float64)) if dt is int64 else vals
+    return tensor(vals, dtype=dt, requires_grad=requires_grad)
+
+
+def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """``base ** linspace(start, end, steps)``, computed as
+    ``exp(y·log(base))`` with onemodel's float32 exp and log (the fixed
+    polynomials in exact mode): within a few ulps of torch's ``powf``."""
+    from .ops.pointwise import exp, log
+
+    as_device(device, "logspace")
+    y = linspace(start, end, steps)
+    logb = log(tensor(float(base)))
+    out = exp(y * logb).detach()
+    dt = as_dtype(dtype) or float32
+    if dt is not float32:
+        out = out.to(dt)
+    return _finish(out, requires_grad)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None) -> Tensor:
+    from .ops.random import multinomial as _multinomial
+
+    return _multinomial(input, num_samples, replacement, generator=generator)
+
+
+def bernoulli(input: Tensor, p=None, *, generator: Generator | None = None) -> Tensor:
+    from .ops.random import bernoulli as _bernoulli
+
+    return _bernoulli(input, p, generator=generator)
+
+
+def normal(mean, std, size=None, *, generator: Generator | None = None) -> Tensor:
+    """torch.normal: N(mean, std²) draws; numbers need ``size``; tensors
+    broadcast (one draw per output element, row-major)."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        from . import _shape as shp
+
+        m = mean.detach() if isinstance(mean, Tensor) else tensor(float(mean))
+        s = std.detach() if isinstance(std, Tensor) else tensor(float(std))
+        shape = shp.broadcast_shapes("normal", m.shape, s.shape)
+        z = randn(shape, generator=generator)
+        return z * s + m
+    if size is None:
+        raise TypeError("normal: give a size when mean and std are numbers")
+    t = Tensor._empty(_size((size,)) if not isinstance(size, int) else (size,), float32)
+    (generator or default_generator)._g.normal_(t, float(mean), float(std))
+    return t
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()

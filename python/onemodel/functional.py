@@ -9,6 +9,7 @@ from .ops.attention import scaled_dot_product_attention
 from .ops.conv import conv2d, conv_transpose2d
 from .ops.dropout import dropout
 from .ops.embedding import embedding
+from .ops.index import one_hot
 from .ops.linalg import linear
 from .ops.norm import batch_norm, layer_norm
 from .ops.pool import avg_pool2d, max_pool2d
@@ -40,6 +41,7 @@ __all__ = [
     "log_softmax",
     "max_pool2d",
     "nll_loss",
+    "one_hot",
     "pad",
     "relu",
     "scaled_dot_product_attention",

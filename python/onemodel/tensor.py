@@ -21,7 +21,9 @@ from . import _core, _shape, scope
 from ._device import CPU as _CPU, device
 from ._methods import (
     ArithmeticMethods,
+    ComparisonMethods,
     ConversionMethods,
+    CreationMethods,
     MathMethods,
     ReductionMethods,
     SelectionMethods,
@@ -31,7 +33,8 @@ from .grad_mode import is_grad_enabled
 
 
 class dtype:
-    """A tensor element type (``onemodel.float32``, ``onemodel.int64``)."""
+    """A tensor element type (``onemodel.float32``, ``onemodel.int64``,
+    ``onemodel.bool``)."""
 
     __slots__ = ("name", "itemsize", "numpy", "is_floating_point")
 
@@ -50,9 +53,12 @@ class dtype:
 
 float32 = dtype("float32", 4, np.float32, True)
 int64 = dtype("int64", 8, np.int64, False)
+# `onemodel.bool` (torch.bool); named bool_ here, where `bool` would shadow
+# the builtin; the package's __init__ binds the public name.
+bool_ = dtype("bool", 1, np.bool_, False)
 float = float32  # torch's alias
 long = int64
-_DTYPES = {"float32": float32, "int64": int64}
+_DTYPES = {"float32": float32, "int64": int64, "bool": bool_}
 
 # The dtypes torch programs name but onemodel does not compute in. They exist
 # so that a program can name and compare them (`x.dtype == torch.float16`,
@@ -99,6 +105,8 @@ def as_dtype(value, op: str = "tensor") -> dtype:
         return float32
     if value is builtins.int:
         return int64
+    if value is builtins.bool:
+        return bool_
     try:
         name = np.dtype(value).name
     except TypeError:
@@ -118,19 +126,36 @@ def _new_storage(numel: int, dt: dtype, zeroed: bool = False):
 
 class Tensor(
     ArithmeticMethods,
+    ComparisonMethods,
     MathMethods,
     SelectionMethods,
     ReductionMethods,
     ShapeMethods,
     ConversionMethods,
+    CreationMethods,
 ):
-    """A float32 or int64 n-dimensional array with reverse-mode autograd.
+    """A float32, int64 or bool n-dimensional array with reverse-mode autograd.
 
     The data model (storage, layout, autograd state, Python conversions) is
     here; the operator methods come from the mixins in ``onemodel._methods``.
     """
 
-    __slots__ = ("_storage", "_shape", "_strides", "_offset", "_dtype", "_requires_grad", "_grad", "_record", "__weakref__")
+    __slots__ = (
+        "_storage",
+        "_shape",
+        "_strides",
+        "_offset",
+        "_dtype",
+        "_requires_grad",
+        "_grad",
+        "_record",
+        # A view made by an operator: the tensor whose memory it shows (the
+        # root of a chain of views) and that tensor's record when the view
+        # was made (ops/inplace.py: in-place writes through views).
+        "_base",
+        "_base_record",
+        "__weakref__",
+    )
 
     # -- construction ---------------------------------------------------------
     @classmethod
@@ -144,6 +169,8 @@ class Tensor(
         t._requires_grad = False
         t._grad = None
         t._record = None
+        t._base = None
+        t._base_record = None
         return t
 
     @classmethod
@@ -162,12 +189,12 @@ class Tensor(
 
     # -- metadata ---------------------------------------------------------------
     @property
-    def shape(self) -> tuple:
-        return self._shape
+    def shape(self) -> "_shape.Size":
+        return tuple.__new__(_shape.Size, self._shape)  # (already ints: no conversion)
 
     def size(self, dim: int | None = None):
         if dim is None:
-            return self._shape
+            return tuple.__new__(_shape.Size, self._shape)
         return self._shape[_shape.norm_dim("size", dim, self.ndim)]
 
     def stride(self, dim: int | None = None):
@@ -267,6 +294,41 @@ class Tensor(
         """The same data (shared storage) without autograd history."""
         return self._view(self._shape, self._strides)
 
+    @property
+    def data(self) -> "Tensor":
+        """A detached alias of the same memory (torch's ``.data``). Unlike
+        torch's, it shares the storage's version counter (onemodel keeps
+        the counter in the storage), so writing through ``.data`` a tensor
+        that a recorded graph saved makes that graph's backward raise
+        TensorVersionError instead of computing with the new values."""
+        return self._view(self._shape, self._strides)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        # As torch: the tensor now shows `value`'s memory, shape and dtype,
+        # keeping its own autograd identity (leaf flag, grad, record).
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data: expected a Tensor, got {type(value).__name__}")
+        if self.requires_grad and not value._dtype.is_floating_point:
+            raise TypeError(f"data: a tensor that requires grad cannot hold {value._dtype.name} data")
+        self._storage, self._shape, self._strides = value._storage, value._shape, value._strides
+        self._offset, self._dtype = value._offset, value._dtype
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf tensor's gradient in ``.grad`` at the next
+        backward (a leaf keeps it anyway)."""
+        if not self.requires_grad:
+            raise RuntimeError("retain_grad: can't retain_grad on a tensor that has requires_grad=False")
+        if self._record is not None:
+            import weakref
+
+            self._record.retained = weakref.ref(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        r = getattr(self._record, "retained", None) if self._record is not None else None
+        return r is not None and r() is self
+
     def detach_(self) -> "Tensor":
         self._record = None
         self._requires_grad = False
@@ -292,11 +354,13 @@ class Tensor(
         return np.array(a, copy=True) if copy else a
 
     def item(self):
+        """The one element as a Python float, int or bool."""
         if self.numel() != 1:
             raise ValueError(f"item: a tensor with {self.numel()} elements cannot be converted to a Python scalar")
         return self.numpy(force=True).reshape(()).item()
 
     def tolist(self):
+        """Nested lists of Python floats, ints or bools (a number for a 0-d tensor)."""
         return self.numpy(force=True).tolist()
 
     def __float__(self) -> float:
@@ -311,9 +375,15 @@ class Tensor(
         return bool(self.item())
 
     def __index__(self) -> int:
-        if self._dtype is not int64 or self.numel() != 1:
-            raise TypeError("only one-element int64 tensors can be used as an index")
+        if self._dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only one-element int64 or bool tensors can be used as an index")
         return int(self.item())
+
+    def __format__(self, format_spec: str) -> str:
+        # As torch: a 0-d tensor formats as its number (f"{loss:.4f}").
+        if self.ndim == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
 
     def __repr__(self) -> str:
         try:
@@ -321,7 +391,8 @@ class Tensor(
         except RuntimeError as e:  # released storage
             return f"tensor(<{e}>)"
         extra = []
-        if self._dtype is not float32:
+        # As torch: the dtype is shown when the values do not imply it.
+        if self._dtype not in (float32, int64, bool_) or (self.numel() == 0 and self._dtype is not float32):
             extra.append(f"dtype={self._dtype!r}")
         if self._record is not None:
             extra.append(f"grad_fn=<{self._record.name}>")
@@ -330,7 +401,9 @@ class Tensor(
         return f"tensor({body}{''.join(', ' + e for e in extra)})"
 
     def __iter__(self):
-        for i in range(len(self)):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        for i in range(self._shape[0]):
             yield self[i]
 
     def __hash__(self) -> int:
@@ -358,11 +431,15 @@ class Tensor(
 
     # -- in-place helpers -----------------------------------------------------------
     def _check_inplace(self, op: str) -> None:
+        """The guard of the raw in-place kernels (ops/arith.py): while
+        recording they may not write a tensor that requires grad. The Tensor
+        methods route such writes through ops/inplace.py, which rebases the
+        history instead (or refuses a leaf, as torch)."""
         if is_grad_enabled() and self.requires_grad:
             what = "a leaf tensor that requires grad" if self.is_leaf else "a tensor that is part of a recorded graph"
             raise RuntimeError(
-                f"{op}: in-place operation on {what} is not supported; wrap parameter updates in onemodel.no_grad() "
-                "or use the out-of-place operation"
+                f"{op}: the raw in-place kernel cannot write {what} while recording; call the Tensor method "
+                "(which records the write), wrap parameter updates in onemodel.no_grad(), or use the out-of-place operation"
             )
         if self._storage.readonly:
             raise ValueError(f"{op}: the tensor wraps a read-only NumPy array and cannot be written")

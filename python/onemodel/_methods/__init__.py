@@ -10,10 +10,12 @@ cannot be imported before the class exists.
 """
 
 from .arithmetic import ArithmeticMethods
+from .comparison import ComparisonMethods
 from .conversion import ConversionMethods
+from .creation import CreationMethods
 from .math import MathMethods
 from .reduction import ReductionMethods
 from .selection import SelectionMethods
 from .shape import ShapeMethods
 
-__all__ = ["ArithmeticMethods", "ConversionMethods", "MathMethods", "ReductionMethods", "SelectionMethods", "ShapeMethods"]
+__all__ = ["ArithmeticMethods", "ComparisonMethods", "ConversionMethods", "CreationMethods", "MathMethods", "ReductionMethods", "SelectionMethods", "ShapeMethods"]

@@ -36,33 +36,34 @@ class ArithmeticMethods:
     def bmm(self, mat2):
         return _ops.linalg.bmm(self, mat2)
 
-    # -- in place ---------------------------------------------------------------
+    # -- in place: direct kernels, or rebased onto the graph while recording
+    # (ops/inplace.py) ----------------------------------------------------------
     def add_(self, other, *, alpha=1):
-        return _ops.arith.add_(self, other, alpha=alpha)
+        return _ops.inplace.run(self, "add_", lambda t: _ops.arith.add(t, other, alpha=alpha), lambda: _ops.arith.add_(self, other, alpha=alpha), (other,))
 
     def sub_(self, other, *, alpha=1):
-        return _ops.arith.sub_(self, other, alpha=alpha)
+        return _ops.inplace.run(self, "sub_", lambda t: _ops.arith.sub(t, other, alpha=alpha), lambda: _ops.arith.sub_(self, other, alpha=alpha), (other,))
 
     def mul_(self, other):
-        return _ops.arith.mul_(self, other)
+        return _ops.inplace.run(self, "mul_", lambda t: _ops.arith.mul(t, other), lambda: _ops.arith.mul_(self, other), (other,))
 
     def div_(self, other):
-        return _ops.arith.div_(self, other)
+        return _ops.inplace.run(self, "div_", lambda t: _ops.arith.div(t, other), lambda: _ops.arith.div_(self, other), (other,))
 
     def neg_(self):
-        return _ops.arith.neg_(self)
+        return _ops.inplace.run(self, "neg_", _ops.arith.neg, lambda: _ops.arith.neg_(self))
 
     def relu_(self):
-        return _ops.arith.relu_(self)
+        return _ops.inplace.run(self, "relu_", _ops.arith.relu, lambda: _ops.arith.relu_(self))
 
     def zero_(self):
-        return _ops.arith.zero_(self)
+        return _ops.inplace.run(self, "zero_", lambda t: _ops.inplace.filled(t, 0), lambda: _ops.arith.zero_(self))
 
     def fill_(self, value):
-        return _ops.arith.fill_(self, value)
+        return _ops.inplace.run(self, "fill_", lambda t: _ops.inplace.filled(t, value), lambda: _ops.arith.fill_(self, value), (value,))
 
     def copy_(self, src, non_blocking: bool = False):
-        return _ops.arith.copy_(self, src)
+        return _ops.inplace.run(self, "copy_", lambda t: _ops.inplace.copied(t, src), lambda: _ops.arith.copy_(self, src), (src,))
 
     # -- Python operators -------------------------------------------------------
     def __add__(self, other):
@@ -102,13 +103,13 @@ class ArithmeticMethods:
         return _ops.linalg.matmul(other, self)
 
     def __iadd__(self, other):
-        return _ops.arith.add_(self, other)
+        return self.add_(other)
 
     def __isub__(self, other):
-        return _ops.arith.sub_(self, other)
+        return self.sub_(other)
 
     def __imul__(self, other):
-        return _ops.arith.mul_(self, other)
+        return self.mul_(other)
 
     def __itruediv__(self, other):
-        return _ops.arith.div_(self, other)
+        return self.div_(other)

@@ -1,4 +1,5 @@
-"""Copies and conversions: ``clone``, ``to`` and the dtype shorthands."""
+"""Copies and conversions: ``clone``, ``to``, ``type`` and the dtype
+shorthands."""
 
 from __future__ import annotations
 
@@ -19,11 +20,35 @@ class ConversionMethods:
         ``copy=False``. The device is always the CPU (``"cuda"`` raises)."""
         return _ops.convert.to(self, *args, **kwargs)
 
-    def float(self):
+    def type(self, dtype=None, non_blocking: bool = False, **kwargs):
+        """Without ``dtype``: torch's type string (``'torch.FloatTensor'``,
+        ``'torch.LongTensor'``, ``'torch.BoolTensor'``). With one (a dtype or
+        such a string): the tensor converted to it (itself if unchanged)."""
+        return _ops.convert.type_(self, dtype)
+
+    def type_as(self, other):
+        return _ops.convert.to(self, other.dtype)
+
+    def float(self, memory_format=None):
         return _ops.convert.to(self, "float32")
 
-    def long(self):
+    def long(self, memory_format=None):
         return _ops.convert.to(self, "int64")
+
+    def bool(self, memory_format=None):
+        return _ops.convert.to(self, "bool")
+
+    def int(self, memory_format=None):
+        return _ops.convert.to(self, "int32")  # a TypeError naming int32
+
+    def double(self, memory_format=None):
+        return _ops.convert.to(self, "float64")  # a TypeError naming float64
+
+    def half(self, memory_format=None):
+        return _ops.convert.to(self, "float16")  # a TypeError naming float16
 
     def cpu(self, memory_format=None):
         return self
+
+    def cuda(self, device=None, non_blocking: bool = False, memory_format=None):
+        return _ops.convert.to(self, "cuda" if device is None else device)  # a RuntimeError: CPU only

@@ -1,4 +1,4 @@
-"""Reductions and the softmax family."""
+"""Reductions, scans, sorting and the softmax family."""
 
 from __future__ import annotations
 
@@ -8,11 +8,91 @@ from .. import ops as _ops
 class ReductionMethods:
     __slots__ = ()
 
-    def sum(self, dim=None, keepdim: bool = False):
-        return _ops.reduce.sum(self, dim, keepdim)
+    def sum(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return _ops.reduce.sum(self, dim, keepdim, dtype=dtype)
 
-    def mean(self, dim=None, keepdim: bool = False):
-        return _ops.reduce.mean(self, dim, keepdim)
+    def nansum(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return _ops.reduce.nansum(self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return _ops.reduce.mean(self, dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return _ops.reduce.nanmean(self, dim, keepdim, dtype=dtype)
+
+    def prod(self, dim=None, keepdim: bool = False, *, dtype=None):
+        return _ops.reduce.prod(self, dim, keepdim, dtype=dtype)
+
+    def var(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+        return _ops.reduce.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+        return _ops.reduce.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
+        return _ops.reduce.norm(self, p, dim, keepdim, dtype)
+
+    def logsumexp(self, dim, keepdim: bool = False):
+        return _ops.reduce.logsumexp(self, dim, keepdim)
+
+    def max(self, dim=None, keepdim: bool = False):
+        """``max()``: the largest element; ``max(dim, keepdim=False)``:
+        ``(values, indices)``; ``max(other)``: element-wise maximum."""
+        return _ops.reduce.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim: bool = False):
+        return _ops.reduce.min(self, dim, keepdim)
+
+    def amax(self, dim=(), keepdim: bool = False):
+        return _ops.reduce.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim: bool = False):
+        return _ops.reduce.amin(self, dim, keepdim)
+
+    def aminmax(self, *, dim=None, keepdim: bool = False):
+        return _ops.reduce.aminmax(self, dim=dim, keepdim=keepdim)
+
+    def argmax(self, dim=None, keepdim: bool = False):
+        return _ops.reduce.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim: bool = False):
+        return _ops.reduce.argmin(self, dim, keepdim)
+
+    def count_nonzero(self, dim=None):
+        return _ops.reduce.count_nonzero(self, dim)
+
+    def cumsum(self, dim, *, dtype=None):
+        return _ops.scan.cumsum(self, dim, dtype=dtype)
+
+    def cumprod(self, dim, *, dtype=None):
+        return _ops.scan.cumprod(self, dim, dtype=dtype)
+
+    def cummax(self, dim):
+        return _ops.scan.cummax(self, dim)
+
+    def cummin(self, dim):
+        return _ops.scan.cummin(self, dim)
+
+    def sort(self, dim: int = -1, descending: bool = False, *, stable: bool = False):
+        return _ops.sort.sort(self, dim, descending, stable=stable)
+
+    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False):
+        return _ops.sort.argsort(self, dim, descending, stable=stable)
+
+    def msort(self):
+        return _ops.sort.msort(self)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+        return _ops.sort.topk(self, k, dim, largest, sorted)
+
+    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False):
+        return _ops.sort.kthvalue(self, k, dim, keepdim)
+
+    def median(self, dim=None, keepdim: bool = False):
+        return _ops.sort.median(self, dim, keepdim)
+
+    def unique(self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim=None):  # noqa: A002
+        return _ops.sort.unique(self, sorted, return_inverse, return_counts, dim)
 
     def softmax(self, dim=None):
         return _ops.softmax.softmax(self, dim)

@@ -1,4 +1,4 @@
-"""Element-wise selections: clamp/clip, maximum/minimum, where."""
+"""Selections: where, masked_fill, clamp/clip, maximum/minimum, tril/triu."""
 
 from __future__ import annotations
 
@@ -8,11 +8,34 @@ from .. import ops as _ops
 class SelectionMethods:
     __slots__ = ()
 
+    def where(self, condition, other):
+        """``self`` where ``condition`` holds, else ``other`` (torch's
+        ``Tensor.where``: the tensor is the first choice)."""
+        return _ops.selection.where(condition, self, other)
+
+    def masked_fill(self, mask, value):
+        return _ops.selection.masked_fill(self, mask, value)
+
+    def masked_fill_(self, mask, value):
+        return _ops.selection.masked_fill_(self, mask, value)
+
     def clamp(self, min=None, max=None):  # noqa: A002 - torch's names
         return _ops.selection.clamp(self, min, max)
 
     def clip(self, min=None, max=None):  # noqa: A002
-        return _ops.selection.clip(self, min, max)
+        return _ops.selection.clamp(self, min, max)
+
+    def clamp_(self, min=None, max=None):  # noqa: A002
+        return _ops.selection.clamp_(self, min, max)
+
+    def clip_(self, min=None, max=None):  # noqa: A002
+        return _ops.selection.clamp_(self, min, max)
+
+    def clamp_min(self, min):  # noqa: A002
+        return _ops.selection.clamp(self, min, None)
+
+    def clamp_max(self, max):  # noqa: A002
+        return _ops.selection.clamp(self, None, max)
 
     def maximum(self, other):
         return _ops.selection.maximum(self, other)
@@ -20,7 +43,14 @@ class SelectionMethods:
     def minimum(self, other):
         return _ops.selection.minimum(self, other)
 
-    def where(self, condition, other):
-        """``self`` where ``condition`` holds, else ``other`` (torch's
-        ``Tensor.where``: the tensor is the first choice)."""
-        return _ops.selection.where(condition, self, other)
+    def tril(self, diagonal: int = 0):
+        return _ops.selection.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0):
+        return _ops.selection.triu(self, diagonal)
+
+    def tril_(self, diagonal: int = 0):
+        return _ops.selection.tril_(self, diagonal)
+
+    def triu_(self, diagonal: int = 0):
+        return _ops.selection.triu_(self, diagonal)

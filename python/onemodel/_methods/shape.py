@@ -64,8 +64,118 @@ class ShapeMethods:
     def mT(self):
         return _ops.views.transpose(self, -2, -1)
 
+    def narrow(self, dim: int, start, length: int):
+        return _ops.rearrange.narrow(self, dim, start, length)
+
+    def select(self, dim: int, index):
+        return _ops.rearrange.select(self, dim, index)
+
+    def unbind(self, dim: int = 0):
+        return _ops.rearrange.unbind(self, dim)
+
+    def movedim(self, source, destination):
+        return _ops.rearrange.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def swapaxes(self, axis0: int, axis1: int):
+        return _ops.views.transpose(self, axis0, axis1)
+
+    swapdims = swapaxes
+
+    def unflatten(self, dim: int, sizes):
+        return _ops.rearrange.unflatten(self, dim, sizes)
+
+    def flip(self, *dims):
+        return _ops.rearrange.flip(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
+
+    def fliplr(self):
+        return _ops.rearrange.fliplr(self)
+
+    def flipud(self):
+        return _ops.rearrange.flipud(self)
+
+    def roll(self, shifts, dims=None):
+        return _ops.rearrange.roll(self, shifts, dims)
+
+    def repeat(self, *sizes):
+        return _ops.rearrange.repeat(self, *sizes)
+
+    def tile(self, *dims):
+        return _ops.rearrange.tile(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
+
+    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+        return _ops.rearrange.repeat_interleave(self, repeats, dim)
+
+    # -- indexing -----------------------------------------------------------------
     def __getitem__(self, index):
-        return _ops.views.getitem(self, index)
+        return _ops.index.getitem(self, index)
 
     def __setitem__(self, index, value) -> None:
-        _ops.views.setitem(self, index, value)
+        _ops.index.setitem(self, index, value)
+
+    def gather(self, dim: int, index, *, sparse_grad: bool = False):
+        return _ops.index.gather(self, dim, index)
+
+    def take_along_dim(self, indices, dim=None):
+        return _ops.index.take_along_dim(self, indices, dim)
+
+    def index_select(self, dim: int, index):
+        return _ops.index.index_select(self, dim, index)
+
+    def masked_select(self, mask):
+        return _ops.index.masked_select(self, mask)
+
+    def masked_scatter(self, mask, source):
+        return _ops.index.masked_scatter(self, mask, source)
+
+    def masked_scatter_(self, mask, source):
+        return _ops.index.masked_scatter_(self, mask, source)
+
+    def nonzero(self, *, as_tuple: bool = False):
+        return _ops.index.nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self):
+        return _ops.index.argwhere(self)
+
+    def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
+        return _ops.index.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_(self, dim: int, index, src=None, *, value=None, reduce=None):
+        return _ops.index.scatter_(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add(self, dim: int, index, src):
+        return _ops.index.scatter_add(self, dim, index, src)
+
+    def scatter_add_(self, dim: int, index, src):
+        return _ops.index.scatter_add_(self, dim, index, src)
+
+    def scatter_reduce(self, dim: int, index, src, reduce: str, *, include_self: bool = True):
+        return _ops.index.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+
+    def scatter_reduce_(self, dim: int, index, src, reduce: str, *, include_self: bool = True):
+        return _ops.index.scatter_reduce_(self, dim, index, src, reduce, include_self=include_self)
+
+    def index_add(self, dim: int, index, source, *, alpha=1):
+        return _ops.index.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(self, dim: int, index, source, *, alpha=1):
+        return _ops.index.index_add_(self, dim, index, source, alpha=alpha)
+
+    def index_copy(self, dim: int, index, source):
+        return _ops.index.index_copy(self, dim, index, source)
+
+    def index_copy_(self, dim: int, index, source):
+        return _ops.index.index_copy_(self, dim, index, source)
+
+    def index_fill(self, dim: int, index, value):
+        return _ops.index.index_fill(self, dim, index, value)
+
+    def index_fill_(self, dim: int, index, value):
+        return _ops.index.index_fill_(self, dim, index, value)
+
+    def index_put(self, indices, values, accumulate: bool = False):
+        return _ops.index.index_put(self, indices, values, accumulate)
+
+    def index_put_(self, indices, values, accumulate: bool = False):
+        return _ops.index.index_put_(self, indices, values, accumulate)

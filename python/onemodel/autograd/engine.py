@@ -101,6 +101,9 @@ def backward(root: Tensor, gradient=None, retain_graph: bool = False, capture: d
                 if g is not None and capture is not None:
                     _capture(capture, rec, g)
                 if g is not None:
+                    retained = rec.retained() if rec.retained is not None else None
+                    if retained is not None and retained._record is rec:
+                        _accumulate_leaf(retained, g)  # retain_grad(): the same rule as a leaf's
                     grads = rec.backward(g)
                     if not isinstance(grads, tuple):
                         grads = (grads,)

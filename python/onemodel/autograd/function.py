@@ -22,9 +22,17 @@ from ..grad_mode import _set_enabled, is_grad_enabled
 from ..tensor import Tensor
 
 
+def _refresh_view(t: Tensor) -> None:
+    from .views import refresh_view  # (views.py subclasses Function)
+
+    refresh_view(t)
+
+
 class Function:
     #: Name used in error messages and ``grad_fn`` reprs (default: class name).
     name: str = ""
+    #: A weak reference to the output tensor when it called retain_grad().
+    retained = None
 
     #: True for torch-style custom functions (staticmethod forward), which
     #: apply() runs through onemodel.autograd.custom.
@@ -52,6 +60,9 @@ class Function:
 
             return apply_custom(cls, args, kwargs)
         tensors = [a for a in args if isinstance(a, Tensor)]
+        for t in tensors:
+            if t._base is not None and t._base._record is not t._base_record:
+                _refresh_view(t)  # its base was written in place since (ops/inplace.py)
         recording = is_grad_enabled() and any(t.requires_grad for t in tensors)
         ctx = cls.__new__(cls)
         ctx.recording = recording
@@ -63,6 +74,13 @@ class Function:
             out = ctx.forward(*args, **kwargs)
         finally:
             _set_enabled(prev)
+        if isinstance(out, Tensor):
+            for t in tensors:
+                if out._storage is t._storage and out is not t:
+                    # A view of an input: remember the root tensor it shows.
+                    base = t._base if t._base is not None else t
+                    out._base, out._base_record = base, base._record
+                    break
         if recording:
             ctx.edges = tuple((t._record if t._record is not None else t) if t.requires_grad else None for t in tensors)
             ctx.input_meta = tuple((t._shape, t._dtype) for t in tensors)
@@ -71,6 +89,21 @@ class Function:
         else:
             ctx.saved = ()
         return out
+
+    @classmethod
+    def record(cls, inputs, **attrs) -> "Function":
+        """A record of this operation over `inputs` without running forward
+        (for a tensor whose value is already in place, ops/inplace.py)."""
+        ctx = cls.__new__(cls)
+        ctx.recording = True
+        ctx.saved = ()
+        ctx.needs_input_grad = tuple(t.requires_grad for t in inputs)
+        ctx.edges = tuple((t._record if t._record is not None else t) if t.requires_grad else None for t in inputs)
+        ctx.input_meta = tuple((t._shape, t._dtype) for t in inputs)
+        ctx.released = False
+        for k, v in attrs.items():
+            setattr(ctx, k, v)
+        return ctx
 
     # -- saved tensors ----------------------------------------------------------
     def save_for_backward(self, *tensors) -> None:

@@ -9,8 +9,8 @@ product is the canonical batched GEMM over (batch·heads); transposed
 operands are strided views. With dropout_p > 0 the same steps are composed
 from differentiable operators with a dropout on P.
 
-Masks: a float mask is added to S; a boolean mask (a NumPy bool array, or
-an int64 tensor read as bool) keeps the positions that are True, as torch's
+Masks: a float mask is added to S; a boolean mask (a bool tensor, a NumPy
+bool array, or an int64 tensor read as nonzero) keeps the positions that are True, as torch's
 SDPA. ``key_padding_mask`` ([batch, S], True = ignore that key, as
 nn.MultiheadAttention) and ``is_causal`` combine with it. A row whose keys
 are all masked gives NaN, as torch's reference path does.
@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _core
 from ..autograd.function import Function
-from ..tensor import Tensor, float32, int64
+from ..tensor import Tensor, bool_, float32, int64
 from . import views
 from ._spatial_util import check_float, contig, scale_inplace
 from .linalg import matmul
@@ -77,8 +77,11 @@ class SdpaFn(Function):
 
 
 def _bool_array(mask, op, name):
-    """A mask given as booleans (NumPy/list bool, or int64 tensor) → np.bool_ array, else None."""
+    """A mask given as booleans (a bool tensor, NumPy/list bool, or an int64
+    tensor read as nonzero) → np.bool_ array, else None."""
     if isinstance(mask, Tensor):
+        if mask.dtype is bool_:
+            return mask.numpy(force=True)
         if mask.dtype is int64:
             return np.asarray(mask.numpy(force=True)) != 0
         return None
@@ -87,7 +90,7 @@ def _bool_array(mask, op, name):
         return arr
     if np.issubdtype(arr.dtype, np.floating):
         return None
-    raise TypeError(f"{op}: {name} must be a bool array, an int64 tensor or a float32 tensor, got dtype {arr.dtype}")
+    raise TypeError(f"{op}: {name} must be a bool tensor or array, an int64 tensor or a float32 tensor, got dtype {arr.dtype}")
 
 
 def additive_mask(mask, op: str, name: str, true_means_keep: bool) -> np.ndarray:

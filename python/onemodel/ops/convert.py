@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._kernels import clone_contiguous
 from ..tensor import Tensor
 from . import views
@@ -10,6 +12,12 @@ from . import views
 def clone(input: Tensor) -> Tensor:
     """A differentiable copy (gradient passes through unchanged)."""
     return views.Contiguous.apply(input) if input.dtype.is_floating_point else clone_contiguous(input)
+
+
+def _is_dtype_name(name: str) -> bool:
+    from ..tensor import _DTYPES, _UNSUPPORTED
+
+    return name in _DTYPES or name in _UNSUPPORTED
 
 
 def parse_to_args(op: str, t, args, kwargs):
@@ -31,7 +39,7 @@ def parse_to_args(op: str, t, args, kwargs):
             raise TypeError(f"{op}: a module cannot be converted to a tensor's type; pass a device or a dtype")
         other = args.pop(0)
         device, dtype = other.device, other.dtype
-    elif args and is_device_like(args[0]) and not (isinstance(args[0], str) and args[0] in ("float32", "int64")):
+    elif args and is_device_like(args[0]) and not (isinstance(args[0], str) and _is_dtype_name(args[0])):
         device = args.pop(0)
     if args and dtype is None and not isinstance(args[0], bool):
         dtype = args.pop(0)
@@ -45,10 +53,21 @@ def parse_to_args(op: str, t, args, kwargs):
 
 
 def convert(t: Tensor, dt) -> Tensor:
-    """A copy of `t` with dtype `dt` (no autograd)."""
-    from ..creation import tensor as make_tensor
-
-    return make_tensor(t.numpy(force=True), dtype=dt)
+    """A copy of `t` with dtype `dt` (no autograd): float → int64 truncates
+    toward zero, anything → bool is "nonzero" (NaN is True), bool → numbers
+    is 0/1; values a float cannot hold as int64 (NaN, ±inf, |x| ≥ 2^63)
+    give int64's minimum, as torch on x86."""
+    out = Tensor._empty(t.shape, dt)
+    src, dst = t.numpy(force=True), out.numpy(force=True)
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.copyto(dst, src, casting="unsafe")
+        if dt.name == "int64" and src.dtype == np.float32:
+            # The C cast leaves these to the machine (x86 gives the minimum,
+            # Arm saturates); onemodel fixes the x86 value everywhere.
+            bad = ~(np.abs(src) < np.float32(2.0**63))
+            if bad.any():
+                dst[bad] = np.iinfo(np.int64).min
+    return out
 
 
 def to(self: Tensor, *args, **kwargs) -> Tensor:
@@ -56,3 +75,18 @@ def to(self: Tensor, *args, **kwargs) -> Tensor:
     if (dt is None or dt is self.dtype) and not copy:
         return self
     return convert(self, dt or self.dtype)
+
+
+# torch's legacy type strings.
+_TYPE_STRINGS = {"float32": "torch.FloatTensor", "int64": "torch.LongTensor", "bool": "torch.BoolTensor"}
+_STRING_TYPES = {v: k for k, v in _TYPE_STRINGS.items()}
+_STRING_TYPES.update({"torch.DoubleTensor": "float64", "torch.HalfTensor": "float16", "torch.IntTensor": "int32"})
+
+
+def type_(self: Tensor, dtype=None):
+    """``Tensor.type``: the type string, or a conversion."""
+    if dtype is None:
+        return _TYPE_STRINGS[self.dtype.name]
+    if isinstance(dtype, str) and dtype in _STRING_TYPES:
+        dtype = _STRING_TYPES[dtype]
+    return to(self, dtype)

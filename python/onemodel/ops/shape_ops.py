@@ -9,7 +9,7 @@ import numbers
 from .. import _core, _shape
 from ..autograd.function import Function
 from ..tensor import Tensor
-from . import views
+from .index import getitem
 from .join import cat, stack  # noqa: F401  (re-exported: the shape operators in one place)
 
 
@@ -37,7 +37,7 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     start = 0
     for s in sizes:
         index = (slice(None),) * d + (slice(start, start + s),)
-        out.append(views.getitem(tensor, index))
+        out.append(getitem(tensor, index))
         start += s
     return tuple(out)
 

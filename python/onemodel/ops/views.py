@@ -5,11 +5,9 @@ gradients are contiguous."""
 
 from __future__ import annotations
 
-import numbers
-
 from .. import _core, _shape
 from ..autograd.function import Function
-from ..tensor import Tensor, int64
+from ..tensor import Tensor
 from .._kernels import clone_contiguous, expand_to, sum_to
 
 
@@ -73,7 +71,9 @@ class Contiguous(Function):
 
 
 class Index(Function):
-    """Basic indexing: ints, slices (positive steps), None and Ellipsis."""
+    """Basic indexing: ints, slices (positive steps) and new axes, given as
+    a spec of ('int', i) / ('slice', start, stop, step) / ('new',) items
+    (ops/index.py parses an index into one)."""
 
     def forward(self, a, spec):
         self.spec = spec
@@ -89,59 +89,8 @@ class Index(Function):
 
 
 # ---------------------------------------------------------------------------
-# Index parsing
+# Basic indexing (the index itself is parsed in ops/index.py)
 # ---------------------------------------------------------------------------
-
-def parse_index(op: str, shape: tuple, index) -> tuple:
-    """Normalise an index into a tuple of ('int', i) / ('slice', start, stop, step)
-    / ('new',) per output step, validated against `shape`."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    index = tuple(int(i) if isinstance(i, numbers.Integral) and not isinstance(i, bool) else i for i in index)
-    for item in index:
-        if isinstance(item, (list, Tensor)) or (hasattr(item, "__array__") and not isinstance(item, int)):
-            raise TypeError(
-                f"{op}: indexing with lists or tensors (advanced indexing) is not supported; "
-                "use basic indexing (ints, slices, None, ...)"
-            )
-    n_ellipsis = sum(1 for i in index if i is Ellipsis)
-    if n_ellipsis > 1:
-        raise IndexError(f"{op}: an index can only have a single ellipsis")
-    consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
-    if consumed > len(shape):
-        raise IndexError(f"{op}: too many indices for a tensor of {len(shape)} dimensions")
-    expanded = []
-    for item in index:
-        if item is Ellipsis:
-            expanded.extend([slice(None)] * (len(shape) - consumed))
-        else:
-            expanded.append(item)
-    spec = []
-    dim = 0
-    for item in expanded:
-        if item is None:
-            spec.append(("new",))
-            continue
-        n = shape[dim]
-        if isinstance(item, slice):
-            start, stop, step = item.start, item.stop, item.step
-            step = 1 if step is None else int(step)
-            if step <= 0:
-                raise ValueError(f"{op}: slice step must be positive, got {step}")
-            start, stop, _ = slice(start, stop, step).indices(n)
-            spec.append(("slice", start, max(stop, start), step))
-        elif isinstance(item, int) and not isinstance(item, bool):
-            if item < -n or item >= n:
-                raise IndexError(f"{op}: index {item} is out of bounds for dimension {dim} with size {n}")
-            spec.append(("int", item % n))
-        else:
-            raise TypeError(f"{op}: unsupported index of type {type(item).__name__}")
-        dim += 1
-    while dim < len(shape):
-        spec.append(("slice", 0, shape[dim], 1))
-        dim += 1
-    return tuple(spec)
-
 
 def apply_index(shape: tuple, strides: tuple, offset: int, spec: tuple):
     out_shape, out_strides = [], []
@@ -255,28 +204,3 @@ def contiguous(input: Tensor) -> Tensor:
     if input.is_contiguous():
         return input
     return Contiguous.apply(input)
-
-
-def getitem(input: Tensor, index) -> Tensor:
-    spec = parse_index("getitem", input.shape, index)
-    return Index.apply(input, spec)
-
-
-def setitem(input: Tensor, index, value) -> None:
-    """``t[index] = value``: an in-place copy into a view, bumping the version."""
-    input._check_inplace("setitem")
-    spec = parse_index("setitem", input.shape, index)
-    shape, strides, offset = apply_index(input.shape, input._strides, input._offset, spec)
-    target = input._view(shape, strides, offset)
-    if isinstance(value, Tensor):
-        if value.dtype is not input.dtype:
-            raise TypeError(f"setitem: cannot assign a {value.dtype.name} tensor into a {input.dtype.name} tensor")
-        src = expand_to(value, shape, "setitem")
-        if value._storage is input._storage:
-            src = clone_contiguous(src)
-        _core.copy_(target, src)
-    else:
-        if input.dtype is int64:
-            value = int(value)
-        _core.fill_(target, value)
-    input._bump()

@@ -1,9 +1,9 @@
-//! Strided copies and fills, for 4- and 8-byte elements.
+//! Strided copies and fills, for 1-, 4- and 8-byte elements.
 
 use crate::layout::{coalesce, for_each_row, row_count};
 
 /// Copy `shape` elements from `src` (strides in elements, possibly 0 for
-/// broadcast) to `dst`, element size `elem` (4 or 8 bytes), in row-major
+/// broadcast) to `dst`, element size `elem` (1, 4 or 8 bytes), in row-major
 /// order.
 ///
 /// # Safety
@@ -49,6 +49,15 @@ pub unsafe fn copy_strided(
                         *d.offset(o[0] + j * ds) = *s.offset(o[1] + j * ss);
                     }
                 }
+                1 => {
+                    if ds == 1 && ss == 1 {
+                        std::ptr::copy(src.offset(o[1]), dst.offset(o[0]), inner);
+                    } else {
+                        for j in 0..inner as isize {
+                            *dst.offset(o[0] + j * ds) = *src.offset(o[1] + j * ss);
+                        }
+                    }
+                }
                 _ => unreachable!("element size {elem}"),
             }
         }
@@ -62,7 +71,7 @@ fn overlaps(s: *const u32, d: *mut u32, n: usize) -> bool {
     s >= d && s < d + 4 * n
 }
 
-/// Fill a strided destination with one 4- or 8-byte pattern.
+/// Fill a strided destination with one 1-, 4- or 8-byte pattern.
 ///
 /// # Safety
 /// `dst` must be valid for every offset the strides reach.
@@ -85,6 +94,7 @@ pub unsafe fn fill_strided(
             for j in 0..inner as isize {
                 match elem {
                     4 => *(dst as *mut u32).offset(o[0] + j * ds) = bits as u32,
+                    1 => *dst.offset(o[0] + j * ds) = bits as u8,
                     _ => *(dst as *mut u64).offset(o[0] + j * ds) = bits,
                 }
             }
@@ -145,5 +155,19 @@ mod tests {
         let mut f = [0f32; 4];
         unsafe { fill_strided(&[2], f.as_mut_ptr() as _, &[2], 1.5f32.to_bits() as u64, 4) };
         assert_eq!(f, [1.5, 0., 1.5, 0.]);
+    }
+
+    #[test]
+    fn one_byte_elements_copy_transpose_broadcast_and_fill() {
+        let src: Vec<u8> = vec![1, 0, 0, 1, 1, 0]; // 2x3
+        let mut dst = vec![9u8; 6]; // its transpose, 3x2
+        unsafe { copy_strided(&[3, 2], src.as_ptr(), &[1, 3], dst.as_mut_ptr(), &[2, 1], 1) };
+        assert_eq!(dst, vec![1, 1, 0, 1, 0, 0]);
+        let mut row = vec![0u8; 5];
+        unsafe { copy_strided(&[5], src.as_ptr(), &[0], row.as_mut_ptr(), &[1], 1) };
+        assert_eq!(row, vec![1; 5]);
+        let mut f = vec![0u8; 5];
+        unsafe { fill_strided(&[3], f.as_mut_ptr(), &[2], 1, 1) };
+        assert_eq!(f, vec![1, 0, 1, 0, 1]);
     }
 }

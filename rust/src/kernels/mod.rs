@@ -9,6 +9,7 @@ pub mod double_chain;
 pub mod elementwise;
 pub mod gather;
 pub mod matmul;
+pub mod moments;
 pub mod norm;
 pub mod optim;
 pub mod pool;

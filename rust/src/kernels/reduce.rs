@@ -146,7 +146,7 @@ const GROUP: usize = 8;
 /// with each dimension merged into the one before it where their walk is
 /// one stride (`stride_outer = stride_inner · extent_inner`): the same
 /// offsets in the same order, in fewer, longer runs.
-fn coalesce(dims: impl Iterator<Item = (usize, isize)>) -> Vec<(usize, isize)> {
+pub(super) fn coalesce(dims: impl Iterator<Item = (usize, isize)>) -> Vec<(usize, isize)> {
     let mut out: Vec<(usize, isize)> = Vec::new();
     for (n, st) in dims.filter(|&(n, _)| n != 1) {
         match out.last_mut() {
@@ -158,7 +158,7 @@ fn coalesce(dims: impl Iterator<Item = (usize, isize)>) -> Vec<(usize, isize)> {
 }
 
 /// Offsets of the row-major walk over `dims` (extent, stride), first to last.
-fn row_major_offsets(dims: impl Iterator<Item = (usize, isize)>) -> Vec<isize> {
+pub(super) fn row_major_offsets(dims: impl Iterator<Item = (usize, isize)>) -> Vec<isize> {
     let mut offs = vec![0isize];
     for (n, st) in dims {
         offs = offs

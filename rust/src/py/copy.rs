@@ -1,5 +1,5 @@
 //! Bindings of the copy kernels (`kernels::copy`): copy and fill over any
-//! strides and either dtype.
+//! strides and any dtype.
 
 use super::operand::View;
 use super::storage::DType;
@@ -45,6 +45,7 @@ pub fn fill_(py: Python<'_>, dst: View, value: &Bound<'_, PyAny>) -> PyResult<()
     let bits = match d.dtype {
         DType::F32 => (value.extract::<f64>()? as f32).to_bits() as u64,
         DType::I64 => value.extract::<i64>()? as u64,
+        DType::Bool => value.is_truthy()? as u64,
     };
     py.detach(|| {
         // SAFETY: the view lies inside its storage.

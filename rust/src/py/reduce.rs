@@ -1,8 +1,9 @@
-//! Bindings of the reduction kernels (`kernels::reduce`).
+//! Bindings of the reduction kernels (`kernels::reduce`, `kernels::moments`).
 
 use super::operand::{Out, Strided};
 use crate::dispatch::{self, Mode};
 use crate::error::expect_len;
+use crate::kernels::moments::{moments, Moment};
 use crate::kernels::reduce;
 use pyo3::prelude::*;
 
@@ -37,7 +38,58 @@ pub fn sum(
     Ok(())
 }
 
+/// Variance or standard deviation (`std`) of `a` over `dims` with
+/// `correction` (`kernels::moments`), into the contiguous `out`.
+#[pyfunction]
+pub fn var(
+    py: Python<'_>,
+    out: Out<f32>,
+    a: Strided<f32>,
+    dims: Vec<usize>,
+    correction: f64,
+    std: bool,
+) -> PyResult<()> {
+    moments_call(py, "var", out, a, dims, Moment::Var { correction, std })
+}
+
+/// Euclidean norm of `a` over `dims` (`kernels::moments`).
+#[pyfunction]
+pub fn norm2(py: Python<'_>, out: Out<f32>, a: Strided<f32>, dims: Vec<usize>) -> PyResult<()> {
+    moments_call(py, "norm", out, a, dims, Moment::Norm2)
+}
+
+fn moments_call(
+    py: Python<'_>,
+    op: &str,
+    out: Out<f32>,
+    a: Strided<f32>,
+    dims: Vec<usize>,
+    moment: Moment,
+) -> PyResult<()> {
+    let (mask, kept) = reduce::reduce_mask(op, a.shape(), &dims)?;
+    expect_len(op, "output", out.numel(), kept)?;
+    let exact = dispatch::mode() == Mode::Exact;
+    py.detach(|| {
+        // SAFETY: the input lies inside its storage; out holds `kept`
+        // contiguous elements and is a fresh buffer.
+        unsafe {
+            moments(
+                a.shape(),
+                a.ptr(),
+                a.strides(),
+                &mask,
+                moment,
+                exact,
+                out.mut_ptr(),
+            )
+        }
+    });
+    Ok(())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sum, m)?)?;
+    m.add_function(wrap_pyfunction!(var, m)?)?;
+    m.add_function(wrap_pyfunction!(norm2, m)?)?;
     Ok(())
 }

@@ -20,6 +20,8 @@ use std::sync::{Arc, Mutex};
 pub enum DType {
     F32,
     I64,
+    /// One byte per element, 0 or 1 (NumPy's and torch's bool layout).
+    Bool,
 }
 
 impl DType {
@@ -27,8 +29,9 @@ impl DType {
         match name {
             "float32" => Ok(DType::F32),
             "int64" => Ok(DType::I64),
+            "bool" => Ok(DType::Bool),
             other => Err(PyTypeError::new_err(format!(
-                "unsupported dtype {other:?}: onemodel has float32 and int64"
+                "unsupported dtype {other:?}: onemodel has float32, int64 and bool"
             ))),
         }
     }
@@ -36,12 +39,14 @@ impl DType {
         match self {
             DType::F32 => "float32",
             DType::I64 => "int64",
+            DType::Bool => "bool",
         }
     }
     pub fn size(self) -> usize {
         match self {
             DType::F32 => 4,
             DType::I64 => 8,
+            DType::Bool => 1,
         }
     }
 }
@@ -136,13 +141,20 @@ impl Storage {
                 a.strides().to_vec(),
                 DType::I64,
             )
+        } else if let Ok(a) = array.cast::<PyArrayDyn<bool>>() {
+            (
+                a.data() as *mut u8,
+                a.shape().to_vec(),
+                a.strides().to_vec(),
+                DType::Bool,
+            )
         } else {
             let dt = array
                 .getattr(intern!(py, "dtype"))
                 .map(|d| d.to_string())
                 .unwrap_or_default();
             return Err(PyTypeError::new_err(format!(
-                "from_numpy: expected a float32 or int64 array, got dtype {dt}; convert with .astype(numpy.float32)"
+                "from_numpy: expected a float32, int64 or bool array, got dtype {dt}; convert with .astype(numpy.float32)"
             )));
         };
         let writeable: bool = array
@@ -202,6 +214,12 @@ impl Storage {
                 }
                 DType::I64 => {
                     Ok(view_array::<i64>(base as *const i64, &shape, &strides, holder)?.into_any())
+                }
+                // Every byte a bool storage holds is 0 or 1: the storages
+                // are written only by NumPy bool arrays, copies of bool
+                // storages and fills with 0 or 1.
+                DType::Bool => {
+                    Ok(view_array::<bool>(base as *const bool, &shape, &strides, holder)?.into_any())
                 }
             }
         }

@@ -1,0 +1,155 @@
+"""Scans along a dim: ``cumsum``, ``cumprod`` (float32: a double running
+value in index order, each output rounded once; int64/bool: int64), and
+``cummax``/``cummin`` (comparisons only).
+
+Orders: the running value is ``np.add.accumulate`` /
+``np.multiply.accumulate`` on float64, which are sequential (output k is
+output k−1 plus/times term k). Backward:
+
+* cumsum: each input's gradient is the double sum of the gradients of the
+  outputs at and after it, accumulated from the last output down, rounded
+  once;
+* cumprod: ``dx_i = Σ_{k≥i} g_k·Π_{j≤k, j≠i} x_j`` in double, rounded
+  once; evaluated as ``(Σ_{k≥i} g_k·y_k)/x_i`` (sums from the last output
+  down) before a row's first zero, directly at that zero, and 0 after it;
+* cummax/cummin: the gradient goes to the index each output took (a
+  scatter-add in output order, ops/index.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _shape
+from .. import return_types
+from .._numpy_exact import canonical_nan, ieee
+from ..autograd.function import Function
+from ..tensor import Tensor, as_dtype, float32, int64
+
+
+def _result(a: np.ndarray, dt) -> Tensor:
+    out = Tensor._empty(a.shape, dt)
+    if a.size:
+        out.numpy(force=True)[...] = a
+    return out
+
+
+def _prep(op: str, input: Tensor, dim, dtype) -> tuple:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}: expected a Tensor, got {type(input).__name__}")
+    dt = as_dtype(dtype, op)
+    if dt is not None and dt is not input.dtype:
+        input = input.to(dt)
+    d = _shape.norm_dim(op, dim, max(input.ndim, 1))
+    return input, d
+
+
+def _revcumsum64(g: np.ndarray, axis: int) -> np.ndarray:
+    """Σ_{k≥i} g_k along `axis`, accumulated from the last element down."""
+    return np.flip(np.add.accumulate(np.flip(g, axis), axis=axis), axis)
+
+
+class Cumsum(Function):
+    def forward(self, a, dim):
+        self.dim = dim
+        x = a.numpy(force=True).astype(np.float64)
+        with ieee():
+            y = np.add.accumulate(x, axis=dim).astype(np.float32) if x.ndim else x.astype(np.float32)
+        return _result(canonical_nan(y), float32)
+
+    def backward(self, g):
+        gn = g.numpy(force=True).astype(np.float64)
+        with ieee():
+            r = _revcumsum64(gn, self.dim).astype(np.float32) if gn.ndim else gn.astype(np.float32)
+        return _result(canonical_nan(r), float32)
+
+
+class Cumprod(Function):
+    def forward(self, a, dim):
+        self.dim = dim
+        self.save_for_backward(a)
+        x = a.numpy(force=True).astype(np.float64)
+        with ieee():
+            y = np.multiply.accumulate(x, axis=dim).astype(np.float32) if x.ndim else x.astype(np.float32)
+        return _result(canonical_nan(y), float32)
+
+    def backward(self, g):
+        (a,) = self.saved_tensors
+        if a.ndim == 0:
+            return g
+        x = np.moveaxis(a.numpy(force=True).astype(np.float64), self.dim, -1)
+        gn = np.moveaxis(g.numpy(force=True).astype(np.float64), self.dim, -1)
+        n = x.shape[-1]
+        with ieee(), np.errstate(all="ignore"):
+            y = np.multiply.accumulate(x, axis=-1)
+            tail = _revcumsum64(gn * y, -1)
+            dx = np.where(x != 0, tail / np.where(x != 0, x, 1.0), 0.0)
+            zero = x == 0
+            has = zero.any(axis=-1)
+            if has.any():
+                z = np.argmax(zero, axis=-1)  # each row's first zero
+                for idx in zip(*np.nonzero(has)):
+                    i = int(z[idx])
+                    row_x, row_g = x[idx], gn[idx]
+                    before = np.multiply.accumulate(row_x[:i])[-1] if i else 1.0
+                    after = np.multiply.accumulate(np.concatenate([[before], row_x[i + 1 :]]))
+                    dxr = dx[idx]
+                    dxr[i] = np.add.accumulate(row_g[i:] * after[: n - i])[-1]
+                    dxr[i + 1 :] = 0.0
+                    dx[idx] = dxr
+            out = dx.astype(np.float32)
+        return _result(canonical_nan(np.ascontiguousarray(np.moveaxis(out, -1, self.dim))), float32)
+
+
+def cumsum(input, dim: int, *, dtype=None) -> Tensor:
+    input, d = _prep("cumsum", input, dim, dtype)
+    if input.dtype is not float32:
+        a = input.numpy(force=True).astype(np.int64)
+        return _result(np.cumsum(a, axis=d) if a.ndim else a, int64)
+    return Cumsum.apply(input, d)
+
+
+def cumprod(input, dim: int, *, dtype=None) -> Tensor:
+    input, d = _prep("cumprod", input, dim, dtype)
+    if input.dtype is not float32:
+        a = input.numpy(force=True).astype(np.int64)
+        return _result(np.cumprod(a, axis=d) if a.ndim else a, int64)
+    return Cumprod.apply(input, d)
+
+
+def _cum_extreme(kind: str, input: Tensor, dim: int):
+    from .index import take_along_dim
+
+    input, d = _prep(kind, input, dim, None)
+    x = input.numpy(force=True)
+    if x.ndim == 0:
+        return getattr(return_types, kind)(input.clone(), _result(np.zeros((), np.int64), int64))
+    xm = np.moveaxis(x, d, -1)
+    idx = np.zeros(xm.shape, np.int64)
+    n = xm.shape[-1]
+    if n:
+        best = xm[..., 0].copy()
+        cur = np.zeros(xm.shape[:-1], np.int64)
+        isnan = np.isnan(best) if xm.dtype.kind == "f" else np.zeros(best.shape, bool)
+        for k in range(n):
+            v = xm[..., k]
+            vnan = np.isnan(v) if xm.dtype.kind == "f" else np.zeros(v.shape, bool)
+            # torch: a NaN takes over and stays; otherwise ties move to the later index.
+            better = (v >= best) if kind == "cummax" else (v <= best)
+            take = (~isnan & (better | vnan)) | (k == 0)
+            best = np.where(take, v, best)
+            cur = np.where(take, k, cur)
+            isnan = isnan | vnan
+            idx[..., k] = cur
+    index = _result(np.ascontiguousarray(np.moveaxis(idx, -1, d)), int64)
+    return getattr(return_types, kind)(take_along_dim(input, index, d), index)
+
+
+def cummax(input, dim: int):
+    """(values, indices): the running maximum; ties take the later index,
+    and a NaN, once seen, is the value (with its index), as torch."""
+    return _cum_extreme("cummax", input, dim)
+
+
+def cummin(input, dim: int):
+    return _cum_extreme("cummin", input, dim)

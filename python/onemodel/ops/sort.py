@@ -1,0 +1,146 @@
+"""Sorting and order statistics: ``sort``/``argsort``/``msort`` (stable),
+``topk``, ``kthvalue``, ``median``, ``unique``.
+
+Orders are comparisons only (NumPy's stable sort): equal values keep their
+index order — ascending and descending alike — and NaN sorts as the
+largest value (last ascending, first descending; ``topk`` takes NaNs
+first), as torch. The values are gathered from the input
+(``take_along_dim``), so their gradient goes to the chosen indices.
+Where torch's own order of equal values is unspecified (``topk``,
+``kthvalue``, unstable ``sort``), onemodel's is the stable one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _shape
+from .. import return_types
+from ..tensor import Tensor, int64
+from .index import take_along_dim
+
+
+def _result(a: np.ndarray, dt) -> Tensor:
+    out = Tensor._empty(a.shape, dt)
+    if a.size:
+        out.numpy(force=True)[...] = a
+    return out
+
+
+def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Stable argsort along `axis`; descending keeps equal values in index
+    order (a stable ascending sort of the reversed axis, reversed back)."""
+    if not descending:
+        return np.argsort(x, axis=axis, kind="stable")
+    n = x.shape[axis]
+    rev = np.flip(x, axis)
+    o = np.argsort(rev, axis=axis, kind="stable")
+    return np.flip(n - 1 - o, axis)
+
+
+def _check(op: str, input) -> None:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}: expected a Tensor, got {type(input).__name__}")
+
+
+def argsort(input, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+    _check("argsort", input)
+    if input.ndim == 0:
+        return _result(np.zeros((), np.int64), int64)
+    d = _shape.norm_dim("argsort", dim, input.ndim)
+    return _result(_order(input.numpy(force=True), d, bool(descending)).astype(np.int64), int64)
+
+
+def sort(input, dim: int = -1, descending: bool = False, *, stable: bool = False):
+    """(values, indices) along ``dim``, stable whatever ``stable`` says."""
+    _check("sort", input)
+    if input.ndim == 0:
+        return return_types.sort(input.clone(), _result(np.zeros((), np.int64), int64))
+    d = _shape.norm_dim("sort", dim, input.ndim)
+    idx = argsort(input, d, descending)
+    return return_types.sort(take_along_dim(input, idx, d), idx)
+
+
+def msort(input) -> Tensor:
+    return sort(input, 0).values
+
+
+def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002 - torch's name
+    """The ``k`` largest (or smallest) along ``dim`` as (values, indices),
+    in order (``sorted`` is always honoured)."""
+    _check("topk", input)
+    if input.ndim == 0:
+        if k not in (0, 1):
+            raise ValueError(f"topk: k ({k}) is out of range for a 0-d tensor")
+        return return_types.topk(input.clone(), _result(np.zeros((), np.int64), int64))
+    d = _shape.norm_dim("topk", dim, input.ndim)
+    n = input.shape[d]
+    k = int(k)
+    if k < 0 or k > n:
+        raise ValueError(f"topk: k ({k}) is out of range for dimension {d} of size {n}")
+    o = _order(input.numpy(force=True), d, bool(largest))
+    idx = _result(np.ascontiguousarray(np.take(o, np.arange(k), axis=d)).astype(np.int64), int64)
+    return return_types.topk(take_along_dim(input, idx, d), idx)
+
+
+def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
+    """The k-th smallest (1-based) along ``dim`` as (values, indices)."""
+    _check("kthvalue", input)
+    d = _shape.norm_dim("kthvalue", dim, max(input.ndim, 1))
+    n = input.shape[d] if input.ndim else 1
+    if not 1 <= int(k) <= n:
+        raise ValueError(f"kthvalue: k ({k}) is out of range for dimension {d} of size {n}")
+    if input.ndim == 0:
+        return return_types.kthvalue(input.clone(), _result(np.zeros((), np.int64), int64))
+    o = _order(input.numpy(force=True), d, False)
+    idx = _result(np.ascontiguousarray(np.take(o, [int(k) - 1], axis=d)).astype(np.int64), int64)
+    values = take_along_dim(input, idx, d)
+    if not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return return_types.kthvalue(values, idx)
+
+
+def median(input, dim=None, keepdim: bool = False):
+    """The lower median ((n−1)//2-th smallest); a NaN in the reduced
+    elements makes it NaN (at the first NaN's index), as torch. Without
+    ``dim``: the value only."""
+    _check("median", input)
+    if dim is None:
+        flat = input.reshape(-1)
+        if flat.numel() == 0:
+            raise ValueError("median: cannot take the median of an empty tensor")
+        return median(flat, 0).values.reshape(())
+    d = _shape.norm_dim("median", dim, max(input.ndim, 1))
+    if input.ndim == 0:
+        return return_types.median(input.clone(), _result(np.zeros((), np.int64), int64))
+    x = input.numpy(force=True)
+    n = x.shape[d]
+    if n == 0:
+        raise ValueError(f"median: dimension {d} of shape {tuple(input.shape)} is empty")
+    o = _order(x, d, False)
+    pick = np.take(o, [(n - 1) // 2], axis=d)
+    if x.dtype.kind == "f":
+        nan = np.isnan(x)
+        if nan.any():
+            first_nan = np.argmax(nan, axis=d)
+            pick = np.where(np.expand_dims(nan.any(axis=d), d), np.expand_dims(first_nan, d), pick)
+    idx = _result(np.ascontiguousarray(pick).astype(np.int64), int64)
+    values = take_along_dim(input, idx, d)
+    if not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return return_types.median(values, idx)
+
+
+def unique(input, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim=None):  # noqa: A002
+    """The distinct values (sorted), with the inverse indices and counts on
+    request (no gradient)."""
+    _check("unique", input)
+    x = input.numpy(force=True)
+    axis = None if dim is None else _shape.norm_dim("unique", dim, input.ndim)
+    vals, inv, counts = np.unique(x, return_inverse=True, return_counts=True, axis=axis)
+    out = [_result(vals, input.dtype)]
+    if return_inverse:
+        out.append(_result(inv.reshape(x.shape if axis is None else (x.shape[axis],)).astype(np.int64), int64))
+    if return_counts:
+        out.append(_result(counts.astype(np.int64), int64))
+    return out[0] if len(out) == 1 else tuple(out)

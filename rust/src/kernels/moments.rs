@@ -1,0 +1,257 @@
+//! Second-moment reductions in double precision: variance, standard
+//! deviation and the Euclidean norm (docs/tensor.md).
+//!
+//! Each output reads its terms in increasing element order (the row-major
+//! order of the reduced dimensions' logical indices, as `reduce::sum`), and
+//! every sum is one f64 chain from +0, rounded once to f32 at the end:
+//!
+//! * `Var { correction, std }`: `mean = (Σ x) / n` (the chain of
+//!   `reduce::sum`, through the blocked chain where the run allows), then
+//!   `Σ (x − mean)²` (each term one f64 subtract and multiply), divided by
+//!   `max(0, n − correction)`; `std` takes the f64 square root before the
+//!   rounding. `n − correction ≤ 0` divides by 0 (±inf, or NaN for 0/0), as
+//!   torch.
+//! * `Norm2`: `√(Σ x²)`, each square exact in f64 (a product of two f32 has
+//!   at most 48 significant bits), so an f32 square never overflows.
+//!
+//! Threads split outputs in chunks fixed by the shape; no sum crosses
+//! threads, so the bits depend on neither the thread count nor the path.
+
+use super::canonical;
+use super::double_chain::{self, add_terms_on};
+use super::reduce::{coalesce, row_major_offsets};
+use crate::dispatch::par_chunks;
+use crate::ptr::Ptr;
+use crate::simd::Token;
+
+/// What each output is (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Moment {
+    Var { correction: f64, std: bool },
+    Norm2,
+}
+
+/// Terms per thread chunk (as `reduce::sum`).
+const TERMS_PER_CHUNK: usize = 1 << 16;
+
+/// Reduce `input` (shape `shape`, strides `strides`) over the dimensions
+/// where `reduce[d]` is true, writing the kept dimensions row-major into
+/// `out`.
+///
+/// # Safety
+/// `input` must be valid for every offset the strides reach; `out` must be
+/// valid for writes of the product of the kept dimensions.
+pub unsafe fn moments(
+    shape: &[usize],
+    input: *const f32,
+    strides: &[isize],
+    reduce: &[bool],
+    moment: Moment,
+    exact: bool,
+    out: *mut f32,
+) {
+    let kept: Vec<usize> = (0..shape.len()).filter(|&d| !reduce[d]).collect();
+    let red: Vec<usize> = (0..shape.len()).filter(|&d| reduce[d]).collect();
+    let kept_shape: Vec<usize> = kept.iter().map(|&d| shape[d]).collect();
+    let kept_strides: Vec<isize> = kept.iter().map(|&d| strides[d]).collect();
+    let terms: usize = red.iter().map(|&d| shape[d]).product();
+    let red_dims = coalesce(red.iter().map(|&d| (shape[d], strides[d])));
+    let (run_len, run_stride) = red_dims.last().copied().unwrap_or((1, 0));
+    let outer = &red_dims[..red_dims.len().saturating_sub(1)];
+    let run_starts = if terms == 0 {
+        Vec::new()
+    } else {
+        row_major_offsets(outer.iter().copied())
+    };
+    let outputs: usize = kept_shape.iter().product();
+    let x = Ptr::new(input, 0);
+    let out = Ptr::new(out, outputs);
+    let per_chunk = (TERMS_PER_CHUNK / terms.max(1)).clamp(1, 64);
+    let blocked = run_stride == 1 && run_len >= double_chain::BLOCK;
+    let token = Token::current();
+    par_chunks(outputs.div_ceil(per_chunk), |chunk| {
+        let first = chunk * per_chunk;
+        let last = (first + per_chunk).min(outputs);
+        for o in first..last {
+            let (mut b, mut r) = (0isize, o);
+            for d in (0..kept_shape.len()).rev() {
+                b += (r % kept_shape[d]) as isize * kept_strides[d];
+                r /= kept_shape[d];
+            }
+            // Every term of output o, in element order, folded from `init`.
+            let fold = |init: f64, f: &dyn Fn(f64, f32) -> f64| {
+                let mut acc = init;
+                for &start in &run_starts {
+                    let mut off = b + start;
+                    for _ in 0..run_len {
+                        // SAFETY: every offset reached is an element of the
+                        // input (the caller's contract).
+                        acc = f(acc, unsafe { *x.get().offset(off) });
+                        off += run_stride;
+                    }
+                }
+                acc
+            };
+            let value = match moment {
+                Moment::Var { correction, std } => {
+                    let sum = if blocked {
+                        let mut acc = 0f64;
+                        for &start in &run_starts {
+                            // SAFETY: the run's run_len consecutive elements
+                            // are elements of the input.
+                            let run = unsafe {
+                                std::slice::from_raw_parts(x.get().offset(b + start), run_len)
+                            };
+                            acc = add_terms_on(token, acc, run);
+                        }
+                        acc
+                    } else {
+                        fold(0.0, &|a, v| a + v as f64)
+                    };
+                    let mean = sum / terms as f64;
+                    let ss = fold(0.0, &|a, v| {
+                        let d = v as f64 - mean;
+                        a + d * d
+                    });
+                    let var = ss / (terms as f64 - correction).max(0.0);
+                    if std {
+                        var.sqrt()
+                    } else {
+                        var
+                    }
+                }
+                Moment::Norm2 => fold(0.0, &|a, v| a + (v as f64) * (v as f64)).sqrt(),
+            };
+            // SAFETY: o < outputs; chunks write disjoint outputs.
+            unsafe { out.write(o, canonical(value as f32, exact)) };
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The definition, written out: element-order f64 chains over the
+    /// reduced dims of a [a, b] row-major input, per output.
+    fn reference(rows: &[Vec<f32>], moment: Moment) -> Vec<f32> {
+        rows.iter()
+            .map(|r| {
+                let n = r.len() as f64;
+                match moment {
+                    Moment::Var { correction, std } => {
+                        let mean = r.iter().fold(0f64, |a, &v| a + v as f64) / n;
+                        let ss = r
+                            .iter()
+                            .fold(0f64, |a, &v| a + (v as f64 - mean) * (v as f64 - mean));
+                        let var = ss / (n - correction).max(0.0);
+                        (if std { var.sqrt() } else { var }) as f32
+                    }
+                    Moment::Norm2 => {
+                        r.iter().fold(0f64, |a, &v| a + v as f64 * v as f64).sqrt() as f32
+                    }
+                }
+            })
+            .collect()
+    }
+
+    fn data(n: usize) -> Vec<f32> {
+        (0..n)
+            .map(|i| ((i as f32 * 0.618).sin() * 1e3 + 1e4) * if i % 5 == 0 { 1e-3 } else { 1.0 })
+            .collect()
+    }
+
+    #[test]
+    fn rows_and_columns_equal_the_written_out_chains() {
+        // [3, 150]: rows are contiguous runs (blocked first pass), columns
+        // strided ones; both against the definition, bit for bit.
+        let (a, b) = (3usize, 150usize);
+        let x = data(a * b);
+        for moment in [
+            Moment::Var {
+                correction: 1.0,
+                std: false,
+            },
+            Moment::Var {
+                correction: 0.0,
+                std: true,
+            },
+            Moment::Norm2,
+        ] {
+            let rows: Vec<Vec<f32>> = (0..a).map(|i| x[i * b..(i + 1) * b].to_vec()).collect();
+            let mut got = vec![0f32; a];
+            unsafe {
+                moments(
+                    &[a, b],
+                    x.as_ptr(),
+                    &[b as isize, 1],
+                    &[false, true],
+                    moment,
+                    true,
+                    got.as_mut_ptr(),
+                )
+            };
+            let want = reference(&rows, moment);
+            assert_eq!(
+                got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "{moment:?} rows"
+            );
+            let cols: Vec<Vec<f32>> = (0..b)
+                .map(|j| (0..a).map(|i| x[i * b + j]).collect())
+                .collect();
+            let mut got = vec![0f32; b];
+            unsafe {
+                moments(
+                    &[a, b],
+                    x.as_ptr(),
+                    &[b as isize, 1],
+                    &[true, false],
+                    moment,
+                    true,
+                    got.as_mut_ptr(),
+                )
+            };
+            let want = reference(&cols, moment);
+            assert_eq!(
+                got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "{moment:?} cols"
+            );
+        }
+    }
+
+    #[test]
+    fn one_term_with_correction_is_nan_and_large_values_do_not_overflow() {
+        let x = [3.0f32];
+        let mut v = [0f32];
+        unsafe {
+            moments(
+                &[1],
+                x.as_ptr(),
+                &[1],
+                &[true],
+                Moment::Var {
+                    correction: 1.0,
+                    std: false,
+                },
+                true,
+                v.as_mut_ptr(),
+            )
+        };
+        assert_eq!(v[0].to_bits(), 0x7FC0_0000);
+        let big = [3e20f32, 4e20];
+        unsafe {
+            moments(
+                &[2],
+                big.as_ptr(),
+                &[1],
+                &[true],
+                Moment::Norm2,
+                true,
+                v.as_mut_ptr(),
+            )
+        };
+        assert_eq!(v[0], 5e20);
+    }
+}

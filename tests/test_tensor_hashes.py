@@ -1,0 +1,61 @@
+"""Bit-identity of the tensor-language operators (CONTRACT §7): the
+exact-mode gradients of a graph using each of them hash to one pinned value
+on every kernel path × threads {1, 3, 8}; fast mode is equal across
+threads. The sizes make the double-sum kernels (var, std, norm) split
+their outputs over several thread chunks and use the blocked chain."""
+
+import numpy as np
+
+import onemodel as om
+from conftest import PATHS, THREAD_COUNTS, sha256_of
+
+# sha256 of _tensor_language_gradients() in exact mode (parameter order, then the outputs).
+TENSOR_EXACT_SHA256 = "054b68e76eef96b9033b3a36c90da15994a62aa2c34656e044f51e166c39dce2"
+
+
+def _tensor_language_gradients():
+    gen = om.Generator().manual_seed(11)
+    x = om.randn(40, 700, generator=gen).requires_grad_()
+    w = (om.randn(700, 24, generator=gen) * 0.05).requires_grad_()
+    e = om.randn(30, 6, generator=gen).requires_grad_()
+    tokens = om.tensor(np.random.default_rng(3).integers(0, 30, size=(5, 9)))
+    h = x @ w  # [40, 24]
+    h = h.masked_fill(om.tril(om.ones(40, 24)) == 0, -1.0)
+    h[h > 1.5] = 1.5
+    h = h.relu_()  # in place on a recorded tensor
+    v = x.var(1, keepdim=True) + x.std(0)[:24] + x.norm(dim=1, keepdim=True) * 0.01
+    h = h * v[:, :1] + om.where(h > 0.5, h, v[:, :1] * 0.1)
+    top = h.topk(5, dim=1).values.sum(1) + h.sort(0, descending=True).values[:3].sum(0).sum()
+    c = h.cumsum(1)[:, -1] + (h * 0.01 + 1.0).cumprod(0)[-1].sum()
+    z = om.logsumexp(h, 1) + h.amax(1) + h.max(0).values.sum() + (h.abs() + 0.5).prod(1) * 1e-6
+    emb = e[tokens]  # [5, 9, 6] with repeated rows: the scatter-add backward
+    g = om.gather(emb, 2, om.tensor(np.random.default_rng(4).integers(0, 6, size=(5, 9, 3))))
+    s = om.zeros(30, 3).index_add(0, tokens[:, :3].reshape(-1), g[:, :3].reshape(-1, 3))
+    loss = (top + c + z).sum() + (s * s).sum() + g.flip(1).roll(2, 0)[..., 0].repeat(2, 1).sum()
+    loss.backward()
+    return [x.grad.numpy(), w.grad.numpy(), e.grad.numpy(), loss.detach().reshape(1).numpy()]
+
+
+def test_exact_mode_hash_is_pinned_on_every_path_and_thread_count():
+    seen = {}
+    for path in PATHS:
+        for threads in THREAD_COUNTS:
+            with om.compute.settings(mode="exact", kernel_path=path, threads=threads):
+                seen[(path, threads)] = sha256_of(_tensor_language_gradients())
+    assert len(set(seen.values())) == 1, seen
+    assert next(iter(seen.values())) == TENSOR_EXACT_SHA256
+
+
+def test_fast_mode_does_not_depend_on_threads():
+    hashes = set()
+    for threads in THREAD_COUNTS:
+        with om.compute.settings(mode="fast", threads=threads):
+            hashes.add(sha256_of(_tensor_language_gradients()))
+    assert len(hashes) == 1
+
+
+def test_gradients_are_finite_and_nonzero():
+    with om.compute.settings(mode="exact"):
+        grads = _tensor_language_gradients()
+    for g in grads:
+        assert np.isfinite(g).all() and np.abs(g).max() > 0
