@@ -343,3 +343,26 @@ case("transformer_encoder_bool_masks_prenorm", _encoder_inputs, lambda T, *a: _e
      tol=2e-6, grad_tol=1e-5, no_grad=tuple(range(2, 14)))
 case("transformer_float_mask", _encoder_inputs,
      lambda T, src, kpm, *p: _encoder(T, src, kpm.float().masked_fill(kpm, float("-inf")), *p), tol=2e-6, grad_tol=1e-5, no_grad=tuple(range(2, 14)))
+
+
+# ---------------------------------------------------------------------------
+# Creation and conversion
+# ---------------------------------------------------------------------------
+
+case("linspace_logspace", lambda r: [],
+     lambda T: [T.linspace(0, 1, 5), T.linspace(-3.5, 7.25, 11), T.linspace(2, 2, 1), T.linspace(0.1, 0.7, 7), T.linspace(5, -5, 4),
+                T.logspace(0, 2, 3), T.logspace(-1, 1, 5, base=2.0)], grad=False, tol=1e-6)
+case("one_hot", lambda r: [ints(r, 0, 4, 2, 3)], lambda T, i: [T.nn.functional.one_hot(i), T.nn.functional.one_hot(i, 6)], grad=False)
+case("new_and_like", lambda r: [normal(r, 2, 3), ints(r, 0, 5, 3)],
+     lambda T, x, i: [x.new_zeros(2, 2), x.new_ones((3,)), x.new_full((2,), 1.5), i.new_zeros(2), i.new_full((2,), 7), x.new_tensor([1, 2]),
+                      T.full_like(x, 2), T.full_like(i, 3), T.zeros_like(x, dtype=T.bool), T.ones(2, 2, dtype=T.bool), T.full((2,), True),
+                      T.empty(0, 3).shape[1], x.new_empty(0).dtype == T.float32], grad=False)
+case("type_conversions", lambda r: [special(r, 2, 4), ints(r, -3, 3, 4)],
+     lambda T, x, i: [x.long(), x.type(T.int64), i.float(), i.type(T.float32), i.to(T.float32), x.to(i), i.bool().long(), T.tensor([True, False]).float(),
+                      x.type(), i.type(), T.tensor([True]).type(), x.to(dtype=T.bool), i.type_as(x)], grad=False)
+case("python_scalars", lambda r: [normal(r, 3), ints(r, 0, 9, 2, 2)],
+     lambda T, x, i: [x[0].item(), float(x[1]), int(i[0, 0]), bool(i[1, 1] > 4), i.tolist(), (i > 4).tolist(), x.tolist(), len(i), i.numel(), i.dim(),
+                      [r.tolist() for r in i], i.size(1), list(i.shape), f"{x[2]:.3f}" == format(float(x[2]), ".3f")], grad=False)
+case("linalg_vector_norm", lambda r: [normal(r, 3, 4)],
+     lambda T, x: [T.linalg.vector_norm(x), T.linalg.vector_norm(x, 1, dim=1), T.linalg.vector_norm(x, float("inf"), dim=0, keepdim=True),
+                   T.linalg.norm(x), T.linalg.matrix_norm(x), T.linalg.vector_norm(x, 2.5)], tol=2e-6, grad_tol=1e-5)

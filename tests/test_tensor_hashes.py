@@ -36,26 +36,57 @@ def _tensor_language_gradients():
     return [x.grad.numpy(), w.grad.numpy(), e.grad.numpy(), loss.detach().reshape(1).numpy()]
 
 
+# sha256 of _more_gradients() in exact mode: the operators the first graph leaves out.
+MORE_EXACT_SHA256 = "7e3d55d83b2c246399695d3f71552c934fcc8636e1bca4dd756d19cd430c13d8"
+
+
+def _more_gradients():
+    gen = om.Generator().manual_seed(12)
+    a = om.randn(6, 9, generator=gen).requires_grad_()
+    b = om.randn(6, 9, generator=gen).requires_grad_()
+    lo = (om.randn(9, generator=gen) * 0.3 - 0.5).requires_grad_()
+    rows = om.tensor([0, 3, 3, 5, 0, 0])
+    h = om.clamp(a, lo, b.detach().abs() + 0.5) + om.maximum(a, b) * om.minimum(a, b.flip(1))
+    h = h.tril(1) + h.triu(-2) * 0.5
+    h = h.index_put((rows,), b * 0.25, accumulate=True)
+    s = h.scatter_reduce(0, om.tensor([[0, 1, 0, 2, 0, 1, 1, 0, 2]] * 2), b[:2], "mean")
+    s = s + h.scatter_reduce(0, om.tensor([[1, 1, 0, 0, 2, 2, 1, 0, 0]]), a[:1], "amax")
+    c = h.cummax(1).values.sum() + h.cummin(0).values.sum() + h.kthvalue(3, 1).values.sum() + h.median(0).values.sum()
+    v, m = om.var_mean(h, 1)
+    n = h.norm(3, dim=0).sum() + h.norm(1) + h.norm(float("inf"), dim=1).sum()
+    t = om.take_along_dim(h, om.tensor([[8], [0], [3], [3], [1], [7]]), 1).sum()
+    r = h.repeat_interleave(om.tensor([1, 0, 2, 1, 1, 3]), dim=0).sum(0) + h.masked_select(h > 0.3).sum()
+    y = h * 1.0
+    y[y.abs() < 0.2] = 0.0
+    y[1].mul_(2.0)
+    y[:, [0, 8, 8]] += 1.0
+    loss = (s * s).sum() + c + (v * m).sum() + n + t + (r * r).sum() + (y * y).sum() + y.std(correction=0)
+    loss.backward()
+    return [a.grad.numpy(), b.grad.numpy(), lo.grad.numpy(), loss.detach().reshape(1).numpy()]
+
+
 def test_exact_mode_hash_is_pinned_on_every_path_and_thread_count():
-    seen = {}
-    for path in PATHS:
-        for threads in THREAD_COUNTS:
-            with om.compute.settings(mode="exact", kernel_path=path, threads=threads):
-                seen[(path, threads)] = sha256_of(_tensor_language_gradients())
-    assert len(set(seen.values())) == 1, seen
-    assert next(iter(seen.values())) == TENSOR_EXACT_SHA256
+    for fn, pinned in ((_tensor_language_gradients, TENSOR_EXACT_SHA256), (_more_gradients, MORE_EXACT_SHA256)):
+        seen = {}
+        for path in PATHS:
+            for threads in THREAD_COUNTS:
+                with om.compute.settings(mode="exact", kernel_path=path, threads=threads):
+                    seen[(path, threads)] = sha256_of(fn())
+        assert len(set(seen.values())) == 1, seen
+        assert next(iter(seen.values())) == pinned, fn.__name__
 
 
 def test_fast_mode_does_not_depend_on_threads():
-    hashes = set()
-    for threads in THREAD_COUNTS:
-        with om.compute.settings(mode="fast", threads=threads):
-            hashes.add(sha256_of(_tensor_language_gradients()))
-    assert len(hashes) == 1
+    for fn in (_tensor_language_gradients, _more_gradients):
+        hashes = set()
+        for threads in THREAD_COUNTS:
+            with om.compute.settings(mode="fast", threads=threads):
+                hashes.add(sha256_of(fn()))
+        assert len(hashes) == 1
 
 
 def test_gradients_are_finite_and_nonzero():
     with om.compute.settings(mode="exact"):
-        grads = _tensor_language_gradients()
-    for g in grads:
-        assert np.isfinite(g).all() and np.abs(g).max() > 0
+        for fn in (_tensor_language_gradients, _more_gradients):
+            for g in fn():
+                assert np.isfinite(g).all() and np.abs(g).max() > 0

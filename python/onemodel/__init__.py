@@ -187,7 +187,7 @@ from .ops.views import (
     transpose,
     unsqueeze,
 )
-from . import autograd, compute, functional, gradcheck, nn, optim, return_types
+from . import autograd, compute, functional, gradcheck, linalg, nn, optim, return_types
 from .serialization import load, save
 
 # The program surface torch programs expect (docs/porting.md): runtime
