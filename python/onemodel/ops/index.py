@@ -77,12 +77,62 @@ def _index_array(op: str, item) -> np.ndarray | None:
     return None
 
 
+def _basic(op: str, shape: tuple, index: tuple):
+    """The spec of an index made only of ints, slices, None and one
+    Ellipsis (the common case, parsed without the general machinery), or
+    None if it holds anything else."""
+    consumed = 0
+    ellipsis = False
+    for item in index:
+        t = type(item)
+        if t is int or t is slice:
+            consumed += 1
+        elif item is Ellipsis:
+            if ellipsis:
+                return None
+            ellipsis = True
+        elif item is not None:
+            return None
+    if consumed > len(shape):
+        raise IndexError(f"{op}: too many indices for a tensor of {len(shape)} dimensions (shape {tuple(shape)})")
+    spec = []
+    dim = 0
+    for item in index:
+        if item is None:
+            spec.append(("new",))
+        elif item is Ellipsis:
+            for _ in range(len(shape) - consumed):
+                spec.append(("slice", 0, shape[dim], 1))
+                dim += 1
+        elif type(item) is int:
+            n = shape[dim]
+            if item < -n or item >= n:
+                raise IndexError(f"{op}: index {item} is out of bounds for dimension {dim} with size {n}")
+            spec.append(("int", item % n))
+            dim += 1
+        else:
+            n = shape[dim]
+            step = 1 if item.step is None else int(item.step)
+            if step <= 0:
+                raise ValueError(f"{op}: slice step must be positive, got {step}")
+            start, stop, _ = item.indices(n)
+            spec.append(("slice", start, stop if stop > start else start, step))
+            dim += 1
+    while dim < len(shape):
+        spec.append(("slice", 0, shape[dim], 1))
+        dim += 1
+    return tuple(spec)
+
+
 def parse(op: str, shape: tuple, index):
     """Split `index` into a basic spec (for views.apply_index) and the
     advanced arrays keyed by their dim in the basic view. Returns
     (spec, adv) with adv a dict {view_dim: int64 array} (bools expanded)."""
     if not isinstance(index, tuple):
         index = (index,)
+    spec = _basic(op, shape, index)
+    if spec is not None:
+        return spec, {}
     items = []
     for item in index:
         if isinstance(item, Tensor) and item.ndim == 0 and item.dtype is not float32:
@@ -287,8 +337,8 @@ def _cast_value(value, dt, op: str) -> Tensor:
 # ---------------------------------------------------------------------------
 
 def getitem(input: Tensor, index) -> Tensor:
-    spec, adv = parse("getitem", input.shape, index)
-    view = Index.apply(input, spec) if any(s[0] != "slice" or s[1:] != (0, n, 1) for s, n in zip(spec, input.shape)) or len(spec) != input.ndim else input
+    spec, adv = parse("getitem", input._shape, index)
+    view = Index.apply(input, spec)
     if not adv:
         return view
     return Take.apply(view, numpy_index(view.ndim, adv))
@@ -299,7 +349,7 @@ def setitem(input: Tensor, index, value) -> None:
     indexed shape and cast to t's dtype), bumping t's version."""
     from .inplace import write_through
 
-    spec, adv = parse("setitem", input.shape, index)
+    spec, adv = parse("setitem", input._shape, index)
     v = _cast_value(value, input.dtype, "setitem")
     if not adv:
         write_through(input, "setitem", lambda t: _assign_basic(t, spec, v), lambda t: _put_basic(t, spec, v), (v,))
