@@ -28,6 +28,20 @@ def _decoder_call(m, tgt, memory):
     return m(tgt, memory, tgt_mask=mask)
 
 
+def _bool_masks_decoder_call(m, tgt, memory):
+    lib = _lib(m)
+    causal = lib.tensor([[j > i for j in range(4)] for i in range(4)])
+    tgt_pad = lib.tensor([[False, False, False, True], [False, False, False, False]])
+    mem_pad = lib.tensor([[False, False, False, True, True], [False, False, False, False, True]])
+    return m(tgt, memory, tgt_mask=causal, tgt_key_padding_mask=tgt_pad, memory_key_padding_mask=mem_pad)
+
+
+def _bool_padding_encoder_call(m, src):
+    lib = _lib(m)
+    pad = lib.tensor([[False, False, True, True, True], [False, False, False, False, False], [False, True, True, True, True]])
+    return m(src, src_key_padding_mask=pad)
+
+
 def _transformer_call(m, src, tgt):
     import sys
 
@@ -80,6 +94,11 @@ LAYER_CASES = {
     "decoder_layer_norm_first_gelu": _mod(
         lambda t: t.nn.TransformerDecoderLayer(8, 4, 12, dropout=0.0, activation="gelu", norm_first=True, batch_first=True),
         [("f", (2, 3, 8)), ("f", (2, 6, 8))], call=_decoder_call),
+    "decoder_bool_masks": _mod(lambda t: t.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True),
+                               [("f", (2, 4, 8)), ("f", (2, 5, 8))], call=_bool_masks_decoder_call),
+    "encoder_bool_padding": _mod(lambda t: t.nn.TransformerEncoder(t.nn.TransformerEncoderLayer(8, 4, 16, dropout=0.0, batch_first=True), 2,
+                                                                  enable_nested_tensor=False),
+                                 [("f", (3, 5, 8))], call=_bool_padding_encoder_call),
     "transformer": _mod(lambda t: t.nn.Transformer(8, 2, 2, 2, 16, dropout=0.0), [("f", (6, 2, 8)), ("f", (4, 2, 8))], call=_transformer_call),
     "lstm_packed_bidir": _mod(lambda t: t.nn.LSTM(3, 4, num_layers=2, bidirectional=True), [("f", (6, 4, 3))], call=_packed_call),
     "gru_packed_batch_first": _mod(lambda t: t.nn.GRU(3, 5, batch_first=True), [("f", (4, 6, 3))], call=_packed_call),

@@ -81,7 +81,7 @@ NEEDS = {
 def test_port_matches_torch(name, draws):
     missing = [what for what, present in NEEDS[name] if not present()]
     if missing:
-        pytest.skip(f"{name} needs {', '.join(missing)} (the tensor-language work, not yet on this branch)")
+        pytest.skip(f"{name} needs {', '.join(missing)} (from the tensor-language and math work, not yet on this branch)")
     run = harness.Run(om, record=False, fixture=draws, prefix=f"{name}/")
     with contextlib.redirect_stdout(io.StringIO()):  # the programs print their progress
         harness.DRIVERS[name](om, run)
@@ -101,7 +101,7 @@ def test_port_main_runs_unchanged(name):
     """Each program's own main() (its defaults, dropout included) runs."""
     missing = [what for what, present in NEEDS[name] if not present()]
     if missing:
-        pytest.skip(f"{name} needs {', '.join(missing)} (the tensor-language work, not yet on this branch)")
+        pytest.skip(f"{name} needs {', '.join(missing)} (from the tensor-language and math work, not yet on this branch)")
     file, argv = MAINS[name]
     port = harness.load_port(file, "onemodel")
     with contextlib.redirect_stdout(io.StringIO()):

@@ -98,8 +98,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 def _piecewise(z: Tensor, threshold: float, quadratic: Tensor, linear: Tensor) -> Tensor:
-    cond = z.detach().numpy() < threshold
-    return where(cond, quadratic, linear)
+    return where(z.detach() < threshold, quadratic, linear)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0) -> Tensor:
@@ -150,8 +149,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
         loss = exp(y) * (y - x)
     else:
-        zero = y.detach().numpy() == 0
-        safe = where(zero, 1.0, y)  # log(1) = 0, so 0·log 0 counts as 0 (torch's xlogy)
+        safe = where(y.detach() == 0, 1.0, y)  # log(1) = 0, so 0·log 0 counts as 0 (torch's xlogy)
         loss = y * log(safe) - y * x
     if reduction == "batchmean":
         if input.ndim == 0:
@@ -367,7 +365,7 @@ def _log_sigmoid(x: Tensor) -> Tensor:
 
 
 def _target_is(target: Tensor, value: float):
-    return target.detach().numpy() == value
+    return target.detach() == value
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean") -> Tensor:
@@ -455,7 +453,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     else:
         loss = input - target * log(input + eps)
     if full:
-        big = target.detach().numpy() > 1
+        big = target.detach() > 1
         safe = where(big, target, 1.0)
         stirling = safe * log(safe) - safe + log(safe * (2 * math.pi)) * 0.5
         loss = loss + where(big, stirling, 0.0)
