@@ -366,3 +366,9 @@ case("python_scalars", lambda r: [normal(r, 3), ints(r, 0, 9, 2, 2)],
 case("linalg_vector_norm", lambda r: [normal(r, 3, 4)],
      lambda T, x: [T.linalg.vector_norm(x), T.linalg.vector_norm(x, 1, dim=1), T.linalg.vector_norm(x, float("inf"), dim=0, keepdim=True),
                    T.linalg.norm(x), T.linalg.matrix_norm(x), T.linalg.vector_norm(x, 2.5)], tol=2e-6, grad_tol=1e-5)
+case("getitem_list_read_as_tuple", lambda r: [normal(r, 4, 5, 3)],
+     lambda T, x: [x[[[0], [1]]], x[[[0, 2], [1, 4]]], x[[slice(1, 3), 0]], x[[0, 2, 3]]])
+case("extrema_backward_nan_and_signs", lambda r: [np.array([[1.0, np.nan, 3.0, np.nan], [2.0, -1.0, 2.0, 0.5]], np.float32)],
+     lambda T, x: [x.amax(1), x.amin(1)])
+case("max_whole_backward_nan", lambda r: [np.array([1.0, np.nan, 3.0, np.nan], np.float32)], lambda T, x: [x.max(), x.min()])
+case("prod_backward_nan", lambda r: [np.array([[1.5, np.nan, 2.0], [0.5, 3.0, -2.0]], np.float32)], lambda T, x: [x.prod(1)], tol=1e-6)

@@ -124,10 +124,22 @@ def _basic(op: str, shape: tuple, index: tuple):
     return tuple(spec)
 
 
+def _sequence_as_tuple(index: list) -> bool:
+    """torch's (and old NumPy's) legacy rule: a list index of fewer than 32
+    items holding a sequence, tensor, slice, None or Ellipsis is read as a
+    tuple (``x[[[0], [1]]]`` is ``x[[0], [1]]``; torch warns that this
+    changes in a future release)."""
+    if len(index) >= 32:
+        return False
+    return any(isinstance(i, (list, tuple, slice, Tensor, np.ndarray)) or i is None or i is Ellipsis for i in index)
+
+
 def parse(op: str, shape: tuple, index):
     """Split `index` into a basic spec (for views.apply_index) and the
     advanced arrays keyed by their dim in the basic view. Returns
     (spec, adv) with adv a dict {view_dim: int64 array} (bools expanded)."""
+    if isinstance(index, list) and _sequence_as_tuple(index):
+        index = tuple(index)
     if not isinstance(index, tuple):
         index = (index,)
     spec = _basic(op, shape, index)

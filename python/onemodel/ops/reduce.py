@@ -158,32 +158,38 @@ def _prod64(x64: np.ndarray) -> np.ndarray:
 
 
 class Prod(Function):
-    """Backward: ``g · Π_{j≠i} x_j``, the product of the elements before i
-    (a double chain upward) times those after it (a double chain downward),
-    rounded once; defined with zeros too (torch's value up to rounding)."""
+    """Backward as torch: ``g·(y / x)`` in float32 for a reduced slice
+    without zeros (NaN where x or y is); with a zero, ``g·Π_{j≠i} x_j`` from
+    the product of the elements before i (a double chain upward) and after
+    it (downward), rounded once."""
 
     def forward(self, a, dims, keepdim):
         self.dims, self.keepdim = dims, keepdim
-        self.save_for_backward(a)
         with ieee():
             p = _prod64(_moved(a.numpy(force=True), dims).astype(np.float64)).astype(np.float32)
-        return _from_numpy(canonical_nan(p), _kept_shape(a.shape, dims, keepdim))
+        out = _from_numpy(canonical_nan(p), _kept_shape(a.shape, dims, keepdim))
+        self.save_for_backward(a, out)
+        return out
 
     def backward(self, g):
-        (a,) = self.saved_tensors
+        a, y = self.saved_tensors
         dims = self.dims
-        x = _moved(a.numpy(force=True), dims).astype(np.float64)
-        gk = g.numpy(force=True).reshape(x.shape[:-1] + (1,)).astype(np.float64)
-        with ieee():
-            ones = np.ones(x.shape[:-1] + (1,))
-            before = np.concatenate([ones, np.multiply.accumulate(x, axis=-1)[..., :-1]], axis=-1)
-            after = np.flip(np.concatenate([ones, np.multiply.accumulate(np.flip(x, -1), axis=-1)[..., :-1]], axis=-1), -1)
-            gx = (gk * (before * after)).astype(np.float32)
+        x32 = _moved(a.numpy(force=True), dims)
+        x = x32.astype(np.float64)
+        gk32 = g.numpy(force=True).reshape(x.shape[:-1] + (1,))
+        yk32 = y.numpy(force=True).reshape(x.shape[:-1] + (1,))
+        with ieee(), np.errstate(all="ignore"):
+            gx = gk32 * (yk32 / x32)  # float32, as torch
+            zero_rows = (x == 0).any(axis=-1)
+            if zero_rows.any():
+                ones = np.ones(x.shape[:-1] + (1,))
+                before = np.concatenate([ones, np.multiply.accumulate(x, axis=-1)[..., :-1]], axis=-1)
+                after = np.flip(np.concatenate([ones, np.multiply.accumulate(np.flip(x, -1), axis=-1)[..., :-1]], axis=-1), -1)
+                safe = (gk32.astype(np.float64) * (before * after)).astype(np.float32)
+                gx = np.where(zero_rows[..., None], safe, gx)
+            gx = gx.astype(np.float32)
         canonical_nan(gx)
-        kept = [d for d in range(a.ndim) if d not in dims]
-        moved_shape = tuple(a.shape[d] for d in kept) + tuple(a.shape[d] for d in dims)
-        inv = np.argsort(kept + list(dims))
-        return _from_numpy(np.transpose(gx.reshape(moved_shape), inv), a.shape)
+        return _from_numpy(_unmove(gx, a.shape, dims), a.shape)
 
 
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -390,19 +396,21 @@ def _nan_first(fn_arg, a: np.ndarray, axis) -> np.ndarray:
 
 
 class Extremum(Function):
-    """amax/amin and whole-tensor max/min: the gradient is shared evenly by
-    the elements equal to the result (torch's rule), ``g / count``."""
+    """amax/amin (``whole`` False) and the whole-tensor max/min (True), with
+    torch's two backward rules: amax/amin give ``(g / count) · mask`` (so
+    −0.0 where g/count is negative, and NaN over a slice whose result is NaN,
+    where no element equals it); max()/min() share g evenly among the
+    elements equal to the result — the NaNs when it is NaN — and +0 elsewhere."""
 
     kind = "max"
 
-    def forward(self, a, dims, keepdim):
-        self.dims, self.keepdim = dims, keepdim
+    def forward(self, a, dims, keepdim, whole=False):
+        self.dims, self.keepdim, self.whole = dims, keepdim, whole
         x = a.numpy(force=True)
-        fn = np.max if self.kind == "max" else np.min
-        r = fn(x, axis=dims, keepdims=True) if x.size else None
-        if r is None:
+        if not x.size:
             raise ValueError(f"{self.kind}: cannot reduce a tensor with no elements (shape {a.shape})")
-        out = _from_numpy(r, _kept_shape(a.shape, dims, keepdim), a.dtype)
+        fn = np.max if self.kind == "max" else np.min
+        out = _from_numpy(fn(x, axis=dims, keepdims=True), _kept_shape(a.shape, dims, keepdim), a.dtype)
         self.save_for_backward(a, out)
         return out
 
@@ -410,12 +418,18 @@ class Extremum(Function):
         a, y = self.saved_tensors
         kept = _kept_shape(a.shape, self.dims, True)
         yv = y.numpy(force=True).reshape(kept)
-        mask = a.numpy(force=True) == yv
+        x = a.numpy(force=True)
+        mask = x == yv
+        if self.whole and np.isnan(yv).any():
+            mask = np.isnan(x)
         count = mask.sum(axis=self.dims, keepdims=True).astype(np.float32)
         gk = g.numpy(force=True).reshape(kept)
         with ieee(), np.errstate(all="ignore"):
             share = (gk / count).astype(np.float32)  # one f32 division, as torch
-            gx = np.where(mask, share, np.float32(0.0)).astype(np.float32)
+            if self.whole:
+                gx = np.where(mask, share, np.float32(0.0)).astype(np.float32)
+            else:
+                gx = (share * mask.astype(np.float32)).astype(np.float32)
         return _from_numpy(canonical_nan(gx), a.shape)
 
 
@@ -490,7 +504,7 @@ def _extremum_call(kind: str, input, dim, keepdim, other):
         if keepdim:
             raise TypeError(f"{kind}: keepdim needs a dim")
         dims = tuple(range(input.ndim))
-        return (Extremum if kind == "max" else Amin).apply(input, dims, False)
+        return (Extremum if kind == "max" else Amin).apply(input, dims, False, True)
     return _along_dim(kind, input, dim, bool(keepdim))
 
 

@@ -79,25 +79,22 @@ class Cumprod(Function):
             return g
         x = np.moveaxis(a.numpy(force=True).astype(np.float64), self.dim, -1)
         gn = np.moveaxis(g.numpy(force=True).astype(np.float64), self.dim, -1)
+        moved_shape = x.shape
         n = x.shape[-1]
+        x, gn = x.reshape(-1, n), gn.reshape(-1, n)
         with ieee(), np.errstate(all="ignore"):
             y = np.multiply.accumulate(x, axis=-1)
             tail = _revcumsum64(gn * y, -1)
             dx = np.where(x != 0, tail / np.where(x != 0, x, 1.0), 0.0)
             zero = x == 0
-            has = zero.any(axis=-1)
-            if has.any():
-                z = np.argmax(zero, axis=-1)  # each row's first zero
-                for idx in zip(*np.nonzero(has)):
-                    i = int(z[idx])
-                    row_x, row_g = x[idx], gn[idx]
-                    before = np.multiply.accumulate(row_x[:i])[-1] if i else 1.0
-                    after = np.multiply.accumulate(np.concatenate([[before], row_x[i + 1 :]]))
-                    dxr = dx[idx]
-                    dxr[i] = np.add.accumulate(row_g[i:] * after[: n - i])[-1]
-                    dxr[i + 1 :] = 0.0
-                    dx[idx] = dxr
-            out = dx.astype(np.float32)
+            for r in np.nonzero(zero.any(axis=-1))[0]:
+                i = int(np.argmax(zero[r]))  # the row's first zero
+                row_x, row_g = x[r], gn[r]
+                before = np.multiply.accumulate(row_x[:i])[-1] if i else 1.0
+                after = np.multiply.accumulate(np.concatenate([[before], row_x[i + 1 :]]))
+                dx[r, i] = np.add.accumulate(row_g[i:] * after[: n - i])[-1]
+                dx[r, i + 1 :] = 0.0
+            out = dx.astype(np.float32).reshape(moved_shape)
         return _result(canonical_nan(np.ascontiguousarray(np.moveaxis(out, -1, self.dim))), float32)
 
 
