@@ -158,6 +158,7 @@ def _misc(torch):
     return nn.Sequential(
         nn.ZeroPad2d(1), nn.ZeroPad2d((1, 0, 2, 3)), nn.ConstantPad1d((1, 2), 3.5), nn.ConstantPad3d(1, 0.0), nn.PixelShuffle(2),
         nn.PixelUnshuffle(3), nn.CosineSimilarity(dim=2), nn.PairwiseDistance(p=1.0), nn.DataParallel(nn.Linear(2, 2)),
+        nn.EmbeddingBag(10, 3), nn.EmbeddingBag(5, 2, mode="max", padding_idx=0, max_norm=2.0),
     )
 
 

@@ -94,3 +94,7 @@ from .ops.loss import (  # noqa: E402
 
 __all__ += ["cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
             "soft_margin_loss", "triplet_margin_loss"]
+
+from .ops.embedding_bag import embedding_bag  # noqa: E402
+
+__all__ += ["embedding_bag"]

@@ -62,7 +62,7 @@ from .pooling import (
     UpsamplingBilinear2d,
     UpsamplingNearest2d,
 )
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .transformer import Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
 
 # `import onemodel.nn.functional as F` finds the one functional module (the
@@ -77,7 +77,7 @@ __all__ = [
     "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
     "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
-    "Embedding", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+    "Embedding", "EmbeddingBag", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
     "MultiheadAttention", "Transformer", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
     "TransformerDecoder",
     "RNNBase", "LSTM", "GRU", "RNN", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
