@@ -215,3 +215,24 @@ def test_inplace_results_equal_the_out_of_place_bits():
 
     (a, ga), (b, gb) = run(True), run(False)
     assert np.array_equal(a, b) and np.array_equal(ga, gb)
+
+
+def test_numpy_arithmetic_honours_subnormals_when_the_caller_set_ftz():
+    from onemodel import _core
+
+    saved = _core.get_mxcsr()
+    tiny = np.float32(1e-45)  # the smallest subnormal
+    x = om.tensor(np.array([tiny, tiny, tiny], np.float32))
+    try:
+        _core.set_mxcsr(saved | 0x8040)  # flush-to-zero and denormals-are-zero, as another library might leave them
+        c = x.cumsum(0)
+        p = om.tensor(np.array([tiny, np.float32(2.0)], np.float32)).prod()
+        after = _core.get_mxcsr()
+    finally:
+        _core.set_mxcsr(saved)
+    # (read back only now: with DAZ set, even converting a subnormal to a Python float gives 0)
+    c, p = c.numpy().copy(), p.item()
+    if saved == 0 and after == 0:
+        pytest.skip("no MXCSR on this machine")
+    assert c.tolist() == [float(tiny), 2 * float(tiny), 3 * float(tiny)]
+    assert p == float(np.float32(2 * tiny)) and after & 0x8040 == 0x8040  # restored for the caller

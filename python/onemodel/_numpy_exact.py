@@ -38,6 +38,20 @@ def ieee():
         yield
 
 
+def ieee_method(fn):
+    """Run `fn` (an operator's forward or backward doing NumPy float
+    arithmetic or conversions) inside ``ieee()``: with denormals-are-zero set,
+    even reading a float32 subnormal into a double gives 0."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with ieee():
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
 def canonical_nan(a: np.ndarray) -> np.ndarray:
     """Write every NaN of float array `a` as the quiet NaN 0x7FC00000 (in place)."""
     if a.dtype.kind == "f":

@@ -253,12 +253,15 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
     dt = as_dtype(dtype) or float32
     s, e = np.float32(float(start)), np.float32(float(end))
     i = np.arange(steps)
+    from ._numpy_exact import ieee
+
     if steps == 1:
         vals = np.array([s], np.float32)
     else:
-        step = (e - s) / np.float32(steps - 1)
-        lo = s + step * i.astype(np.float32)
-        hi = e - step * (steps - 1 - i).astype(np.float32)
+        with ieee():
+            step = (e - s) / np.float32(steps - 1)
+            lo = s + step * i.astype(np.float32)
+            hi = e - step * (steps - 1 - i).astype(np.float32)
         vals = np.where(i < steps // 2, lo, hi).astype(np.float32)
     if dt is not float32:
         vals = np.trunc(vals.astype(np.float64)) if dt is int64 else vals

@@ -22,6 +22,7 @@ import numbers
 import numpy as np
 
 from .. import _shape
+from .._numpy_exact import ieee, ieee_method
 from ..tensor import Tensor, bool_, float32, int64
 
 _CATEGORY = {"bool": 0, "int64": 1, "float32": 2}
@@ -116,6 +117,7 @@ def equal(input: Tensor, other: Tensor) -> bool:
     return bool(np.array_equal(input.numpy(force=True), other.numpy(force=True)))
 
 
+@ieee_method
 def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """torch's ``|a − b| ≤ atol + rtol·|b|`` in the operands' common dtype
     (float32 arithmetic for float tensors), equal values (infinities
@@ -127,7 +129,7 @@ def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equa
     shape = _shape.broadcast_shapes("isclose", _shape_of(input), _shape_of(other))
     out = Tensor._empty(shape, bool_)
     o = out.numpy(force=True)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with ieee(), np.errstate(invalid="ignore", over="ignore"):
         if dt is bool_:
             np.equal(a, b, out=o)
         else:

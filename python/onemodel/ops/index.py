@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import _core, _shape
 from .._kernels import clone_contiguous, sum_to
-from .._numpy_exact import canonical_nan, ieee
+from .._numpy_exact import canonical_nan, ieee, ieee_method
 from ..autograd.function import Function
 from ..tensor import Tensor, float32, int64
 from .views import Index, apply_index
@@ -260,8 +260,8 @@ def numpy_index(ndim: int, adv: dict) -> tuple:
 def _scatter_add64(shape: tuple, idx: tuple, g: np.ndarray, init: np.ndarray | None = None) -> np.ndarray:
     """`init` (zeros by default) plus g's values added at `idx`, each element
     one double chain in the order of g's positions, rounded once."""
-    buf = np.zeros(shape, np.float64) if init is None else init.astype(np.float64)
     with ieee():
+        buf = np.zeros(shape, np.float64) if init is None else init.astype(np.float64)
         np.add.at(buf, idx, g.astype(np.float64))
         out = buf.astype(np.float32)
     return canonical_nan(out)
@@ -616,6 +616,7 @@ class ScatterReduce(Function):
     g evenly among the elements equal to the result; prod g·out/x
     (recomputed without the element where it is 0)."""
 
+    @ieee_method
     def forward(self, a, v, idx, reduce, include_self):
         self.idx, self.reduce, self.include_self = idx, reduce, include_self
         x = a.numpy(force=True)
@@ -653,6 +654,7 @@ class ScatterReduce(Function):
             self.count = count
         return buf
 
+    @ieee_method
     def backward(self, g):
         a, v, out = self.saved_tensors
         r = self.reduce

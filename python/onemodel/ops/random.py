@@ -18,6 +18,7 @@ import numbers
 import numpy as np
 
 from .. import _shape
+from .._numpy_exact import ieee_method
 from ..tensor import Tensor, bool_, float32, int64
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -57,6 +58,7 @@ def _result(a: np.ndarray, dt) -> Tensor:
     return out
 
 
+@ieee_method
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None) -> Tensor:
     """Category indices drawn with the (unnormalised, non-negative) weights
     of each row of ``input`` ([n] or [m, n]). Each draw is the inverse CDF
@@ -99,6 +101,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     return _result(out.reshape(tuple(input.shape[:-1]) + (k,)), int64)
 
 
+@ieee_method
 def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
     """1 with probability ``p`` (the input's values, or the number ``p``),
     else 0, in the input's dtype: a uniform double below p."""
@@ -155,6 +158,7 @@ def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Te
     return t
 
 
+@ieee_method
 def bernoulli_(t: Tensor, p=0.5, *, generator=None) -> Tensor:
     probs = p.numpy(force=True).astype(np.float64) if isinstance(p, Tensor) else float(p)
     u = uniform64(generator, _shape.numel(t.shape)).reshape(t.shape)
@@ -167,8 +171,12 @@ def exponential_(t: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     from .pointwise import log
 
     u = uniform64(generator, _shape.numel(t.shape)).reshape(t.shape)
-    one_minus = _result((1.0 - u).astype(np.float32), float32)
-    return _fill(t, "exponential_", -(log(one_minus).numpy(force=True).astype(np.float64)) / float(lambd))
+    from .._numpy_exact import ieee
+
+    with ieee():
+        one_minus = _result((1.0 - u).astype(np.float32), float32)
+        vals = -(log(one_minus).numpy(force=True).astype(np.float64)) / float(lambd)
+    return _fill(t, "exponential_", vals)
 
 
 def random_(t: Tensor, from_=0, to=None, *, generator=None) -> Tensor:

@@ -28,7 +28,7 @@ import numpy as np
 from .. import _core, _shape
 from .. import return_types
 from .._kernels import expand_to, scalar_tensor, sum_kernel
-from .._numpy_exact import canonical_nan, ieee
+from .._numpy_exact import canonical_nan, ieee, ieee_method
 from ..autograd.function import Function
 from ..tensor import Tensor, as_dtype, float32, int64
 
@@ -163,6 +163,7 @@ class Prod(Function):
     the product of the elements before i (a double chain upward) and after
     it (downward), rounded once."""
 
+    @ieee_method
     def forward(self, a, dims, keepdim):
         self.dims, self.keepdim = dims, keepdim
         with ieee():
@@ -171,6 +172,7 @@ class Prod(Function):
         self.save_for_backward(a, out)
         return out
 
+    @ieee_method
     def backward(self, g):
         a, y = self.saved_tensors
         dims = self.dims
@@ -229,6 +231,7 @@ class Var(Function):
     """var/std: ``kernels/moments.rs``. Backward in double, rounded once:
     var ``g·2(x − mean)/(n − c)``, std ``g·(x − mean)/((n − c)·std)``."""
 
+    @ieee_method
     def forward(self, a, dims, keepdim, correction, std):
         self.dims, self.keepdim, self.correction, self.std = dims, keepdim, correction, std
         out = Tensor._empty(tuple(n for d, n in enumerate(a.shape) if d not in dims))
@@ -236,6 +239,7 @@ class Var(Function):
         self.save_for_backward(a, out)
         return out._view(_kept_shape(a.shape, dims, keepdim), _shape.contiguous_strides(_kept_shape(a.shape, dims, keepdim)))
 
+    @ieee_method
     def backward(self, g):
         a, y = self.saved_tensors
         dims = self.dims
@@ -293,6 +297,7 @@ class Norm2(Function):
     """√Σx² (``kernels/moments.rs``); backward ``g·x/‖x‖`` in double,
     0 where the norm is 0 (torch's subgradient)."""
 
+    @ieee_method
     def forward(self, a, dims, keepdim):
         self.dims, self.keepdim = dims, keepdim
         out = Tensor._empty(tuple(n for d, n in enumerate(a.shape) if d not in dims))
@@ -301,6 +306,7 @@ class Norm2(Function):
         shape = _kept_shape(a.shape, dims, keepdim)
         return out._view(shape, _shape.contiguous_strides(shape))
 
+    @ieee_method
     def backward(self, g):
         a, y = self.saved_tensors
         dims = self.dims
@@ -404,6 +410,7 @@ class Extremum(Function):
 
     kind = "max"
 
+    @ieee_method
     def forward(self, a, dims, keepdim, whole=False):
         self.dims, self.keepdim, self.whole = dims, keepdim, whole
         x = a.numpy(force=True)
@@ -414,6 +421,7 @@ class Extremum(Function):
         self.save_for_backward(a, out)
         return out
 
+    @ieee_method
     def backward(self, g):
         a, y = self.saved_tensors
         kept = _kept_shape(a.shape, self.dims, True)

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import _shape
 from .. import return_types
-from .._numpy_exact import canonical_nan, ieee
+from .._numpy_exact import canonical_nan, ieee, ieee_method
 from ..autograd.function import Function
 from ..tensor import Tensor, as_dtype, float32, int64
 
@@ -50,6 +50,7 @@ def _revcumsum64(g: np.ndarray, axis: int) -> np.ndarray:
 
 
 class Cumsum(Function):
+    @ieee_method
     def forward(self, a, dim):
         self.dim = dim
         x = a.numpy(force=True).astype(np.float64)
@@ -57,6 +58,7 @@ class Cumsum(Function):
             y = np.add.accumulate(x, axis=dim).astype(np.float32) if x.ndim else x.astype(np.float32)
         return _result(canonical_nan(y), float32)
 
+    @ieee_method
     def backward(self, g):
         gn = g.numpy(force=True).astype(np.float64)
         with ieee():
@@ -65,6 +67,7 @@ class Cumsum(Function):
 
 
 class Cumprod(Function):
+    @ieee_method
     def forward(self, a, dim):
         self.dim = dim
         self.save_for_backward(a)
@@ -73,6 +76,7 @@ class Cumprod(Function):
             y = np.multiply.accumulate(x, axis=dim).astype(np.float32) if x.ndim else x.astype(np.float32)
         return _result(canonical_nan(y), float32)
 
+    @ieee_method
     def backward(self, g):
         (a,) = self.saved_tensors
         if a.ndim == 0:

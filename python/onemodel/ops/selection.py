@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import _core, _shape
 from .._kernels import binary_kernel, expand_to, sum_to
+from .._numpy_exact import ieee, ieee_method
 from ..autograd.function import Function
 from ..tensor import Tensor, bool_, float32
 from .pointwise import _unary_p
@@ -118,11 +119,12 @@ class ClampTensor(Function):
         r = np.minimum(np.maximum(np.broadcast_to(x.numpy(force=True), shape), lo.numpy(force=True)), hi.numpy(force=True))
         return _numpy_result(r, x.dtype)
 
+    @ieee_method
     def backward(self, g):
         x, lo, hi = self.saved_tensors
         gn = g.numpy(force=True)
         xv, lv, hv = (np.broadcast_to(t.numpy(force=True), gn.shape) for t in (x, lo, hi))
-        with np.errstate(invalid="ignore"):
+        with ieee(), np.errstate(invalid="ignore"):
             nx, nl, nh = np.isnan(xv), np.isnan(lv), np.isnan(hv)
             ok = ~(nx | nl | nh)
             half = np.float32(0.5)
@@ -141,8 +143,9 @@ class ClampTensor(Function):
             if not need:
                 out.append(None)
                 continue
-            # g·1 and g·0.5 are exact (g/2 as torch divides), so one f32 multiply.
-            gi = np.where(w == 0.5, gn * half, np.where(w == 1.0, gn, np.float32(0.0))).astype(np.float32)
+            # g·0.5 is g/2 as torch divides: one f32 multiply.
+            with ieee():
+                gi = np.where(w == 0.5, gn * half, np.where(w == 1.0, gn, np.float32(0.0))).astype(np.float32)
             out.append(sum_to(_numpy_result(gi, float32), shape))
         return tuple(out)
 
