@@ -7,7 +7,10 @@ use crate::dispatch;
 use crate::error::Error;
 use crate::recognizer::model::{Config, Model};
 use crate::recognizer::trainer::{BatchResult, Hyper, Line, Trainer};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{
+    IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
+    PyUntypedArrayMethods,
+};
 use pyo3::prelude::*;
 
 fn config(
@@ -260,8 +263,86 @@ impl TrainerCore {
         let batch = Batch::new(images, labels, model.model.cfg.height)?;
         let tr = &mut self.trainer;
         let m = &mut model.model;
-        let r = py.detach(|| tr.train_step(m, &batch.lines()))?;
+        // The clipping multiplies on this thread: subnormals honoured here too.
+        let r = py.detach(|| dispatch::with_ieee(|| tr.train_step(m, &batch.lines())))?;
         Ok(result_tuple(&r))
+    }
+
+    /// Check a whole batch (a data-parallel driver does, before it hands
+    /// the lines out, so that errors name the batch's line numbers).
+    fn validate(
+        &self,
+        model: &CrnnCore,
+        images: Vec<PyReadonlyArray2<'_, f32>>,
+        labels: Vec<Vec<usize>>,
+    ) -> PyResult<()> {
+        let batch = Batch::new(images, labels, model.model.cfg.height)?;
+        crate::recognizer::trainer::validate_batch(&model.model, &batch.lines())?;
+        Ok(())
+    }
+
+    /// Forward/backward of some lines of a batch of `batch` lines, each into
+    /// its own buffers (kept for `chain_lines`): the lines' losses.
+    fn compute_lines(
+        &mut self,
+        py: Python<'_>,
+        model: &CrnnCore,
+        images: Vec<PyReadonlyArray2<'_, f32>>,
+        labels: Vec<Vec<usize>>,
+        batch: usize,
+    ) -> PyResult<Vec<f64>> {
+        let b = Batch::new(images, labels, model.model.cfg.height)?;
+        let tr = &mut self.trainer;
+        let m = &model.model;
+        Ok(py.detach(|| tr.compute_lines(m, &b.lines(), batch))?)
+    }
+
+    /// Elements of the flat run-time gradient.
+    fn flat_len(&self) -> usize {
+        self.trainer.flat_len()
+    }
+
+    /// The kept lines' chain over flat elements `[lo, lo + len(acc))`, in
+    /// place (`start`: the chain begins with the first kept line).
+    fn chain_lines(
+        &self,
+        py: Python<'_>,
+        lo: usize,
+        mut acc: PyReadwriteArray1<'_, f32>,
+        start: bool,
+    ) -> PyResult<()> {
+        let acc = acc
+            .as_slice_mut()
+            .map_err(|e| Error::value(format!("chain_lines: {e}")))?;
+        let tr = &self.trainer;
+        Ok(py.detach(|| dispatch::with_ieee(|| tr.chain_lines(lo, acc, start)))?)
+    }
+
+    /// Make `flat` (run-time layout) the batch gradient; its global norm.
+    fn set_flat_grads(&mut self, flat: PyReadonlyArray1<'_, f32>) -> PyResult<f64> {
+        let f = flat
+            .as_slice()
+            .map_err(|e| Error::value(format!("set_flat_grads: {e}")))?;
+        Ok(self.trainer.set_flat_grads(f)?)
+    }
+
+    /// Clip and AdamW with the batch gradient of `set_flat_grads` and its
+    /// norm; FloatingPointError (nothing updated) on a non-finite norm.
+    fn finish_step(&mut self, py: Python<'_>, mut model: PyRefMut<'_, CrnnCore>, norm: f64) -> PyResult<()> {
+        let tr = &mut self.trainer;
+        let m = &mut model.model;
+        Ok(py.detach(|| dispatch::with_ieee(|| tr.finish_step(m, norm)))?)
+    }
+
+    /// The batch gradient, natural layout, flat, parameter order.
+    fn grads<'py>(&self, py: Python<'py>, model: &CrnnCore) -> Vec<Bound<'py, PyArray1<f32>>> {
+        model
+            .model
+            .info
+            .iter()
+            .zip(&self.trainer.grads)
+            .map(|(i, g)| crate::recognizer::model::to_natural(i, g).into_pyarray(py))
+            .collect()
     }
 
     #[getter]
@@ -607,6 +688,16 @@ pub fn rec_ctc<'py>(
     Ok((loss, g.into_pyarray(py)))
 }
 
+/// The batch loss of the lines' losses (mean, infinite ones counted as 0);
+/// FloatingPointError naming a line whose loss is NaN.
+#[pyfunction]
+pub fn rec_batch_loss(line_losses: Vec<f64>) -> PyResult<f64> {
+    if line_losses.is_empty() {
+        return Err(Error::value("empty batch: give at least one line").into());
+    }
+    Ok(crate::recognizer::trainer::batch_loss(&line_losses)?)
+}
+
 /// AdamW step number `step` (≥ 1) on one tensor: (p, m, v).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -645,5 +736,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rec_linear, m)?)?;
     m.add_function(wrap_pyfunction!(rec_ctc, m)?)?;
     m.add_function(wrap_pyfunction!(rec_adamw, m)?)?;
+    m.add_function(wrap_pyfunction!(rec_batch_loss, m)?)?;
     Ok(())
 }

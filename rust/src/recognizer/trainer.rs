@@ -111,6 +111,8 @@ pub struct Trainer {
     /// The batch gradient of the last `compute` (run-time layout).
     pub grads: Vec<Vec<f32>>,
     work: Vec<Mutex<LineWork>>,
+    /// How many of `work` hold the lines of the last `compute_lines`.
+    kept: usize,
     /// The step's transposed weights, in buffers kept between steps.
     prep: super::model::Prepared,
 }
@@ -172,6 +174,7 @@ impl Trainer {
             v: zeros.clone(),
             grads: zeros,
             work: Vec::new(),
+            kept: 0,
             prep: Default::default(),
         })
     }
@@ -191,20 +194,53 @@ impl Trainer {
     /// Forward and backward over a batch: `self.grads` becomes the batch
     /// gradient (before clipping). Weights are not touched.
     pub fn compute(&mut self, model: &Model, lines: &[Line<'_>]) -> Result<BatchResult> {
+        let b = lines.len();
+        let line_losses = self.compute_lines(model, lines, b)?;
+        // g = g0; g += g1; … in line order, per element (so the threads may
+        // take any element chunks: the chunking is a function of the sizes).
+        for ti in 0..self.grads.len() {
+            let mut acc = std::mem::take(&mut self.grads[ti]);
+            self.chain_tensor(ti, 0, &mut acc, true);
+            self.grads[ti] = acc;
+        }
+        let loss = batch_loss(&line_losses)?;
+        let norm = global_norm(&self.grads);
+        Ok(BatchResult {
+            loss,
+            line_losses,
+            norm,
+        })
+    }
+
+    /// Forward, CTC and backward of `lines`, which belong to a batch of
+    /// `batch` lines (each logit gradient is scaled by 1/`batch`), each line
+    /// on one thread into its own gradient buffers. The buffers are kept
+    /// until the next call, for `chain_lines`. Returns each line's loss.
+    /// A data-parallel worker calls this with its own lines of the batch.
+    pub fn compute_lines(&mut self, model: &Model, lines: &[Line<'_>], batch: usize) -> Result<Vec<f64>> {
         validate_batch(model, lines)?;
+        if batch < lines.len() {
+            return Err(Error::value(format!(
+                "a batch of {batch} lines cannot hold the {} lines given",
+                lines.len()
+            )));
+        }
         let b = lines.len();
         while self.work.len() < b {
             self.work.push(Mutex::new(LineWork::default()));
         }
+        self.kept = b;
         model.prepare_into(&mut self.prep);
         let prep = &self.prep;
-        let scale = 1.0 / b as f64;
+        let scale = 1.0 / batch as f64;
         let k = model.cfg.classes;
         let work = &self.work;
         crate::dispatch::par_chunks(b, |i| {
             let mut w = work[i].lock().unwrap_or_else(|e| e.into_inner());
             let w = &mut *w;
-            if w.grads.len() != model.params.len() {
+            if w.grads.len() != model.params.len()
+                || w.grads.iter().zip(&model.params).any(|(g, p)| g.len() != p.len())
+            {
                 w.grads = model.params.iter().map(|p| vec![0f32; p.len()]).collect();
             }
             let line = &lines[i];
@@ -222,65 +258,120 @@ impl Trainer {
             );
             model.backward(prep, &mut w.st, &mut w.grads);
         });
-        // g = g0; g += g1; … in line order, per element (so the threads may
-        // take any element chunks: the chunking is a function of the sizes).
-        let mut line_losses = Vec::with_capacity(b);
-        let guards: Vec<_> = self.work[..b]
+        Ok(self.work[..b]
+            .iter()
+            .map(|w| w.lock().unwrap_or_else(|e| e.into_inner()).loss)
+            .collect())
+    }
+
+    /// Element count of the flat run-time gradient (every tensor in
+    /// parameter order, run-time layout): the vector `chain_lines` slices.
+    pub fn flat_len(&self) -> usize {
+        self.grads.iter().map(|g| g.len()).sum()
+    }
+
+    /// The chain of the kept lines (those of the last `compute_lines`), in
+    /// their order, over the flat run-time elements `[lo, lo + acc.len())`.
+    /// `start`: the chain begins here, so `acc` becomes the first line's
+    /// values (a copy, not 0 + g₀) and the others are added; otherwise
+    /// `acc` holds the chain of the batch's earlier lines and every kept
+    /// line is added to it. Each element sees `acc = acc + g` in line order
+    /// (seed 002's batch gradient), whoever holds the other lines.
+    pub fn chain_lines(&self, lo: usize, acc: &mut [f32], start: bool) -> Result<()> {
+        let total = self.flat_len();
+        if lo + acc.len() > total {
+            return Err(Error::value(format!(
+                "chain_lines: elements [{lo}, {}) lie outside the gradient's {total}",
+                lo + acc.len()
+            )));
+        }
+        if self.kept == 0 {
+            return Err(Error::value("chain_lines: no lines were computed (call compute_lines first)"));
+        }
+        let mut base = 0;
+        let mut done = 0;
+        for (ti, g) in self.grads.iter().enumerate() {
+            let (a, b) = (lo.max(base), (lo + acc.len()).min(base + g.len()));
+            if a < b {
+                self.chain_tensor(ti, a - base, &mut acc[done..done + (b - a)], start);
+                done += b - a;
+            }
+            base += g.len();
+        }
+        Ok(())
+    }
+
+    /// `chain_lines` for elements `[from, from + dst.len())` of tensor `ti`.
+    fn chain_tensor(&self, ti: usize, from: usize, dst: &mut [f32], start: bool) {
+        let guards: Vec<_> = self.work[..self.kept]
             .iter()
             .map(|w| w.lock().unwrap_or_else(|e| e.into_inner()))
             .collect();
-        for w in &guards {
-            line_losses.push(w.loss);
-        }
-        for (ti, acc) in self.grads.iter_mut().enumerate() {
-            let parts: Vec<&[f32]> = guards.iter().map(|w| &w.grads[ti][..]).collect();
-            let n = acc.len();
-            let out = crate::ptr::Ptr::new(acc.as_mut_ptr(), n);
-            crate::dispatch::par_chunks(n.div_ceil(SUM_CHUNK), |c| {
-                let range = c * SUM_CHUNK..((c + 1) * SUM_CHUNK).min(n);
-                // SAFETY: chunks write disjoint ranges of `acc`, which
-                // outlives this call.
-                let dst = unsafe { out.slice_mut(range.start, range.len()) };
+        let parts: Vec<&[f32]> = guards
+            .iter()
+            .map(|w| &w.grads[ti][from..from + dst.len()])
+            .collect();
+        let n = dst.len();
+        let out = crate::ptr::Ptr::new(dst.as_mut_ptr(), n);
+        crate::dispatch::par_chunks(n.div_ceil(SUM_CHUNK), |c| {
+            let range = c * SUM_CHUNK..((c + 1) * SUM_CHUNK).min(n);
+            // SAFETY: chunks write disjoint ranges of `dst`, which outlives
+            // this call.
+            let dst = unsafe { out.slice_mut(range.start, range.len()) };
+            let rest = if start {
                 dst.copy_from_slice(&parts[0][range.clone()]);
-                for g in &parts[1..] {
-                    for (a, x) in dst.iter_mut().zip(&g[range.clone()]) {
-                        *a += *x;
-                    }
+                &parts[1..]
+            } else {
+                &parts[..]
+            };
+            for g in rest {
+                for (a, x) in dst.iter_mut().zip(&g[range.clone()]) {
+                    *a += *x;
                 }
-            });
-        }
-        drop(guards);
-        if let Some(i) = line_losses.iter().position(|l| l.is_nan()) {
-            return Err(Error::NonFinite(format!("line {i}: the loss is NaN (non-finite logits: the weights or activations overflowed)")));
-        }
-        let mut sum = 0.0f64;
-        for l in &line_losses {
-            if l.is_finite() {
-                sum += *l;
             }
+        });
+    }
+
+    /// Replace the batch gradient by `flat` (run-time layout, tensors in
+    /// parameter order), e.g. one a data-parallel reduction produced.
+    /// Returns its global norm.
+    pub fn set_flat_grads(&mut self, flat: &[f32]) -> Result<f64> {
+        let total = self.flat_len();
+        if flat.len() != total {
+            return Err(Error::value(format!(
+                "set_flat_grads: expected {total} values, got {}",
+                flat.len()
+            )));
         }
-        let loss = sum / b as f64;
-        let norm = global_norm(&self.grads);
-        Ok(BatchResult {
-            loss,
-            line_losses,
-            norm,
-        })
+        let mut base = 0;
+        for g in self.grads.iter_mut() {
+            let n = g.len();
+            g.copy_from_slice(&flat[base..base + n]);
+            base += n;
+        }
+        Ok(global_norm(&self.grads))
     }
 
     /// One training step: compute, clip, AdamW. On a non-finite gradient
     /// norm nothing is updated and an error names it.
     pub fn train_step(&mut self, model: &mut Model, lines: &[Line<'_>]) -> Result<BatchResult> {
         let r = self.compute(model, lines)?;
-        if !r.norm.is_finite() {
+        self.finish_step(model, r.norm)?;
+        Ok(r)
+    }
+
+    /// The end of a step once `self.grads` holds the batch gradient and
+    /// `norm` its global norm: refuse a non-finite norm (nothing updated),
+    /// clip, AdamW.
+    pub fn finish_step(&mut self, model: &mut Model, norm: f64) -> Result<()> {
+        if !norm.is_finite() {
             return Err(Error::NonFinite(format!(
-                "the gradient norm is {} (a non-finite gradient); the weights were not updated",
-                r.norm
+                "the gradient norm is {norm} (a non-finite gradient); the weights were not updated"
             )));
         }
         if let Some(limit) = self.hyper.clip {
-            if r.norm > limit {
-                let coef = (limit / (r.norm + 1e-6)) as f32;
+            if norm > limit {
+                let coef = (limit / (norm + 1e-6)) as f32;
                 for g in self.grads.iter_mut() {
                     for x in g.iter_mut() {
                         *x *= coef;
@@ -289,7 +380,7 @@ impl Trainer {
             }
         }
         self.apply(model);
-        Ok(r)
+        Ok(())
     }
 
     /// AdamW with the current `self.grads`: the library's shared AdamW
@@ -331,6 +422,24 @@ impl Trainer {
         // elements borrowed mutably (p, m, v) or shared (g) for this call.
         unsafe { adam_step_many(&slots) }
     }
+}
+
+/// The batch loss: the mean over the lines of each line's loss in double,
+/// summed in line order, an infinite loss (no alignment) counted as 0; a NaN
+/// loss is an error naming its line.
+pub fn batch_loss(line_losses: &[f64]) -> Result<f64> {
+    if let Some(i) = line_losses.iter().position(|l| l.is_nan()) {
+        return Err(Error::NonFinite(format!(
+            "line {i}: the loss is NaN (non-finite logits: the weights or activations overflowed)"
+        )));
+    }
+    let mut sum = 0.0f64;
+    for l in line_losses {
+        if l.is_finite() {
+            sum += *l;
+        }
+    }
+    Ok(sum / line_losses.len() as f64)
 }
 
 /// Elements per thread chunk of the line-order gradient sum (a constant).
