@@ -165,7 +165,7 @@ def test_recognizer_on_the_cluster_equals_trainer_step(workers, threads, per_wor
     avail = om.compute.available_kernel_paths()
     paths = None if paths is None else [p if p in avail or p is None else None for p in paths]
     with DistributedTrainer(_recognizer(), workers=workers, threads=threads, lines_per_worker=per_worker,
-                            timeout=TIMEOUT, _worker_kernel_paths=paths) as dt:
+                            timeout=TIMEOUT, kernel_path=paths) as dt:
         out = [dt.step(im, t) for im, t in batches]
         assert _trainer_bytes(dt.trainer) == _trainer_bytes(ref)
         assert out == ref_out

@@ -96,6 +96,7 @@ LINES = _integer(1, 100_000)
 LINE_LENGTH = _integer(1, 200)
 SEED = _integer(0, 2**64 - 1)
 THREADS = _integer(1, 1024)
+WORKERS = _integer(1, 4096)
 LR = _number(0.0, F32_MAX, lo_open=True)
 NON_NEGATIVE = _number(0.0, F32_MAX)
 EPOCHS = _number(0.0, 1e6, lo_open=True)
@@ -203,6 +204,13 @@ def build_parser() -> argparse.ArgumentParser:
         _add_polarity(t)
         t.add_argument("--no-progress", action="store_true", help="no progress display")
         _add_compute(t)
+        t.add_argument("--workers", type=WORKERS, default=None, metavar="N",
+                       help="compute each step on N Ray workers (pip install 'onemodel[distributed]'), in a local "
+                       "Ray cluster on 127.0.0.1 unless --ray-address is given; --threads and --kernel-path then "
+                       "apply to each worker. The same weights sha256 as one process (docs/distributed.md)")
+        t.add_argument("--ray-address", default=None, metavar="ADDR",
+                       help="join a running Ray cluster ('auto' or host:port) instead of starting a local one "
+                       "(with --workers)")
         t.set_defaults(func=_run("train", finetune=ft))
 
     r = sub.add_parser("recognize", help="print the text of line images",

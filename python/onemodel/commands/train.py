@@ -163,13 +163,17 @@ def run(args, finetune: bool = False) -> int:
           f"{compute.get_threads()} threads")
 
     progress = TrainingProgress(enabled=not args.no_progress, every=max(1, min(args.eval_every or 50, 50)))
+    stepper = _workers(args, trainer)
     try:
         with StopOnInterrupt() as stop:
-            res = train(trainer, train_lines, held, steps=steps, batch_size=args.batch_size, seed=args.seed,
+            res = train(stepper, train_lines, held, steps=steps, batch_size=args.batch_size, seed=args.seed,
                         eval_every=args.eval_every, checkpoint_every=args.checkpoint_every, out_dir=out,
                         history=history, callbacks=[progress], should_stop=stop)
     except NonFiniteError as e:
         raise CliError(f"{e} (--lr, --clip)") from None
+    finally:
+        if stepper is not trainer:
+            stepper.close()
     if res.stopped:
         print(f"Stopped at step {res.step}/{res.steps}; checkpoint saved to {res.checkpoint}.")
         print(f"Resume with:\n  {_resume_command(args, finetune, res.checkpoint)}")
@@ -188,6 +192,33 @@ def run(args, finetune: bool = False) -> int:
              ("plot", str(out / "plot.png"))]
     summary("Result", rows)
     return 0
+
+
+def _workers(args, trainer):
+    """With ``--workers N``: the trainer's steps on N Ray workers (the same
+    bits), the workers and their hosts printed. Otherwise the trainer."""
+    if args.workers is None:
+        if args.ray_address is not None:
+            raise CliError("--ray-address needs --workers N")
+        return trainer
+    try:
+        from ..distributed import DistributedTrainer
+        from ..distributed._ray import require
+
+        require()
+    except ImportError as e:
+        raise CliError(str(e)) from None
+    where = f"the Ray cluster at {args.ray_address}" if args.ray_address else "a local Ray cluster (127.0.0.1)"
+    print(f"  starting {args.workers} workers on {where} ...")
+    try:
+        dt = DistributedTrainer(trainer, workers=args.workers, threads=args.threads, address=args.ray_address,
+                                log=lambda line: print(f"  {line}", flush=True), kernel_path=args.kernel_path)
+    except (ConnectionError, TimeoutError) as e:
+        raise CliError(f"--workers {args.workers}: {e}") from None
+    for line in dt.describe():
+        print(f"  {line}")
+    sys.stdout.flush()
+    return dt
 
 
 def _resume_command(args, finetune: bool, ckpt) -> str:

@@ -49,8 +49,27 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> bool:
                  _node_ip_address="127.0.0.1", object_store_memory=LOCAL_OBJECT_STORE_BYTES,
                  logging_level=logging.WARNING)
     else:
+        _check_reachable(address)
         ray.init(address=address, logging_level=logging.WARNING)
     return True
+
+
+def _check_reachable(address: str, timeout: float = 10.0) -> None:
+    """A ConnectionError when nothing listens at a ``host:port`` address
+    (``'auto'`` with RAY_ADDRESS set counts as that address): Ray itself
+    retries such an address for many minutes before giving up."""
+    import socket
+
+    if address == "auto":
+        address = os.environ.get("RAY_ADDRESS", "auto")
+    if address == "auto" or "://" in address or ":" not in address:
+        return  # Ray's own lookup (the running cluster's file, a client URL) fails fast
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except (OSError, ValueError) as e:
+        raise ConnectionError(f"no Ray cluster answers at {address} ({e})") from None
 
 
 def disconnect() -> None:

@@ -68,19 +68,21 @@ class DistributedTrainer:
     Ray cluster (127.0.0.1 only), ``'auto'`` or ``'host:port'`` joins one.
     ``lines_per_worker``: most lines a worker holds at once (None: as many
     as fit in ``grad_memory`` bytes of line gradients). ``log``: where
-    worker replacements are reported.
+    worker replacements are reported. ``kernel_path``: a path to force on
+    every worker, or one per worker (None: each worker's best; the bits are
+    the same on every path).
 
     ``step``, ``gradients``, ``save_checkpoint``, ``model``, ``step_count``
     and the hyper-parameters behave as the wrapped Trainer's."""
 
     def __init__(self, trainer, workers: int, threads: int | None = None, address: str | None = None,
                  lines_per_worker: int | None = None, grad_memory: int = GRAD_MEMORY_BYTES,
-                 slice_elems: int = SLICE_ELEMS, timeout: float = STEP_TIMEOUT_S, log=None,
-                 _worker_kernel_paths=None):
+                 slice_elems: int = SLICE_ELEMS, timeout: float = STEP_TIMEOUT_S, log=None, kernel_path=None):
         _ray.require()
         self.trainer = trainer
+        paths = [kernel_path] * int(workers) if kernel_path is None or isinstance(kernel_path, str) else kernel_path
         self.cluster = Cluster(_RecognizerFactory(trainer.model.config), workers, threads=threads, address=address,
-                               kernel_paths=_worker_kernel_paths)
+                               kernel_paths=paths)
         self.grad_len = trainer._core.flat_len()
         if lines_per_worker is None:
             lines_per_worker = max(1, int(grad_memory) // (4 * self.grad_len))

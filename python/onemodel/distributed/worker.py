@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 
 import numpy as np
 
@@ -30,7 +31,8 @@ class Worker:
         self._weights = None  # (step token, flat vector being received)
         self._loaded = None  # the token whose weights the job holds
         self._held = None  # (token, round) of the kept contributions
-        self._log = []  # (token, round, first part, stop) of every compute
+        self._log = []  # (token, round, part indices) of every compute
+        self._seconds = {"recv": 0.0, "compute": 0.0, "chain": 0.0}  # time spent in each call, summed
 
     def info(self) -> dict:
         from .. import compute
@@ -49,9 +51,11 @@ class Worker:
     def recv(self, token, lo: int, total: int, piece: np.ndarray) -> np.ndarray:
         """Store slice ``[lo, lo + len(piece))`` of the step's weights and
         pass it on."""
+        t0 = time.perf_counter()
         if self._weights is None or self._weights[0] != token:
             self._weights = (token, np.empty(total, np.float32))
         self._weights[1][lo:lo + len(piece)] = piece
+        self._seconds["recv"] += time.perf_counter() - t0
         return piece
 
     def compute(self, token, round_: int, mode: str, shared, parts: list) -> list:
@@ -59,6 +63,7 @@ class Worker:
         contributions for ``chain``; returns each part's result (its loss)."""
         from .. import compute
 
+        t0 = time.perf_counter()
         compute.set_mode(mode)
         if self._loaded != token:
             if self._weights is None or self._weights[0] != token:
@@ -69,6 +74,7 @@ class Worker:
         results = self.job.compute(parts)
         self._held = (token, round_)
         self._log.append((token, round_, [i for i, _ in parts]))
+        self._seconds["compute"] += time.perf_counter() - t0
         return results
 
     def chain(self, token, round_: int, lo: int, hi: int, incoming):
@@ -77,14 +83,29 @@ class Worker:
         if self._held != (token, round_):
             raise RuntimeError(f"worker {os.getpid()}: asked to chain step {token} round {round_}, "
                                f"but holds {self._held}")
-        return self.job.chain(lo, hi, incoming)
+        t0 = time.perf_counter()
+        out = self.job.chain(lo, hi, incoming)
+        self._seconds["chain"] += time.perf_counter() - t0
+        return out
+
+    def job_call(self, name: str, *args):
+        """Call a method of the job (benchmarks drive other exchanges
+        through the same actors this way)."""
+        return getattr(self.job, name)(*args)
+
+    def take_seconds(self) -> dict:
+        """Seconds spent in recv, compute and chain since the last call."""
+        out, self._seconds = self._seconds, {k: 0.0 for k in self._seconds}
+        return out
 
     def computed(self) -> list:
         """Every (step token, round, part indices) this worker computed."""
         return list(self._log)
 
     def memory(self) -> int:
-        """Peak resident memory of this process in bytes (Linux: ru_maxrss)."""
-        import resource
-
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        """Peak resident memory of this process in bytes (Linux's VmHWM)."""
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+        return 0
