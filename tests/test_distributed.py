@@ -57,8 +57,7 @@ def _assert_each_worker_computed_its_own_micro_batches(computed, workers, micro_
             assert parts == expected[rank]  # its block only, never the whole batch
 
 
-@pytest.mark.parametrize("workers", [1, 2, 3])
-@pytest.mark.parametrize("mode", ["exact", "fast"])
+@pytest.mark.parametrize("workers,mode", [(1, "exact"), (2, "exact"), (3, "exact"), (2, "fast")])
 def test_mlp_equals_gradient_accumulation_in_one_process(workers, mode):
     om.compute.set_mode(mode)
     make, batches = dm.build(dm.MLP), dm.classify_batches(3)

@@ -45,8 +45,10 @@ def one_process(data, tmp_path_factory):
     return out
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def cluster():
+    """One local cluster for the in-process runs (the tests before the first
+    one using it run without Ray in this process)."""
     connect(num_cpus=8)
     try:
         yield
@@ -68,6 +70,27 @@ def _sha(text):
     m = re.search(r"weights sha256\s+([0-9a-f]{64})", text)
     assert m, text
     return m.group(1)
+
+
+def test_option_errors(data, tmp_path, capsys):
+    assert main(["train", str(data), "--output", str(tmp_path), *TRAIN, "--ray-address", "auto"]) == 2
+    assert "--ray-address needs --workers N" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["train", str(data), "--workers", "0"])
+    assert "--workers: expected an integer in [1, 4096]" in capsys.readouterr().err
+    dead = f"127.0.0.1:{_free_port()}"  # nothing listens there: one message, not Ray's minutes of retries
+    assert main(["train", str(data), "--output", str(tmp_path), *TRAIN, "--workers", "2", "--ray-address", dead]) == 2
+    assert f"no Ray cluster answers at {dead}" in capsys.readouterr().err
+
+
+def test_workers_without_ray_is_one_message(data, tmp_path):
+    code = ("import sys; sys.modules['ray'] = None\nfrom onemodel.cli import main\n"
+            f"sys.exit(main(['train', {str(data)!r}, '--output', {str(tmp_path)!r}, '--steps', '1', "
+            "'--arch', 'small', '--charset', '0123456789', '--no-progress', '--workers', '2']))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert "error: onemodel.distributed needs Ray, which is not installed: pip install 'onemodel[distributed]'" \
+        in out.stderr
 
 
 @pytest.mark.parametrize("workers,threads", [(1, 2), (2, 1), (3, 1), (4, 1), (3, 2)])
@@ -242,24 +265,3 @@ def test_joining_a_running_cluster_with_ray_address_auto(data, one_process, tmp_
         except subprocess.TimeoutExpired:
             head.kill()
         shutil.rmtree(temp, ignore_errors=True)
-
-
-def test_option_errors(data, tmp_path, capsys):
-    assert main(["train", str(data), "--output", str(tmp_path), *TRAIN, "--ray-address", "auto"]) == 2
-    assert "--ray-address needs --workers N" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["train", str(data), "--workers", "0"])
-    assert "--workers: expected an integer in [1, 4096]" in capsys.readouterr().err
-    dead = f"127.0.0.1:{_free_port()}"  # nothing listens there: one message, not Ray's minutes of retries
-    assert main(["train", str(data), "--output", str(tmp_path), *TRAIN, "--workers", "2", "--ray-address", dead]) == 2
-    assert f"no Ray cluster answers at {dead}" in capsys.readouterr().err
-
-
-def test_workers_without_ray_is_one_message(data, tmp_path):
-    code = ("import sys; sys.modules['ray'] = None\nfrom onemodel.cli import main\n"
-            f"sys.exit(main(['train', {str(data)!r}, '--output', {str(tmp_path)!r}, '--steps', '1', "
-            "'--arch', 'small', '--charset', '0123456789', '--no-progress', '--workers', '2']))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 2
-    assert "error: onemodel.distributed needs Ray, which is not installed: pip install 'onemodel[distributed]'" \
-        in out.stderr
