@@ -92,10 +92,12 @@ def ring_allreduce(ray, actors, n):
     w = len(actors)
     chunks = even_bounds(n, w)
     out = [actors[r].job_call.remote("ring_send", *chunks[r]) for r in range(w)]
-    for k in range(w - 1):  # worker r+1 adds the partial of chunk (r - k) it receives
-        out = [actors[(r + 1) % w].job_call.remote("ring_add", *chunks[(r - k) % w], out[r]) for r in range(w)]
+    # out[r]: what worker r sends next. Worker r+1 adds the partial of chunk
+    # (r - k) it receives; after W-1 steps it holds that chunk's sum.
+    for k in range(w - 1):
+        out = [actors[r].job_call.remote("ring_add", *chunks[(r - 1 - k) % w], out[(r - 1) % w]) for r in range(w)]
     for k in range(w - 1):  # the finished chunks travel once more round the ring
-        out = [actors[(r + 1) % w].job_call.remote("ring_set", *chunks[(r + 1 - k) % w], out[r]) for r in range(w)]
+        out = [actors[r].job_call.remote("ring_set", *chunks[(r - k) % w], out[(r - 1) % w]) for r in range(w)]
     ray.get(out)
 
 
