@@ -70,12 +70,24 @@ def seeded(name: str, seed: int = 1234):
     return np.random.default_rng([seed, sum(map(ord, name)), len(name)])
 
 
+# Every case table and its fixture file in testdata/tensor/ (written by
+# tools/tensor_oracle.py, read by tests/test_tensor_torch.py). A new table is
+# a module of tests/ with its own CASES, made with `registrar`, and a line here.
+SUITES = {"tensor_cases": "cases.npz"}
+
+
+def registrar(cases: dict) -> Callable:
+    """A ``case(name, inputs, fn, **kw)`` function that adds to ``cases``."""
+
+    def case(name, inputs, fn, **kw):
+        assert name not in cases, name
+        cases[name] = Case(inputs, fn, **kw)
+
+    return case
+
+
 CASES: dict = {}
-
-
-def case(name, inputs, fn, **kw):
-    assert name not in CASES, name
-    CASES[name] = Case(inputs, fn, **kw)
+case = registrar(CASES)
 
 
 # ---------------------------------------------------------------------------

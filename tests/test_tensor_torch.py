@@ -1,10 +1,11 @@
-"""Every case of tests/tensor_cases.py against PyTorch 2.15.0's outputs and
-input gradients (testdata/tensor/cases.npz, written by
-tools/tensor_oracle.py): comparisons, masks, indexing, reductions,
+"""Every case of the case tables (tests/tensor_cases.py and the others named
+in its SUITES) against PyTorch 2.15.0's outputs and input gradients
+(testdata/tensor/*.npz, written by tools/tensor_oracle.py): comparisons, masks, indexing, reductions,
 creation. Outputs of selections and copies must be torch's bits; rounded
 results are within each case's tolerance. A case torch refuses must raise
 here too."""
 
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +14,16 @@ import pytest
 import onemodel as om
 import tensor_cases
 
-DATA = Path(__file__).resolve().parent.parent / "testdata" / "tensor" / "cases.npz"
-REF = dict(np.load(DATA))
+DATA = Path(__file__).resolve().parent.parent / "testdata" / "tensor"
+TABLES = {module: importlib.import_module(module).CASES for module in tensor_cases.SUITES}
+_REFS: dict = {}
+
+
+def _ref(module: str) -> dict:
+    if module not in _REFS:
+        with np.load(DATA / tensor_cases.SUITES[module]) as z:
+            _REFS[module] = {k: z[k] for k in z.files}
+    return _REFS[module]
 
 
 def _flatten(out):
@@ -57,9 +66,10 @@ def same(ours: np.ndarray, ref: np.ndarray, what: str, tol) -> None:
         assert err <= tol * scale, f"{what}: max error {err:.3e} (scale {scale:.3g})"
 
 
-@pytest.mark.parametrize("name", sorted(tensor_cases.CASES))
-def test_case_matches_pytorch(name):
-    c = tensor_cases.CASES[name]
+@pytest.mark.parametrize("module,name", [(m, n) for m, cases in TABLES.items() for n in sorted(cases)])
+def test_case_matches_pytorch(module, name):
+    c = TABLES[module][name]
+    REF = _ref(module)
     n_in = sum(1 for k in REF if k.startswith(f"{name}/in"))
     xs = [REF[f"{name}/in{i}"] for i in range(n_in)]
     ts = []

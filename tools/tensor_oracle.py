@@ -1,5 +1,6 @@
-"""Write PyTorch's results for the tensor-language cases of
-tests/tensor_cases.py to testdata/tensor/cases.npz.
+"""Write PyTorch's results for the cases of a case table (tests/<module>.py,
+by default tests/tensor_cases.py) to its fixture file in testdata/tensor/
+(SUITES in tests/tensor_cases.py: tensor_cases -> cases.npz).
 
 Runs PyTorch 2.15.0 on the CPU as a black box. Per case:
 
@@ -13,11 +14,13 @@ Runs PyTorch 2.15.0 on the CPU as a black box. Per case:
                     can require that onemodel refuses the case too
 
 Needs torch; CI never runs it, the tests read the file it wrote.
-Usage: /work/venvs/torch/bin/python tools/tensor_oracle.py [outdir]
+Usage: /work/venvs/torch/bin/python tools/tensor_oracle.py [module ...]
+(no module: every table in SUITES; the files are written in testdata/tensor/).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -78,18 +81,25 @@ def run_case(name: str, c) -> dict:
     return arrays
 
 
-def main() -> None:
-    outdir = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "testdata" / "tensor"
-    outdir.mkdir(parents=True, exist_ok=True)
+def write_suite(module: str, outdir: Path) -> None:
+    cases = importlib.import_module(module).CASES
     torch.manual_seed(0)
     torch.set_num_threads(1)
     arrays = {}
-    for name, c in tensor_cases.CASES.items():
+    for name, c in cases.items():
         arrays.update(run_case(name, c))
-    arrays["meta"] = np.array(json.dumps({"torch": torch.__version__, "cases": len(tensor_cases.CASES)}))
-    np.savez_compressed(outdir / "cases.npz", **arrays)
+    arrays["meta"] = np.array(json.dumps({"torch": torch.__version__, "cases": len(cases)}))
+    out = outdir / tensor_cases.SUITES[module]
+    np.savez_compressed(out, **arrays)
     errors = sum(1 for k in arrays if k.endswith("/error"))
-    print(f"wrote {outdir / 'cases.npz'} ({len(tensor_cases.CASES)} cases, {errors} refused by torch)")
+    print(f"wrote {out} ({len(cases)} cases, {errors} refused by torch)")
+
+
+def main() -> None:
+    outdir = ROOT / "testdata" / "tensor"
+    outdir.mkdir(parents=True, exist_ok=True)
+    for module in sys.argv[1:] or list(tensor_cases.SUITES):
+        write_suite(module, outdir)
 
 
 if __name__ == "__main__":
