@@ -1,0 +1,142 @@
+//! The convolution's forward: through im2col blocks, or reading a
+//! zero-padded copy of the input in place.
+
+use super::Conv2d;
+use crate::dispatch::{par_chunks, Mode};
+use crate::gemm::{gemm_offset_rows, OffsetRows, PackedA};
+use crate::kernels::matmul::gemm;
+use crate::ptr::Ptr;
+use crate::simd::Token;
+use crate::storage::Buffer;
+
+/// `out = conv2d(x, wt) (+ bias)`.
+///
+/// # Safety
+/// `x` holds n·c_in·h·w, `wt` c_out·k, `bias` (if any) c_out, `out`
+/// n·c_out·oh·ow elements; `out` overlaps nothing else.
+pub unsafe fn forward(
+    mode: Mode,
+    s: &Conv2d,
+    x: *const f32,
+    wt: *const f32,
+    bias: Option<*const f32>,
+    out: *mut f32,
+) {
+    if s.reads_padded_input() {
+        // SAFETY: forwarded from the caller.
+        unsafe { forward_padded(Token::current(), mode, s, x, wt, bias, out) }
+    } else {
+        // SAFETY: forwarded from the caller.
+        unsafe { forward_im2col(mode, s, x, wt, bias, out) }
+    }
+}
+
+/// Add each output channel's bias to its `pc` outputs at row stride `p`
+/// (one IEEE add per output, after its sum).
+///
+/// # Safety
+/// `c` valid for og rows of pc at stride p; `bias` for og values.
+unsafe fn add_bias(c: *mut f32, bias: *const f32, og: usize, p: usize, pc: usize) {
+    for o in 0..og {
+        // SAFETY: as the caller promised.
+        unsafe {
+            let bv = *bias.add(o);
+            for v in std::slice::from_raw_parts_mut(c.add(o * p), pc) {
+                *v += bv;
+            }
+        }
+    }
+}
+
+/// The forward of a stride-1 convolution without an im2col matrix: the
+/// input is copied once, zero padded, per (item, group), and the product
+/// reads its im2col rows in place (`gemm_offset_rows`): row (c, ky, kx) of
+/// output row oy is the padded row oy + ky·dh of channel c from column
+/// kx·dw on. The weight is packed once per call. The terms (the padding's
+/// +0 included) and their order are those of the im2col product, so the
+/// bits are too.
+///
+/// # Safety
+/// As [`forward`], with stride (1, 1).
+pub(super) unsafe fn forward_padded(
+    token: Token,
+    mode: Mode,
+    s: &Conv2d,
+    x: *const f32,
+    wt: *const f32,
+    bias: Option<*const f32>,
+    out: *mut f32,
+) {
+    let (og, cg, p, ow) = (s.og(), s.cg(), s.p(), s.ow);
+    let (hp, wp) = s.padded_hw();
+    let offsets = s.padded_offsets();
+    // SAFETY: each group's weight rows lie inside `wt`.
+    let packed: Vec<PackedA> = (0..s.groups)
+        .map(|g| unsafe { PackedA::new(token, s.weight(wt, g)) })
+        .collect();
+    let (x, out) = (Ptr::new(x, s.input_len()), Ptr::new(out, s.output_len()));
+    let bias = bias.map(|b| Ptr::new(b, s.c_out));
+    par_chunks(s.n * s.groups, |idx| {
+        let (ni, g) = (idx / s.groups, idx % s.groups);
+        let padded = Buffer::new(cg * hp * wp * 4);
+        let xp = padded.as_ptr() as *mut f32;
+        // SAFETY: the padded copy holds cg planes of hp × wp; each (item,
+        // group) writes its own og × p block of `out`. The offsets keep
+        // every read of the product inside the padded planes: output
+        // (oy, ox) of tap (c, ky, kx) reads row oy + ky·dh < hp, column
+        // ox + kx·dw < wp.
+        unsafe {
+            s.pad_group(x.get(), ni, g, xp);
+            let c = out.offset((ni * s.c_out + g * og) * p).get();
+            let b = OffsetRows {
+                ptr: xp,
+                offsets: &offsets,
+                cols: ow,
+            };
+            gemm_offset_rows(mode, &packed[g], b, s.oh, wp as isize, c, p, ow);
+            if let Some(b) = bias {
+                add_bias(c, b.offset(g * og).get(), og, p, p);
+            }
+        }
+    });
+}
+
+/// The forward through an im2col matrix, a block of output rows at a time.
+///
+/// # Safety
+/// As [`forward`].
+unsafe fn forward_im2col(
+    mode: Mode,
+    s: &Conv2d,
+    x: *const f32,
+    wt: *const f32,
+    bias: Option<*const f32>,
+    out: *mut f32,
+) {
+    let (og, p, k, ow) = (s.og(), s.p(), s.k(), s.ow);
+    let rows = s.forward_block_rows();
+    let blocks = s.oh.div_ceil(rows).max(1);
+    let (x, wt) = (Ptr::new(x, s.input_len()), Ptr::new(wt, s.weight_len()));
+    let out = Ptr::new(out, s.output_len());
+    let bias = bias.map(|b| Ptr::new(b, s.c_out));
+    par_chunks(s.n * s.groups * blocks, |idx| {
+        let (ni, g, blk) = (
+            idx / (s.groups * blocks),
+            idx / blocks % s.groups,
+            idx % blocks,
+        );
+        let oys = blk * rows..((blk + 1) * rows).min(s.oh);
+        let (q0, pc) = (oys.start * ow, oys.len() * ow);
+        // SAFETY: the pointers are valid for the sizes the caller promised;
+        // each (item, group, block) writes its own og × pc block of `out`.
+        unsafe {
+            let c = out.offset((ni * s.c_out + g * og) * p + q0).get();
+            let scratch = Buffer::new(if s.pointwise() { 0 } else { k * pc * 4 });
+            let cols = s.block_cols(x.get(), ni, g, oys, scratch.as_ptr() as *mut f32);
+            gemm(mode, s.weight(wt.get(), g), cols, c, p);
+            if let Some(b) = bias {
+                add_bias(c, b.offset(g * og).get(), og, p, pc);
+            }
+        }
+    });
+}

@@ -1,0 +1,227 @@
+//! The im2col matrix (written, or read in place from a zero-padded copy of
+//! the input) and its adjoint, col2im.
+
+use super::Conv2d;
+use crate::kernels::matmul::MatRef;
+
+impl Conv2d {
+    /// For each im2col row r = (c, ky, kx), where its output (0, 0) reads
+    /// in the group's padded planes: `c·hp·wp + ky·dh·wp + kx·dw` (output
+    /// (oy, ox) reads `oy·wp + ox` further on, stride 1).
+    pub(super) fn padded_offsets(&self) -> Vec<isize> {
+        let (hp, wp) = self.padded_hw();
+        let (dh, dw) = self.dilation;
+        let taps = self.kh * self.kw;
+        (0..self.k())
+            .map(|r| {
+                let (c, t) = (r / taps, r % taps);
+                let (ky, kx) = (t / self.kw, t % self.kw);
+                (c * hp * wp + ky * dh * wp + kx * dw) as isize
+            })
+            .collect()
+    }
+
+    /// Copy the group's input planes of item `ni` into `dst` with their
+    /// zero border (`padded_hw`).
+    ///
+    /// # Safety
+    /// `x` holds the whole input; `dst` is valid for cg·hp·wp writes.
+    pub(super) unsafe fn pad_group(&self, x: *const f32, ni: usize, g: usize, dst: *mut f32) {
+        // SAFETY: the group's cg planes of item ni lie inside x.
+        unsafe {
+            let planes = x.add((ni * self.c_in + g * self.cg()) * self.h * self.w);
+            pad_planes(
+                planes,
+                self.cg(),
+                self.h,
+                self.w,
+                self.padding.0,
+                self.padding.1,
+                dst,
+            );
+        }
+    }
+
+    /// Fill the columns of output rows `oys` of the im2col matrix of item
+    /// `ni`, group `g`, as a `[k, oys.len()·ow]` row-major block: row
+    /// (c, ky, kx), column (oy, ox) holds the input element the tap reads,
+    /// or 0 in the padding. Written row segment by row segment: the part of
+    /// an output row that reads inside the input is one copy (a strided
+    /// gather when the stride is not 1), the rest zeros.
+    ///
+    /// # Safety
+    /// `x` must hold the whole input; `cols` must be valid for
+    /// k·oys.len()·ow writes; `oys` must lie inside `0..oh`.
+    pub(super) unsafe fn im2col(
+        &self,
+        x: *const f32,
+        ni: usize,
+        g: usize,
+        oys: std::ops::Range<usize>,
+        cols: *mut f32,
+    ) {
+        let (h, w, ow) = (self.h, self.w, self.ow);
+        let p = oys.len() * ow;
+        let (sh, sw) = self.stride;
+        let (ph, pw) = self.padding;
+        let (dh, dw) = self.dilation;
+        for c in 0..self.cg() {
+            // SAFETY: channel g·cg + c of item ni lies inside the input.
+            let plane = unsafe { x.add((ni * self.c_in + g * self.cg() + c) * h * w) };
+            for ky in 0..self.kh {
+                for kx in 0..self.kw {
+                    let r = (c * self.kh + ky) * self.kw + kx;
+                    let (lo, hi) = self.inside_x(kx);
+                    for (row_in_block, oy) in oys.clone().enumerate() {
+                        // SAFETY: row r, that output row's ow columns of the block.
+                        let out = unsafe {
+                            std::slice::from_raw_parts_mut(cols.add(r * p + row_in_block * ow), ow)
+                        };
+                        let iy = (oy * sh + ky * dh) as isize - ph as isize;
+                        if iy < 0 || iy >= h as isize || lo == hi {
+                            out.fill(0.0);
+                            continue;
+                        }
+                        out[..lo].fill(0.0);
+                        out[hi..].fill(0.0);
+                        // SAFETY: for ox in lo..hi the column ox·sw + kx·dw − pw lies in [0, w).
+                        let row = unsafe { plane.add(iy as usize * w + lo * sw + kx * dw - pw) };
+                        if sw == 1 {
+                            // SAFETY: hi − lo elements of the input row, in bounds (above).
+                            out[lo..hi].copy_from_slice(unsafe {
+                                std::slice::from_raw_parts(row, hi - lo)
+                            });
+                        } else {
+                            for (j, o) in out[lo..hi].iter_mut().enumerate() {
+                                // SAFETY: in bounds (above).
+                                *o = unsafe { *row.add(j * sw) };
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The im2col columns of output rows `oys` of item `ni`, group `g`, as a
+    /// GEMM operand `[k, oys.len()·ow]`: for a pointwise convolution a view
+    /// of the input itself, else written into `scratch`.
+    ///
+    /// # Safety
+    /// `x` must hold the whole input; `scratch` must be valid for
+    /// k·oys.len()·ow writes unless the convolution is pointwise; `oys` must
+    /// lie inside `0..oh`.
+    pub(super) unsafe fn block_cols(
+        &self,
+        x: *const f32,
+        ni: usize,
+        g: usize,
+        oys: std::ops::Range<usize>,
+        scratch: *mut f32,
+    ) -> MatRef {
+        let (k, p, q0, pc) = (self.k(), self.p(), oys.start * self.ow, oys.len() * self.ow);
+        if self.pointwise() {
+            MatRef {
+                // SAFETY: the group's channels of item ni are k planes of p,
+                // of which columns q0..q0 + pc are read.
+                ptr: unsafe { x.add((ni * self.c_in + g * self.cg()) * p + q0) },
+                rows: k,
+                cols: pc,
+                rs: p as isize,
+                cs: 1,
+            }
+        } else {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.im2col(x, ni, g, oys, scratch) };
+            MatRef {
+                ptr: scratch,
+                rows: k,
+                cols: pc,
+                rs: pc as isize,
+                cs: 1,
+            }
+        }
+    }
+}
+
+/// Copy `planes` planes of h × w into `dst` as planes of (h + 2ph) × (w +
+/// 2pw) with +0 in the border.
+///
+/// # Safety
+/// `src` valid for planes·h·w reads, `dst` for planes·(h+2ph)·(w+2pw) writes.
+pub(super) unsafe fn pad_planes(
+    src: *const f32,
+    planes: usize,
+    h: usize,
+    w: usize,
+    ph: usize,
+    pw: usize,
+    dst: *mut f32,
+) {
+    let (hp, wp) = (h + 2 * ph, w + 2 * pw);
+    // SAFETY: every write is below planes·hp·wp, every read below planes·h·w.
+    unsafe {
+        for c in 0..planes {
+            let d = dst.add(c * hp * wp);
+            std::ptr::write_bytes(d, 0, ph * wp);
+            for y in 0..h {
+                let row = d.add((ph + y) * wp);
+                std::ptr::write_bytes(row, 0, pw);
+                std::ptr::copy_nonoverlapping(src.add((c * h + y) * w), row.add(pw), w);
+                std::ptr::write_bytes(row.add(pw + w), 0, pw);
+            }
+            std::ptr::write_bytes(d.add((ph + h) * wp), 0, ph * wp);
+        }
+    }
+}
+
+/// Each input element of one group's channels (`dx` points at the first)
+/// sums the `dcols` entries of the taps that read it, (ky, kx) increasing,
+/// starting at +0. Written as a scatter: the planes are zeroed, then the
+/// taps are added in (ky, kx) order, each an output row segment at a time —
+/// every element still sees +0 then its own taps in that order, one f32 add
+/// each (so the bits are those of the gather), and a stride-1 segment is a
+/// plain slice add the compiler vectorizes.
+pub(super) unsafe fn col2im(s: &Conv2d, dcols: *const f32, dx: *mut f32) {
+    let (h, w, p, ow) = (s.h, s.w, s.p(), s.ow);
+    let (sh, sw) = s.stride;
+    let (ph, pw) = s.padding;
+    let (dh, dw) = s.dilation;
+    // SAFETY: the group's cg planes of h·w elements.
+    unsafe { std::ptr::write_bytes(dx, 0, s.cg() * h * w) };
+    for c in 0..s.cg() {
+        for ky in 0..s.kh {
+            for kx in 0..s.kw {
+                let r = (c * s.kh + ky) * s.kw + kx;
+                let (lo, hi) = s.inside_x(kx);
+                if lo == hi {
+                    continue;
+                }
+                for oy in 0..s.oh {
+                    let iy = (oy * sh + ky * dh) as isize - ph as isize;
+                    if iy < 0 || iy >= h as isize {
+                        continue;
+                    }
+                    // SAFETY: row r of dcols, columns (oy, lo..hi); plane c,
+                    // row iy, columns lo·sw + kx·dw − pw onwards (inside, see
+                    // `inside_x`). dcols and dx do not overlap.
+                    unsafe {
+                        let src =
+                            std::slice::from_raw_parts(dcols.add(r * p + oy * ow + lo), hi - lo);
+                        let dst = dx.add((c * h + iy as usize) * w + lo * sw + kx * dw - pw);
+                        if sw == 1 {
+                            let dst = std::slice::from_raw_parts_mut(dst, hi - lo);
+                            for (d, v) in dst.iter_mut().zip(src) {
+                                *d += *v;
+                            }
+                        } else {
+                            for (j, v) in src.iter().enumerate() {
+                                *dst.add(j * sw) += *v;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
