@@ -5,6 +5,7 @@
 //! thread count and OS. See docs/recognizer.md.
 
 pub mod act;
+pub mod config;
 pub mod conv;
 pub mod ctc;
 pub mod dot16;

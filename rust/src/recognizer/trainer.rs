@@ -217,7 +217,12 @@ impl Trainer {
     /// on one thread into its own gradient buffers. The buffers are kept
     /// until the next call, for `chain_lines`. Returns each line's loss.
     /// A data-parallel worker calls this with its own lines of the batch.
-    pub fn compute_lines(&mut self, model: &Model, lines: &[Line<'_>], batch: usize) -> Result<Vec<f64>> {
+    pub fn compute_lines(
+        &mut self,
+        model: &Model,
+        lines: &[Line<'_>],
+        batch: usize,
+    ) -> Result<Vec<f64>> {
         validate_batch(model, lines)?;
         if batch < lines.len() {
             return Err(Error::value(format!(
@@ -239,7 +244,10 @@ impl Trainer {
             let mut w = work[i].lock().unwrap_or_else(|e| e.into_inner());
             let w = &mut *w;
             if w.grads.len() != model.params.len()
-                || w.grads.iter().zip(&model.params).any(|(g, p)| g.len() != p.len())
+                || w.grads
+                    .iter()
+                    .zip(&model.params)
+                    .any(|(g, p)| g.len() != p.len())
             {
                 w.grads = model.params.iter().map(|p| vec![0f32; p.len()]).collect();
             }
@@ -286,7 +294,9 @@ impl Trainer {
             )));
         }
         if self.kept == 0 {
-            return Err(Error::value("chain_lines: no lines were computed (call compute_lines first)"));
+            return Err(Error::value(
+                "chain_lines: no lines were computed (call compute_lines first)",
+            ));
         }
         let mut base = 0;
         let mut done = 0;
