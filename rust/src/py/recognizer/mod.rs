@@ -1,0 +1,52 @@
+//! Bindings of the crnn-v0 trainer (onemodel.recognizer). Python validates
+//! and converts (charset, file I/O, shapes); the Rust core checks every
+//! input it relies on again and reports a clear error. The GIL is released
+//! around every forward/backward.
+//!
+//! `model.rs` binds the model (`CrnnCore`), `trainer.rs` the trainer
+//! (`TrainerCore`), `layers.rs` the single layers the per-layer parity
+//! fixtures call.
+
+mod layers;
+mod model;
+mod trainer;
+
+pub use model::CrnnCore;
+pub use trainer::TrainerCore;
+
+use crate::error::Error;
+use crate::recognizer::model::Config;
+use numpy::PyReadonlyArray1;
+use pyo3::prelude::*;
+
+fn config(
+    height: usize,
+    channels: Vec<usize>,
+    pools: Vec<(usize, usize)>,
+    hidden: usize,
+    layers: usize,
+    classes: usize,
+) -> PyResult<Config> {
+    let cfg = Config {
+        height,
+        channels,
+        pools,
+        hidden,
+        layers,
+        classes,
+    };
+    cfg.validate()?;
+    Ok(cfg)
+}
+
+fn flat(a: &PyReadonlyArray1<'_, f32>) -> PyResult<Vec<f32>> {
+    Ok(a.as_slice()
+        .map_err(|e| Error::Value(format!("expected a contiguous float32 array: {e}")))?
+        .to_vec())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<CrnnCore>()?;
+    m.add_class::<TrainerCore>()?;
+    layers::register(m)
+}
