@@ -36,6 +36,17 @@ def _addindent(s: str, spaces: int) -> str:
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
+def _attribute_owner(module: "Module", target: str) -> tuple:
+    """The submodule of `module` that holds the dotted name `target`, and the
+    last name (an AttributeError in torch's words if it has no such
+    attribute): what get_parameter and get_buffer share."""
+    module_path, _, name = target.rpartition(".")
+    mod = module.get_submodule(module_path)
+    if not hasattr(mod, name):
+        raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+    return mod, name
+
+
 class Module(_ModuleState, _ModuleHooks):
     """Base class of every layer (torch.nn.Module)."""
 
@@ -196,20 +207,14 @@ class Module(_ModuleState, _ModuleHooks):
         return mod
 
     def get_parameter(self, target: str) -> Parameter:
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        mod, name = _attribute_owner(self, target)
         param = getattr(mod, name)
         if not isinstance(param, Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return param
 
     def get_buffer(self, target: str) -> Tensor:
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        mod, name = _attribute_owner(self, target)
         if name not in mod._buffers:
             raise AttributeError(f"`{name}` is not a buffer")
         return getattr(mod, name)
@@ -298,15 +303,9 @@ class Module(_ModuleState, _ModuleHooks):
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        from ..autograd import zero_grad
+        from ..autograd import _zero_grads
 
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                zero_grad(p)
+        _zero_grads(self.parameters(), set_to_none)
 
     def share_memory(self) -> "Module":
         """Accepted and ignored (onemodel's tensors live in one process)."""

@@ -13,7 +13,7 @@ separately, in torch's single-tensor order::
 from __future__ import annotations
 
 from .. import _core
-from .optimizer import Optimizer, _zeros_like
+from .optimizer import Optimizer, _refuse_differentiable, _zeros_like
 
 __all__ = ["SGD"]
 
@@ -57,8 +57,7 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        if group.get("differentiable"):
-            raise ValueError("differentiable=True is not supported: onemodel's optimizer steps are not recorded by autograd")
+        _refuse_differentiable(group)
 
     def _step(self) -> None:
         for group in self.param_groups:
