@@ -46,7 +46,7 @@ from .scatter import (  # noqa: F401
     masked_scatter_, scatter, scatter_, scatter_add, scatter_add_, scatter_reduce, scatter_reduce_,
 )
 from .subscript import _region_index, numpy_index, parse
-from .take_put import Put, Take, _cast_value, _scatter_add64  # noqa: F401  (Take: ops.index.Take)
+from .take_put import Put, Take, _cast_value, _from_numpy, _scatter_add64  # noqa: F401  (Take, _from_numpy: imported from ops.index)
 from .views import Index, apply_index
 
 

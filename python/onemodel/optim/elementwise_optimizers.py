@@ -13,7 +13,7 @@ import numpy as np
 from .. import scope
 from ..tensor import Tensor, float32
 from . import _elementwise as E
-from .optimizer import Optimizer, _check_adam_options, _refuse_differentiable, _zeros_like
+from .optimizer import Optimizer, _check_adam_options, _check_non_negative, _refuse_differentiable, _zeros_like
 
 __all__ = ["Adadelta", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam"]
 
@@ -84,14 +84,10 @@ class Adadelta(_ElementwiseOptimizer):
         super().__init__(params, defaults)
 
     def _check_options(self, group: dict, where: str) -> None:
-        if not 0.0 <= group["lr"]:
-            raise ValueError(f"Invalid learning rate: {group['lr']}")
+        _check_non_negative(group, "lr")
         if not 0.0 <= group["rho"] <= 1.0:
             raise ValueError(f"Invalid rho value: {group['rho']}")
-        if not 0.0 <= group["eps"]:
-            raise ValueError(f"Invalid epsilon value: {group['eps']}")
-        if not 0.0 <= group["weight_decay"]:
-            raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
+        _check_non_negative(group, "eps", "weight_decay")
         _refuse_differentiable(group)
 
     def _update(self, group, state, p, g):
@@ -132,16 +128,7 @@ class Adagrad(_ElementwiseOptimizer):
                 self._init_state(group, p, self.state[p])
 
     def _check_options(self, group: dict, where: str) -> None:
-        if not 0.0 <= group["lr"]:
-            raise ValueError(f"Invalid learning rate: {group['lr']}")
-        if not 0.0 <= group["lr_decay"]:
-            raise ValueError(f"Invalid lr_decay value: {group['lr_decay']}")
-        if not 0.0 <= group["weight_decay"]:
-            raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
-        if not 0.0 <= group["initial_accumulator_value"]:
-            raise ValueError(f"Invalid initial_accumulator_value value: {group['initial_accumulator_value']}")
-        if not 0.0 <= group["eps"]:
-            raise ValueError(f"Invalid epsilon value: {group['eps']}")
+        _check_non_negative(group, "lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps")
         if group.get("fused"):
             raise RuntimeError("`fused` is not supported (onemodel has one implementation)")
         _refuse_differentiable(group)
@@ -191,16 +178,7 @@ class RMSprop(_ElementwiseOptimizer):
         super().__init__(params, defaults)
 
     def _check_options(self, group: dict, where: str) -> None:
-        if not 0.0 <= group["lr"]:
-            raise ValueError(f"Invalid learning rate: {group['lr']}")
-        if not 0.0 <= group["eps"]:
-            raise ValueError(f"Invalid epsilon value: {group['eps']}")
-        if not 0.0 <= group["momentum"]:
-            raise ValueError(f"Invalid momentum value: {group['momentum']}")
-        if not 0.0 <= group["weight_decay"]:
-            raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
-        if not 0.0 <= group["alpha"]:
-            raise ValueError(f"Invalid alpha value: {group['alpha']}")
+        _check_non_negative(group, "lr", "eps", "momentum", "weight_decay", "alpha")
         _refuse_differentiable(group)
 
     def _init_state(self, group, p, state):
@@ -293,8 +271,7 @@ class NAdam(_ElementwiseOptimizer):
 
     def _check_options(self, group: dict, where: str) -> None:
         _check_adam_options(group)
-        if not 0.0 <= group["momentum_decay"]:
-            raise ValueError(f"Invalid momentum_decay value: {group['momentum_decay']}")
+        _check_non_negative(group, "momentum_decay")
 
     def _init_state(self, group, p, state):
         state["step"] = 0.0

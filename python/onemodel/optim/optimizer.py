@@ -56,6 +56,15 @@ def _as_state_tensor(value, like: Tensor, what: str) -> Tensor:
         return make_tensor(np.ascontiguousarray(arr, dtype=np.float32))
 
 
+def _check_non_negative(group: dict, *keys: str) -> None:
+    """torch's "Invalid learning rate: -1" for the first of `keys` whose
+    option is negative (or NaN)."""
+    for key in keys:
+        if not 0.0 <= group[key]:
+            name = {"lr": "learning rate", "eps": "epsilon value"}.get(key, f"{key} value")
+            raise ValueError(f"Invalid {name}: {group[key]}")
+
+
 def _refuse_differentiable(group: dict) -> None:
     """torch's ``differentiable=True`` records the step in autograd; onemodel's
     steps are never recorded, so the option is refused."""
@@ -67,10 +76,7 @@ def _check_adam_options(group: dict) -> None:
     """The options of the Adam family (Adam, AdamW, Adamax, NAdam, RAdam)
     checked as torch checks them: lr, eps and weight_decay non-negative,
     betas a pair in [0, 1)."""
-    if not 0.0 <= group["lr"]:
-        raise ValueError(f"Invalid learning rate: {group['lr']}")
-    if not 0.0 <= group["eps"]:
-        raise ValueError(f"Invalid epsilon value: {group['eps']}")
+    _check_non_negative(group, "lr", "eps")
     try:
         b1, b2 = group["betas"]
     except (TypeError, ValueError):
@@ -79,8 +85,7 @@ def _check_adam_options(group: dict) -> None:
         raise ValueError(f"Invalid beta parameter at index 0: {b1}")
     if not 0.0 <= b2 < 1.0:
         raise ValueError(f"Invalid beta parameter at index 1: {b2}")
-    if not 0.0 <= group["weight_decay"]:
-        raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
+    _check_non_negative(group, "weight_decay")
     _refuse_differentiable(group)
 
 
