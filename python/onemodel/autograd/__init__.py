@@ -101,6 +101,18 @@ def zero_grad(t: Tensor) -> None:
         _kernels.fill_inplace(t.grad, 0.0)
 
 
+def _zero_grads(params, set_to_none: bool = True) -> None:
+    """Module.zero_grad and Optimizer.zero_grad: each parameter that has a
+    grad drops it (``set_to_none``) or has it zeroed in place."""
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            zero_grad(p)
+
+
 def clear_grad(t: Tensor) -> None:
     """Drop ``t.grad`` (its buffer returns to the pool)."""
     t.grad = None

@@ -7,7 +7,7 @@ import math
 
 from .. import functional as F
 from ..creation import empty
-from ..ops._spatial_util import pair
+from ..ops.operands import pair
 from ..ops.conv import conv_transpose_out_size
 from ..ops.spatial1d import single
 from . import init

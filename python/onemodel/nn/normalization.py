@@ -12,6 +12,21 @@ from .module import Module
 from .parameter import Parameter
 
 
+def _affine_parameters(module: Module, shape: tuple, affine: bool, bias: bool) -> None:
+    """A norm layer's learnable scale (ones) and shift (zeros) of `shape`,
+    registered as torch does: ``weight`` and ``bias`` are None without
+    `affine`, ``bias`` alone is None without `bias`."""
+    if affine:
+        module.weight = Parameter(ones(*shape))
+        if bias:
+            module.bias = Parameter(zeros(*shape))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
 class _BatchNorm(Module):
     _dims: tuple = ()
     _name = "BatchNorm"
@@ -24,15 +39,7 @@ class _BatchNorm(Module):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         self.use_bias = affine and bias
-        if affine:
-            self.weight = Parameter(ones(num_features))
-            if bias:
-                self.bias = Parameter(zeros(num_features))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, (num_features,), affine, bias)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features))
             self.register_buffer("running_var", ones(num_features))
@@ -99,15 +106,7 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(ones(*self.normalized_shape))
-            if bias:
-                self.bias = Parameter(zeros(*self.normalized_shape))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -137,15 +136,7 @@ class GroupNorm(Module):
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
         self.use_bias = affine and bias
-        if affine:
-            self.weight = Parameter(ones(num_channels))
-            if bias:
-                self.bias = Parameter(zeros(num_channels))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, (num_channels,), affine, bias)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

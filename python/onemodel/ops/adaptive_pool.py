@@ -22,7 +22,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor, int64
 from . import views
-from ._spatial_util import check_float
+from .operands import check_float
 from .pool import avg_pool2d, max_pool2d
 
 

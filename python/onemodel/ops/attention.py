@@ -26,7 +26,7 @@ from .. import _core
 from ..autograd.function import Function
 from ..tensor import Tensor, bool_, float32, int64
 from . import views
-from ._spatial_util import check_float, contig, scale_inplace
+from .operands import check_float, contig, scale_inplace
 from .linalg import matmul
 
 

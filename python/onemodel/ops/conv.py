@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import _core
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._spatial_util import add_channel_bias, batched, check_float, contig, pair
+from .operands import add_channel_bias, batched, check_float, contig, pair
 from .._kernels import sum_kernel
 
 

@@ -15,7 +15,7 @@ import math
 from .._shape import norm_dim
 from ..tensor import Tensor
 from . import reduce
-from ._spatial_util import check_float
+from .operands import check_float
 from .pointwise import abs as _abs, pow as _pow, sqrt
 from .selection import clamp
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .. import _core
 from ..tensor import Tensor
-from ._spatial_util import check_float
+from .operands import check_float
 from .arith import mul
 
 

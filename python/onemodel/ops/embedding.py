@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import _core
 from ..autograd.function import Function
 from ..tensor import Tensor, int64
-from ._spatial_util import check_float, contig
+from .operands import check_float, contig
 
 
 class EmbeddingFn(Function):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, int64
-from ._spatial_util import check_float
+from .operands import check_float
 from .embedding import embedding
 
 

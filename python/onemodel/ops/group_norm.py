@@ -18,7 +18,7 @@ import numpy as np
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import views
-from ._spatial_util import check_float
+from .operands import check_float
 from .join import cat
 from .norm import batch_norm, layer_norm
 

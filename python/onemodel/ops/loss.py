@@ -24,7 +24,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 from . import reduce as _reduce, views
-from ._spatial_util import check_float, scalar_tensor
+from .operands import check_float, scalar_tensor
 from .._kernels import binary_kernel, expand_to, unary_kernel
 from .pointwise import _unary_p, abs as _abs, log
 from .selection import where

@@ -9,7 +9,7 @@ from .. import _core
 from ..autograd.function import Function
 from ..grad_mode import no_grad
 from ..tensor import Tensor
-from ._spatial_util import check_float, contig
+from .operands import check_float, contig
 
 
 def _grads(has_w, has_b, dx, dw, db):

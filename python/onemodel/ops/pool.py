@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import _core
 from ..autograd.function import Function
 from ..tensor import Tensor, int64
-from ._spatial_util import batched, check_float, contig, pair
+from .operands import batched, check_float, contig, pair
 
 
 def pool_out_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:

@@ -117,11 +117,19 @@ def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
 
 # -- in-place fills -----------------------------------------------------------------
 
-def _fill(t: Tensor, op: str, values: np.ndarray) -> Tensor:
+def _check_fill(t: Tensor, op: str, float_only: bool = False) -> None:
+    """An in-place random fill may write `t`: writable, not recording a
+    tensor that requires grad, float32 where the draw is a float one."""
     from .inplace import check_writable
 
     check_writable(t, op)
     _refuse_grad(t, op)
+    if float_only and t.dtype is not float32:
+        raise TypeError(f"{op}: expected a float32 tensor, got {t.dtype.name}")
+
+
+def _fill(t: Tensor, op: str, values: np.ndarray) -> Tensor:
+    _check_fill(t, op)
     t.numpy(force=True)[...] = values.astype(t.dtype.numpy)
     t._bump()
     return t
@@ -135,24 +143,14 @@ def _refuse_grad(t: Tensor, op: str) -> None:
 
 
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
-    from .inplace import check_writable
-
-    check_writable(t, "normal_")
-    _refuse_grad(t, "normal_")
-    if t.dtype is not float32:
-        raise TypeError(f"normal_: expected a float32 tensor, got {t.dtype.name}")
+    _check_fill(t, "normal_", float_only=True)
     _gen(generator).normal_(t, float(mean), float(std))
     t._bump()
     return t
 
 
 def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
-    from .inplace import check_writable
-
-    check_writable(t, "uniform_")
-    _refuse_grad(t, "uniform_")
-    if t.dtype is not float32:
-        raise TypeError(f"uniform_: expected a float32 tensor, got {t.dtype.name}")
+    _check_fill(t, "uniform_", float_only=True)
     _gen(generator).uniform_(t, float(a), float(b))
     t._bump()
     return t

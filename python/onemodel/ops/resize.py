@@ -10,7 +10,7 @@ import numbers
 from .. import _core
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._spatial_util import check_float, contig
+from .operands import check_float, contig
 
 
 class Resize2dFn(Function):

@@ -25,7 +25,7 @@ from ..autograd.function import Function
 from typing import NamedTuple, Optional
 
 from ..tensor import Tensor, float32
-from ._spatial_util import contig
+from .operands import contig
 from .._kernels import add_new
 
 

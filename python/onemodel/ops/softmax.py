@@ -12,7 +12,7 @@ from .. import _core, _shape
 from ..autograd.function import Function
 from ..tensor import Tensor, float32, int64
 from . import views
-from ._spatial_util import check_float, contig
+from .operands import check_float, contig
 from .._kernels import binary_kernel, expand_to, sum_kernel
 
 

@@ -11,7 +11,7 @@ import numbers
 
 from ..tensor import Tensor
 from . import views
-from ._spatial_util import check_float
+from .operands import check_float
 from .conv import conv2d, conv_transpose2d
 from .pool import avg_pool2d, max_pool2d
 

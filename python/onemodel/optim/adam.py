@@ -18,30 +18,9 @@ with b^t the running double product of the group's beta over the steps.
 from __future__ import annotations
 
 from .. import _core
-from .optimizer import Optimizer, _zeros_like
+from .optimizer import Optimizer, _check_adam_options, _zeros_like
 
 __all__ = ["Adam", "AdamW"]
-
-
-def _check(group: dict, where: str) -> None:
-    lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
-    betas = group["betas"]
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    try:
-        b1, b2 = betas
-    except (TypeError, ValueError):
-        raise ValueError(f"betas must be a pair of numbers, got {betas!r}") from None
-    if not 0.0 <= b1 < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {b1}")
-    if not 0.0 <= b2 < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {b2}")
-    if not 0.0 <= wd:
-        raise ValueError(f"Invalid weight_decay value: {wd}")
-    if group.get("differentiable"):
-        raise ValueError("differentiable=True is not supported: onemodel's optimizer steps are not recorded by autograd")
 
 
 class Adam(Optimizer):
@@ -85,7 +64,7 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def _check_options(self, group: dict, where: str) -> None:
-        _check(group, where)
+        _check_adam_options(group)
 
     def _beta_pow(self, beta: float, t: int) -> float:
         """beta**t as the running double product: one multiplication per step

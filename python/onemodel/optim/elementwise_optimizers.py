@@ -13,7 +13,7 @@ import numpy as np
 from .. import scope
 from ..tensor import Tensor, float32
 from . import _elementwise as E
-from .optimizer import Optimizer, _zeros_like
+from .optimizer import Optimizer, _check_adam_options, _check_non_negative, _refuse_differentiable, _zeros_like
 
 __all__ = ["Adadelta", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam"]
 
@@ -26,11 +26,6 @@ def _full_like(p: Tensor, value: float) -> Tensor:
     return t
 
 
-def _refuse_differentiable(group: dict) -> None:
-    if group.get("differentiable"):
-        raise ValueError("differentiable=True is not supported: onemodel's optimizer steps are not recorded by autograd")
-
-
 class _ElementwiseOptimizer(Optimizer):
     """Steps each parameter with ``_update`` on NumPy views of the
     parameter, its gradient and its state; bumps the versions of what it
@@ -38,8 +33,12 @@ class _ElementwiseOptimizer(Optimizer):
 
     _state_tensors: tuple = ()
 
-    def _init_state(self, group: dict, p: Tensor, state: dict) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _init_state(self, group: dict, p: Tensor, state: dict) -> None:
+        """torch's fresh state: ``step`` 0, then zeros for each state tensor
+        in ``_state_tensors`` order (the state dict keeps that order)."""
+        state["step"] = 0.0
+        for key in self._state_tensors:
+            state[key] = _zeros_like(p)
 
     def _update(self, group: dict, state: dict, p: np.ndarray, g: np.ndarray) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -85,20 +84,11 @@ class Adadelta(_ElementwiseOptimizer):
         super().__init__(params, defaults)
 
     def _check_options(self, group: dict, where: str) -> None:
-        if not 0.0 <= group["lr"]:
-            raise ValueError(f"Invalid learning rate: {group['lr']}")
+        _check_non_negative(group, "lr")
         if not 0.0 <= group["rho"] <= 1.0:
             raise ValueError(f"Invalid rho value: {group['rho']}")
-        if not 0.0 <= group["eps"]:
-            raise ValueError(f"Invalid epsilon value: {group['eps']}")
-        if not 0.0 <= group["weight_decay"]:
-            raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
+        _check_non_negative(group, "eps", "weight_decay")
         _refuse_differentiable(group)
-
-    def _init_state(self, group, p, state):
-        state["step"] = 0.0
-        state["square_avg"] = _zeros_like(p)
-        state["acc_delta"] = _zeros_like(p)
 
     def _update(self, group, state, p, g):
         rho, eps, lr, wd = group["rho"], group["eps"], group["lr"], group["weight_decay"]
@@ -138,16 +128,7 @@ class Adagrad(_ElementwiseOptimizer):
                 self._init_state(group, p, self.state[p])
 
     def _check_options(self, group: dict, where: str) -> None:
-        if not 0.0 <= group["lr"]:
-            raise ValueError(f"Invalid learning rate: {group['lr']}")
-        if not 0.0 <= group["lr_decay"]:
-            raise ValueError(f"Invalid lr_decay value: {group['lr_decay']}")
-        if not 0.0 <= group["weight_decay"]:
-            raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
-        if not 0.0 <= group["initial_accumulator_value"]:
-            raise ValueError(f"Invalid initial_accumulator_value value: {group['initial_accumulator_value']}")
-        if not 0.0 <= group["eps"]:
-            raise ValueError(f"Invalid epsilon value: {group['eps']}")
+        _check_non_negative(group, "lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps")
         if group.get("fused"):
             raise RuntimeError("`fused` is not supported (onemodel has one implementation)")
         _refuse_differentiable(group)
@@ -197,16 +178,7 @@ class RMSprop(_ElementwiseOptimizer):
         super().__init__(params, defaults)
 
     def _check_options(self, group: dict, where: str) -> None:
-        if not 0.0 <= group["lr"]:
-            raise ValueError(f"Invalid learning rate: {group['lr']}")
-        if not 0.0 <= group["eps"]:
-            raise ValueError(f"Invalid epsilon value: {group['eps']}")
-        if not 0.0 <= group["momentum"]:
-            raise ValueError(f"Invalid momentum value: {group['momentum']}")
-        if not 0.0 <= group["weight_decay"]:
-            raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
-        if not 0.0 <= group["alpha"]:
-            raise ValueError(f"Invalid alpha value: {group['alpha']}")
+        _check_non_negative(group, "lr", "eps", "momentum", "weight_decay", "alpha")
         _refuse_differentiable(group)
 
     def _init_state(self, group, p, state):
@@ -241,24 +213,6 @@ class RMSprop(_ElementwiseOptimizer):
             p[...] = E.addcdiv(p, -lr, g, avg)
 
 
-def _check_betas(group: dict) -> None:
-    if not 0.0 <= group["lr"]:
-        raise ValueError(f"Invalid learning rate: {group['lr']}")
-    if not 0.0 <= group["eps"]:
-        raise ValueError(f"Invalid epsilon value: {group['eps']}")
-    try:
-        b1, b2 = group["betas"]
-    except (TypeError, ValueError):
-        raise ValueError(f"betas must be a pair of numbers, got {group['betas']!r}") from None
-    if not 0.0 <= b1 < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {b1}")
-    if not 0.0 <= b2 < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {b2}")
-    if not 0.0 <= group["weight_decay"]:
-        raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
-    _refuse_differentiable(group)
-
-
 class Adamax(_ElementwiseOptimizer):
     """torch.optim.Adamax (Kingma and Ba, the infinity-norm Adam)::
 
@@ -277,12 +231,7 @@ class Adamax(_ElementwiseOptimizer):
         super().__init__(params, defaults)
 
     def _check_options(self, group: dict, where: str) -> None:
-        _check_betas(group)
-
-    def _init_state(self, group, p, state):
-        state["step"] = 0.0
-        state["exp_avg"] = _zeros_like(p)
-        state["exp_inf"] = _zeros_like(p)
+        _check_adam_options(group)
 
     def _update(self, group, state, p, g):
         (b1, b2), lr, eps, wd = group["betas"], group["lr"], group["eps"], group["weight_decay"]
@@ -321,9 +270,8 @@ class NAdam(_ElementwiseOptimizer):
         super().__init__(params, defaults)
 
     def _check_options(self, group: dict, where: str) -> None:
-        _check_betas(group)
-        if not 0.0 <= group["momentum_decay"]:
-            raise ValueError(f"Invalid momentum_decay value: {group['momentum_decay']}")
+        _check_adam_options(group)
+        _check_non_negative(group, "momentum_decay")
 
     def _init_state(self, group, p, state):
         state["step"] = 0.0
@@ -395,12 +343,7 @@ class RAdam(_ElementwiseOptimizer):
         super().__init__(params, defaults)
 
     def _check_options(self, group: dict, where: str) -> None:
-        _check_betas(group)
-
-    def _init_state(self, group, p, state):
-        state["step"] = 0.0
-        state["exp_avg"] = _zeros_like(p)
-        state["exp_avg_sq"] = _zeros_like(p)
+        _check_adam_options(group)
 
     def _update(self, group, state, p, g):
         (b1, b2), lr, eps, wd = group["betas"], group["lr"], group["eps"], group["weight_decay"]

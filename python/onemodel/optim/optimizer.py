@@ -56,6 +56,39 @@ def _as_state_tensor(value, like: Tensor, what: str) -> Tensor:
         return make_tensor(np.ascontiguousarray(arr, dtype=np.float32))
 
 
+def _check_non_negative(group: dict, *keys: str) -> None:
+    """torch's "Invalid learning rate: -1" for the first of `keys` whose
+    option is negative (or NaN)."""
+    for key in keys:
+        if not 0.0 <= group[key]:
+            name = {"lr": "learning rate", "eps": "epsilon value"}.get(key, f"{key} value")
+            raise ValueError(f"Invalid {name}: {group[key]}")
+
+
+def _refuse_differentiable(group: dict) -> None:
+    """torch's ``differentiable=True`` records the step in autograd; onemodel's
+    steps are never recorded, so the option is refused."""
+    if group.get("differentiable"):
+        raise ValueError("differentiable=True is not supported: onemodel's optimizer steps are not recorded by autograd")
+
+
+def _check_adam_options(group: dict) -> None:
+    """The options of the Adam family (Adam, AdamW, Adamax, NAdam, RAdam)
+    checked as torch checks them: lr, eps and weight_decay non-negative,
+    betas a pair in [0, 1)."""
+    _check_non_negative(group, "lr", "eps")
+    try:
+        b1, b2 = group["betas"]
+    except (TypeError, ValueError):
+        raise ValueError(f"betas must be a pair of numbers, got {group['betas']!r}") from None
+    if not 0.0 <= b1 < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {b1}")
+    if not 0.0 <= b2 < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {b2}")
+    _check_non_negative(group, "weight_decay")
+    _refuse_differentiable(group)
+
+
 def _zeros_like(p: Tensor) -> Tensor:
     """Optimizer state: contiguous zeros, never tied to an ActivationScope."""
     with scope.suspend():
@@ -167,16 +200,9 @@ class Optimizer:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Drop every parameter's gradient (``set_to_none=True``, the
         default) or zero it in place."""
-        from ..autograd import zero_grad
+        from ..autograd import _zero_grads
 
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    zero_grad(p)
+        _zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         """One update of every parameter that has a gradient. ``closure``, if

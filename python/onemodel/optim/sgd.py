@@ -13,7 +13,7 @@ separately, in torch's single-tensor order::
 from __future__ import annotations
 
 from .. import _core
-from .optimizer import Optimizer, _zeros_like
+from .optimizer import Optimizer, _check_non_negative, _refuse_differentiable, _zeros_like
 
 __all__ = ["SGD"]
 
@@ -49,16 +49,10 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _check_options(self, group: dict, where: str) -> None:
-        if not 0.0 <= group["lr"]:
-            raise ValueError(f"Invalid learning rate: {group['lr']}")
-        if not 0.0 <= group["momentum"]:
-            raise ValueError(f"Invalid momentum value: {group['momentum']}")
-        if not 0.0 <= group["weight_decay"]:
-            raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
+        _check_non_negative(group, "lr", "momentum", "weight_decay")
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        if group.get("differentiable"):
-            raise ValueError("differentiable=True is not supported: onemodel's optimizer steps are not recorded by autograd")
+        _refuse_differentiable(group)
 
     def _step(self) -> None:
         for group in self.param_groups:

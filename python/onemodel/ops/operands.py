@@ -1,5 +1,7 @@
-"""Small helpers shared by the spatial operators: argument normalisation
-and contiguous operands for the kernels (which take contiguous memory)."""
+"""Turning an operator's arguments into what a kernel takes: dtype checks
+(check_float), int-pair arguments (pair), unbatched inputs (batched),
+contiguous operands (contig), scalar fills and the in-place scale and
+channel-bias epilogues the spatial operators share."""
 
 from __future__ import annotations
 
