@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from .. import _core
 from ..tensor import Tensor, float32
 from .._kernels import clone_contiguous, expand_to
@@ -42,6 +44,15 @@ def pair(op: str, name: str, value, minimum: int = 0) -> tuple:
             raise ValueError(f"{op}: {name} must be an int or a pair of ints, got {value!r}")
     if any(v < minimum for v in out):
         raise ValueError(f"{op}: {name} must be at least {minimum}, got {value!r}")
+    return out
+
+
+def from_array(a: np.ndarray, dt) -> Tensor:
+    """A NumPy result as a fresh tensor of dtype `dt` (a copy, cast as
+    NumPy assigns): how the NumPy-computed operators return their values."""
+    out = Tensor._empty(a.shape, dt)
+    if a.size:
+        out.numpy(force=True)[...] = a
     return out
 
 

@@ -20,6 +20,8 @@ import numpy as np
 from .. import _shape
 from .._numpy_exact import ieee_method
 from ..tensor import Tensor, bool_, float32, int64
+from .operands import from_array
+from .operands import from_array as _result  # noqa: F401  (other operators import it by this name)
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _C1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -49,13 +51,6 @@ def u64_draws(generator, n: int) -> np.ndarray:
 def uniform64(generator, n: int) -> np.ndarray:
     """`n` uniform doubles in [0, 1) (53 random bits each)."""
     return (u64_draws(generator, n) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
-
-
-def _result(a: np.ndarray, dt) -> Tensor:
-    out = Tensor._empty(a.shape, dt)
-    if a.size:
-        out.numpy(force=True)[...] = a
-    return out
 
 
 @ieee_method
@@ -98,7 +93,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
             if i >= n:  # the product rounded up to the total: the last category with weight
                 i = int(np.nonzero(row > 0)[0][-1])
             out[r, j] = i
-    return _result(out.reshape(tuple(input.shape[:-1]) + (k,)), int64)
+    return from_array(out.reshape(tuple(input.shape[:-1]) + (k,)), int64)
 
 
 @ieee_method
@@ -112,7 +107,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
         raise ValueError("bernoulli: probabilities must lie in [0, 1]")
     u = uniform64(generator, _shape.numel(input.shape)).reshape(input.shape)
     dt = input.dtype if input.dtype is not bool_ or p is not None else float32
-    return _result((u < probs).astype(dt.numpy), dt)
+    return from_array((u < probs).astype(dt.numpy), dt)
 
 
 # -- in-place fills -----------------------------------------------------------------
@@ -172,7 +167,7 @@ def exponential_(t: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     from .._numpy_exact import ieee
 
     with ieee():
-        one_minus = _result((1.0 - u).astype(np.float32), float32)
+        one_minus = from_array((1.0 - u).astype(np.float32), float32)
         vals = -(log(one_minus).numpy(force=True).astype(np.float64)) / float(lambd)
     return _fill(t, "exponential_", vals)
 

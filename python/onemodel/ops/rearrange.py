@@ -20,6 +20,7 @@ from ..autograd.function import Function
 from ..tensor import Tensor, int64
 from . import views
 from .index import Take, getitem
+from .operands import from_array
 
 
 def _dim(op: str, dim, ndim: int) -> int:
@@ -89,26 +90,19 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
 class Flip(Function):
     def forward(self, a, dims):
         self.dims = dims
-        return _copy_of(np.flip(a.numpy(force=True), dims), a.dtype)
+        return from_array(np.flip(a.numpy(force=True), dims), a.dtype)
 
     def backward(self, g):
-        return _copy_of(np.flip(g.numpy(force=True), self.dims), g.dtype)
+        return from_array(np.flip(g.numpy(force=True), self.dims), g.dtype)
 
 
 class Roll(Function):
     def forward(self, a, shifts, dims):
         self.shifts, self.dims = shifts, dims
-        return _copy_of(np.roll(a.numpy(force=True), shifts, dims), a.dtype)
+        return from_array(np.roll(a.numpy(force=True), shifts, dims), a.dtype)
 
     def backward(self, g):
-        return _copy_of(np.roll(g.numpy(force=True), tuple(-s for s in self.shifts), self.dims), g.dtype)
-
-
-def _copy_of(a: np.ndarray, dt) -> Tensor:
-    out = Tensor._empty(a.shape, dt)
-    if a.size:
-        out.numpy(force=True)[...] = a
-    return out
+        return from_array(np.roll(g.numpy(force=True), tuple(-s for s in self.shifts), self.dims), g.dtype)
 
 
 def flip(input: Tensor, dims) -> Tensor:
@@ -185,7 +179,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
     if repeats is None:
         counts = input.numpy(force=True).astype(np.int64)
         out = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
-        return _copy_of(out, int64)
+        return from_array(out, int64)
     if dim is None:
         input = views.reshape(input, -1)
         dim = 0

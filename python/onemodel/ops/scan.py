@@ -25,13 +25,7 @@ from .. import return_types
 from .._numpy_exact import canonical_nan, ieee, ieee_method
 from ..autograd.function import Function
 from ..tensor import Tensor, as_dtype, float32, int64
-
-
-def _result(a: np.ndarray, dt) -> Tensor:
-    out = Tensor._empty(a.shape, dt)
-    if a.size:
-        out.numpy(force=True)[...] = a
-    return out
+from .operands import from_array
 
 
 def _prep(op: str, input: Tensor, dim, dtype) -> tuple:
@@ -56,14 +50,14 @@ class Cumsum(Function):
         x = a.numpy(force=True).astype(np.float64)
         with ieee():
             y = np.add.accumulate(x, axis=dim).astype(np.float32) if x.ndim else x.astype(np.float32)
-        return _result(canonical_nan(y), float32)
+        return from_array(canonical_nan(y), float32)
 
     @ieee_method
     def backward(self, g):
         gn = g.numpy(force=True).astype(np.float64)
         with ieee():
             r = _revcumsum64(gn, self.dim).astype(np.float32) if gn.ndim else gn.astype(np.float32)
-        return _result(canonical_nan(r), float32)
+        return from_array(canonical_nan(r), float32)
 
 
 class Cumprod(Function):
@@ -74,7 +68,7 @@ class Cumprod(Function):
         x = a.numpy(force=True).astype(np.float64)
         with ieee():
             y = np.multiply.accumulate(x, axis=dim).astype(np.float32) if x.ndim else x.astype(np.float32)
-        return _result(canonical_nan(y), float32)
+        return from_array(canonical_nan(y), float32)
 
     @ieee_method
     def backward(self, g):
@@ -99,14 +93,14 @@ class Cumprod(Function):
                 dx[r, i] = np.add.accumulate(row_g[i:] * after[: n - i])[-1]
                 dx[r, i + 1 :] = 0.0
             out = dx.astype(np.float32).reshape(moved_shape)
-        return _result(canonical_nan(np.ascontiguousarray(np.moveaxis(out, -1, self.dim))), float32)
+        return from_array(canonical_nan(np.ascontiguousarray(np.moveaxis(out, -1, self.dim))), float32)
 
 
 def cumsum(input, dim: int, *, dtype=None) -> Tensor:
     input, d = _prep("cumsum", input, dim, dtype)
     if input.dtype is not float32:
         a = input.numpy(force=True).astype(np.int64)
-        return _result(np.cumsum(a, axis=d) if a.ndim else a, int64)
+        return from_array(np.cumsum(a, axis=d) if a.ndim else a, int64)
     return Cumsum.apply(input, d)
 
 
@@ -114,7 +108,7 @@ def cumprod(input, dim: int, *, dtype=None) -> Tensor:
     input, d = _prep("cumprod", input, dim, dtype)
     if input.dtype is not float32:
         a = input.numpy(force=True).astype(np.int64)
-        return _result(np.cumprod(a, axis=d) if a.ndim else a, int64)
+        return from_array(np.cumprod(a, axis=d) if a.ndim else a, int64)
     return Cumprod.apply(input, d)
 
 
@@ -124,7 +118,7 @@ def _cum_extreme(kind: str, input: Tensor, dim: int):
     input, d = _prep(kind, input, dim, None)
     x = input.numpy(force=True)
     if x.ndim == 0:
-        return getattr(return_types, kind)(input.clone(), _result(np.zeros((), np.int64), int64))
+        return getattr(return_types, kind)(input.clone(), from_array(np.zeros((), np.int64), int64))
     xm = np.moveaxis(x, d, -1)
     idx = np.zeros(xm.shape, np.int64)
     n = xm.shape[-1]
@@ -142,7 +136,7 @@ def _cum_extreme(kind: str, input: Tensor, dim: int):
             cur = np.where(take, k, cur)
             isnan = isnan | vnan
             idx[..., k] = cur
-    index = _result(np.ascontiguousarray(np.moveaxis(idx, -1, d)), int64)
+    index = from_array(np.ascontiguousarray(np.moveaxis(idx, -1, d)), int64)
     return getattr(return_types, kind)(take_along_dim(input, index, d), index)
 
 

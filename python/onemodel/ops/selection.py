@@ -31,6 +31,7 @@ from .._numpy_exact import ieee, ieee_method
 from ..autograd.function import Function
 from ..tensor import Tensor, bool_, float32
 from .pointwise import _unary_p
+from .operands import from_array
 
 
 def _ternary(op: str, a: Tensor, b: Tensor, c: Tensor) -> Tensor:
@@ -58,7 +59,7 @@ class Clamp(Function):
             inside &= x < np.float32(hi)
         if math.isnan(lo) and math.isnan(hi):
             inside &= ~np.isnan(x)
-        return _numpy_result(np.where(inside, g.numpy(force=True), np.float32(0.0)), float32)
+        return from_array(np.where(inside, g.numpy(force=True), np.float32(0.0)), float32)
 
 
 class Maximum(Function):
@@ -117,7 +118,7 @@ class ClampTensor(Function):
         self.save_for_backward(x, lo, hi)
         shape = _shape.broadcast_shapes("clamp", x.shape, lo.shape, hi.shape)
         r = np.minimum(np.maximum(np.broadcast_to(x.numpy(force=True), shape), lo.numpy(force=True)), hi.numpy(force=True))
-        return _numpy_result(r, x.dtype)
+        return from_array(r, x.dtype)
 
     @ieee_method
     def backward(self, g):
@@ -146,7 +147,7 @@ class ClampTensor(Function):
             # g·0.5 is g/2 as torch divides: one f32 multiply.
             with ieee():
                 gi = np.where(w == 0.5, gn * half, np.where(w == 1.0, gn, np.float32(0.0))).astype(np.float32)
-            out.append(sum_to(_numpy_result(gi, float32), shape))
+            out.append(sum_to(from_array(gi, float32), shape))
         return tuple(out)
 
 
@@ -155,22 +156,15 @@ class Triangle(Function):
 
     def forward(self, x, mask):
         self.mask = mask
-        return _numpy_result(np.where(mask, x.numpy(force=True), x.dtype.numpy.type(0)), x.dtype)
+        return from_array(np.where(mask, x.numpy(force=True), x.dtype.numpy.type(0)), x.dtype)
 
     def backward(self, g):
-        return _numpy_result(np.where(self.mask, g.numpy(force=True), np.float32(0.0)), float32)
+        return from_array(np.where(self.mask, g.numpy(force=True), np.float32(0.0)), float32)
 
 
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
-
-def _numpy_result(a: np.ndarray, dt) -> Tensor:
-    out = Tensor._empty(a.shape, dt)
-    if a.size:
-        out.numpy(force=True)[...] = a
-    return out
-
 
 def _operand(x, dt, op: str) -> Tensor:
     """`x` (tensor or number) as a tensor of dtype `dt` (numbers 0-d)."""
@@ -203,7 +197,7 @@ def _truth_array(cond, op: str) -> np.ndarray:
 
 def _condition(cond, name: str) -> Tensor:
     """The condition as a float32 0/1 tensor for the selection kernel."""
-    return _numpy_result(_truth_array(cond, name).astype(np.float32), float32)
+    return from_array(_truth_array(cond, name).astype(np.float32), float32)
 
 
 # ---------------------------------------------------------------------------
@@ -217,7 +211,7 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         from .index import nonzero
 
-        c = condition if isinstance(condition, Tensor) else _numpy_result(_truth_array(condition, "where"), bool_)
+        c = condition if isinstance(condition, Tensor) else from_array(_truth_array(condition, "where"), bool_)
         return nonzero(c, as_tuple=True)
     if input is None or other is None:
         raise TypeError("where: give both input and other, or neither")
@@ -226,7 +220,7 @@ def where(condition, input=None, other=None):
         return Where.apply(_operand(input, dt, "where"), _operand(other, dt, "where"), _condition(condition, "where"))
     a = _operand(input, dt, "where").numpy(force=True)
     b = _operand(other, dt, "where").numpy(force=True)
-    return _numpy_result(np.where(_truth_array(condition, "where"), a, b), dt)
+    return from_array(np.where(_truth_array(condition, "where"), a, b), dt)
 
 
 def _fill_value(value, dt, op: str):
@@ -258,8 +252,8 @@ def masked_fill(input: Tensor, mask, value) -> Tensor:
     m = _mask_for("masked_fill", input, mask)
     v = _fill_value(value, input.dtype, "masked_fill")
     if input.dtype is float32:
-        return Where.apply(v, input, _numpy_result(np.broadcast_to(m, input.shape).astype(np.float32), float32))
-    return _numpy_result(np.where(m, v.numpy(force=True), input.numpy(force=True)), input.dtype)
+        return Where.apply(v, input, from_array(np.broadcast_to(m, input.shape).astype(np.float32), float32))
+    return from_array(np.where(m, v.numpy(force=True), input.numpy(force=True)), input.dtype)
 
 
 def masked_fill_(input: Tensor, mask, value) -> Tensor:
@@ -307,7 +301,7 @@ def clamp(input, min=None, max=None) -> Tensor:  # noqa: A002 - torch's names
             r = np.maximum(r, dt.numpy.type(lo))
         if hi is not None:
             r = np.minimum(r, dt.numpy.type(hi))
-        return _numpy_result(r, dt)
+        return from_array(r, dt)
     return Clamp.apply(input, math.nan if lo is None else float(lo), math.nan if hi is None else float(hi))
 
 
@@ -333,14 +327,14 @@ def maximum(input, other) -> Tensor:
     dt = _promote("maximum", input, other)
     if dt is float32:
         return Maximum.apply(_operand(input, dt, "maximum"), _operand(other, dt, "maximum"))
-    return _numpy_result(np.maximum(_operand(input, dt, "maximum").numpy(force=True), _operand(other, dt, "maximum").numpy(force=True)), dt)
+    return from_array(np.maximum(_operand(input, dt, "maximum").numpy(force=True), _operand(other, dt, "maximum").numpy(force=True)), dt)
 
 
 def minimum(input, other) -> Tensor:
     dt = _promote("minimum", input, other)
     if dt is float32:
         return Minimum.apply(_operand(input, dt, "minimum"), _operand(other, dt, "minimum"))
-    return _numpy_result(np.minimum(_operand(input, dt, "minimum").numpy(force=True), _operand(other, dt, "minimum").numpy(force=True)), dt)
+    return from_array(np.minimum(_operand(input, dt, "minimum").numpy(force=True), _operand(other, dt, "minimum").numpy(force=True)), dt)
 
 
 def _triangle(op: str, input: Tensor, diagonal: int, lower: bool) -> Tensor:

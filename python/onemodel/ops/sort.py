@@ -18,13 +18,7 @@ from .. import _shape
 from .. import return_types
 from ..tensor import Tensor, int64
 from .index import take_along_dim
-
-
-def _result(a: np.ndarray, dt) -> Tensor:
-    out = Tensor._empty(a.shape, dt)
-    if a.size:
-        out.numpy(force=True)[...] = a
-    return out
+from .operands import from_array
 
 
 def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
@@ -46,16 +40,16 @@ def _check(op: str, input) -> None:
 def argsort(input, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
     _check("argsort", input)
     if input.ndim == 0:
-        return _result(np.zeros((), np.int64), int64)
+        return from_array(np.zeros((), np.int64), int64)
     d = _shape.norm_dim("argsort", dim, input.ndim)
-    return _result(_order(input.numpy(force=True), d, bool(descending)).astype(np.int64), int64)
+    return from_array(_order(input.numpy(force=True), d, bool(descending)).astype(np.int64), int64)
 
 
 def sort(input, dim: int = -1, descending: bool = False, *, stable: bool = False):
     """(values, indices) along ``dim``, stable whatever ``stable`` says."""
     _check("sort", input)
     if input.ndim == 0:
-        return return_types.sort(input.clone(), _result(np.zeros((), np.int64), int64))
+        return return_types.sort(input.clone(), from_array(np.zeros((), np.int64), int64))
     d = _shape.norm_dim("sort", dim, input.ndim)
     idx = argsort(input, d, descending)
     return return_types.sort(take_along_dim(input, idx, d), idx)
@@ -72,14 +66,14 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     if input.ndim == 0:
         if k not in (0, 1):
             raise ValueError(f"topk: k ({k}) is out of range for a 0-d tensor")
-        return return_types.topk(input.clone(), _result(np.zeros((), np.int64), int64))
+        return return_types.topk(input.clone(), from_array(np.zeros((), np.int64), int64))
     d = _shape.norm_dim("topk", dim, input.ndim)
     n = input.shape[d]
     k = int(k)
     if k < 0 or k > n:
         raise ValueError(f"topk: k ({k}) is out of range for dimension {d} of size {n}")
     o = _order(input.numpy(force=True), d, bool(largest))
-    idx = _result(np.ascontiguousarray(np.take(o, np.arange(k), axis=d)).astype(np.int64), int64)
+    idx = from_array(np.ascontiguousarray(np.take(o, np.arange(k), axis=d)).astype(np.int64), int64)
     return return_types.topk(take_along_dim(input, idx, d), idx)
 
 
@@ -91,9 +85,9 @@ def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
     if not 1 <= int(k) <= n:
         raise ValueError(f"kthvalue: k ({k}) is out of range for dimension {d} of size {n}")
     if input.ndim == 0:
-        return return_types.kthvalue(input.clone(), _result(np.zeros((), np.int64), int64))
+        return return_types.kthvalue(input.clone(), from_array(np.zeros((), np.int64), int64))
     o = _order(input.numpy(force=True), d, False)
-    idx = _result(np.ascontiguousarray(np.take(o, [int(k) - 1], axis=d)).astype(np.int64), int64)
+    idx = from_array(np.ascontiguousarray(np.take(o, [int(k) - 1], axis=d)).astype(np.int64), int64)
     values = take_along_dim(input, idx, d)
     if not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
@@ -112,7 +106,7 @@ def median(input, dim=None, keepdim: bool = False):
         return median(flat, 0).values.reshape(())
     d = _shape.norm_dim("median", dim, max(input.ndim, 1))
     if input.ndim == 0:
-        return return_types.median(input.clone(), _result(np.zeros((), np.int64), int64))
+        return return_types.median(input.clone(), from_array(np.zeros((), np.int64), int64))
     x = input.numpy(force=True)
     n = x.shape[d]
     if n == 0:
@@ -124,7 +118,7 @@ def median(input, dim=None, keepdim: bool = False):
         if nan.any():
             first_nan = np.argmax(nan, axis=d)
             pick = np.where(np.expand_dims(nan.any(axis=d), d), np.expand_dims(first_nan, d), pick)
-    idx = _result(np.ascontiguousarray(pick).astype(np.int64), int64)
+    idx = from_array(np.ascontiguousarray(pick).astype(np.int64), int64)
     values = take_along_dim(input, idx, d)
     if not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
@@ -138,9 +132,9 @@ def unique(input, sorted: bool = True, return_inverse: bool = False, return_coun
     x = input.numpy(force=True)
     axis = None if dim is None else _shape.norm_dim("unique", dim, input.ndim)
     vals, inv, counts = np.unique(x, return_inverse=True, return_counts=True, axis=axis)
-    out = [_result(vals, input.dtype)]
+    out = [from_array(vals, input.dtype)]
     if return_inverse:
-        out.append(_result(inv.reshape(x.shape if axis is None else (x.shape[axis],)).astype(np.int64), int64))
+        out.append(from_array(inv.reshape(x.shape if axis is None else (x.shape[axis],)).astype(np.int64), int64))
     if return_counts:
-        out.append(_result(counts.astype(np.int64), int64))
+        out.append(from_array(counts.astype(np.int64), int64))
     return out[0] if len(out) == 1 else tuple(out)

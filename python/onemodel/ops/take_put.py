@@ -12,13 +12,7 @@ from .._kernels import clone_contiguous, sum_to
 from .._numpy_exact import canonical_nan, ieee
 from ..autograd.function import Function
 from ..tensor import Tensor, float32
-
-
-def _from_numpy(a: np.ndarray, dt) -> Tensor:
-    out = Tensor._empty(a.shape, dt)
-    if a.size:
-        out.numpy(force=True)[...] = a
-    return out
+from .operands import from_array as _from_numpy
 
 
 def _scatter_add64(shape: tuple, idx: tuple, g: np.ndarray, init: np.ndarray | None = None) -> np.ndarray:
