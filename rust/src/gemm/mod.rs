@@ -1,7 +1,7 @@
 //! The blocked SIMD GEMM under every product of the engine: matmul, linear,
 //! and the backward products.
 //!
-//! # The order (CONTRACT §2)
+//! # The order (docs/kernels.md, "The order it keeps")
 //! Each output C[i, j] has one f32 accumulator that starts at +0 and adds
 //! its terms A[i, p]·B[p, j] for p = 0, 1, …, k−1 in that order. Exact mode:
 //! each term is a rounded multiply then a rounded add (no fma anywhere), and

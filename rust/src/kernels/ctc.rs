@@ -100,7 +100,8 @@ impl LogProbs {
 
 /// Where the recursion reads log-probabilities from: the engine's strided
 /// f32 view ([`LogProbs`]) or the recognizer's dense f64 log-softmax
-/// ([`LogProbs64`]). One recursion serves both front ends (CONTRACT §5).
+/// ([`LogProbs64`]). One recursion serves both front ends
+/// (docs/recurrent.md, "CTC loss").
 pub trait LogProbSource {
     fn steps(&self) -> usize;
     fn classes(&self) -> usize;

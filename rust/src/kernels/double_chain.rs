@@ -1,5 +1,5 @@
-//! The double sum of CONTRACT §2 — `s ← s + f64(x_k)` for k ascending, one
-//! rounding per term — evaluated a block of terms at a time, with the same
+//! The double sum (docs/engine.md, "Arithmetic rules") — `s ← s + f64(x_k)`
+//! for k ascending, one rounding per term — evaluated a block of terms at a time, with the same
 //! bits.
 //!
 //! Written as a loop the chain waits out one f64 add latency per term (≈ 1 ms

@@ -1,10 +1,12 @@
-//! crnn-v0's configuration and its parameters: seed 002's parameter order,
+//! crnn-v0's configuration and its parameters: the trainer's parameter order
+//! (docs/recognizer.md, "The arithmetic contract"),
 //! each tensor's run-time (padded) and natural layouts.
 
 use super::conv::Geom;
 use crate::error::{Error, Result};
 
-/// The architecture (CONTRACT §6). `classes` counts the blank (class 0).
+/// The architecture (docs/recognizer.md, "Architecture (crnn-v0)").
+/// `classes` counts the blank (class 0).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     pub height: usize,
@@ -162,7 +164,7 @@ impl Config {
         2 * self.blocks() + 6 * self.layers
     }
 
-    /// Every parameter, in seed 002's parameter order.
+    /// Every parameter, in the trainer's parameter order.
     pub fn params(&self) -> Vec<ParamInfo> {
         let mut v = Vec::new();
         let mut c = 1;

@@ -1,7 +1,8 @@
-//! The recognizer's CTC front end (seed 002): from logits, with the
-//! log-softmax in double precision (DetMath), the forward/backward recursion
-//! shared with the engine's `ctc_loss` (`kernels::ctc`, one recursion for
-//! both front ends), and the logit gradient rounded to binary32 once.
+//! The recognizer's CTC front end (docs/recognizer.md, "The arithmetic
+//! contract"): from logits, with the log-softmax in double precision
+//! (DetMath), the forward/backward recursion shared with the engine's
+//! `ctc_loss` (`kernels::ctc`, one recursion for both front ends), and the
+//! logit gradient rounded to binary32 once.
 
 use super::act::{dexp, dlog};
 use crate::kernels::ctc::{self as shared, LogProbs64};

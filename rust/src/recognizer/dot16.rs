@@ -1,5 +1,5 @@
-//! The 16-lane dot product (seed 002, CONTRACT §2) and the products built
-//! from it.
+//! The 16-lane dot product (docs/recognizer.md, "The arithmetic contract")
+//! and the products built from it.
 //!
 //! `p[0..16] = +0`; for k ascending `p[k % 16] = fma(a[k], b[k], p[k % 16])`;
 //! then for s in 8, 4, 2, 1: `p[i] = p[i] + p[i + s]` for i < s; result p[0].

@@ -1,4 +1,5 @@
-//! Linear layer `y = x Wᵀ + b` over T rows, with seed 002's backward:
+//! Linear layer `y = x Wᵀ + b` over T rows, with the trainer's backward
+//! (docs/recognizer.md, "The arithmetic contract"):
 //! dW[o][i] = dot16 over t of dY[t][o]·x[t][i]; db[o] = dot16 over t of
 //! dY[t][o]·1; dx[t][i] = dot16 over o of dY[t][o]·W[o][i].
 

@@ -1,5 +1,6 @@
 //! One bidirectional LSTM layer (gates i, f, g, o; one bias b = b_ih + b_hh
-//! per direction) with seed 002's backward recurrence.
+//! per direction) with the trainer's backward recurrence
+//! (docs/recognizer.md, "The arithmetic contract").
 //!
 //! Forward, per direction, for each visited step t (forward direction
 //! t = 0..T, reverse T−1..0), with h and c of the previously visited step

@@ -1,8 +1,8 @@
-//! The crnn-v0 text-line recognizer trainer (seed 002): a fused forward and
-//! backward pass for one architecture whose every sum is a 16-lane dot
-//! product, CTC in double precision, the batch gradient in line order,
-//! global-norm clipping and AdamW. The same bits on every kernel path,
-//! thread count and OS. See docs/recognizer.md.
+//! The crnn-v0 text-line recognizer trainer: a fused forward and backward
+//! pass for one architecture whose every sum is a 16-lane dot product, CTC
+//! in double precision, the batch gradient in line order, global-norm
+//! clipping and AdamW (docs/recognizer.md, "The arithmetic contract"). The
+//! same bits on every kernel path, thread count and OS.
 
 pub mod act;
 pub mod config;

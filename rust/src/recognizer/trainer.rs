@@ -284,7 +284,8 @@ impl Trainer {
     /// values (a copy, not 0 + g₀) and the others are added; otherwise
     /// `acc` holds the chain of the batch's earlier lines and every kept
     /// line is added to it. Each element sees `acc = acc + g` in line order
-    /// (seed 002's batch gradient), whoever holds the other lines.
+    /// (the batch gradient of docs/recognizer.md, "The arithmetic contract"),
+    /// whoever holds the other lines.
     pub fn chain_lines(&self, lo: usize, acc: &mut [f32], start: bool) -> Result<()> {
         let total = self.flat_len();
         if lo + acc.len() > total {
@@ -394,7 +395,7 @@ impl Trainer {
     }
 
     /// AdamW with the current `self.grads`: the library's shared AdamW
-    /// kernel (kernels::optim, seed 002's arithmetic), every tensor in one
+    /// kernel (kernels::optim, docs/optim.md, "Arithmetic"), every tensor in one
     /// call; a tensor not flagged for decay gets weight decay 0 (its decay
     /// factor is exactly 1).
     pub fn apply(&mut self, model: &mut Model) {

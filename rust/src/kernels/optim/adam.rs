@@ -18,8 +18,8 @@ pub fn beta_power(beta: f64, t: u64) -> f64 {
 
 /// The per-step scalars of Adam/AdamW, each computed in double and rounded
 /// once to binary32, plus the variant flags. Build with [`AdamScalars::new`]
-/// (AdamW, seed 002), [`AdamScalars::adam`] (Adam with L2 weight decay) or
-/// [`AdamScalars::from_powers`].
+/// (AdamW, docs/optim.md, "Arithmetic"), [`AdamScalars::adam`] (Adam with
+/// L2 weight decay) or [`AdamScalars::from_powers`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AdamScalars {
     /// `f32(lr / (1 − β1ᵗ))`.
@@ -44,8 +44,9 @@ pub struct AdamScalars {
 }
 
 impl AdamScalars {
-    /// AdamW's scalars for step `t` (from 1), seed 002's definition: β^t as
-    /// running double products, `decay` only for tensors flagged for decay.
+    /// AdamW's scalars for step `t` (from 1), as docs/optim.md, "Arithmetic"
+    /// defines them: β^t as running double products, `decay` only for
+    /// tensors flagged for decay.
     pub fn new(
         lr: f64,
         beta1: f64,

@@ -100,7 +100,7 @@ pub fn global_norm(tensors: &[&[f32]], kind: NormKind) -> f64 {
     )
 }
 
-/// The 2-norm of several tensors, seed 002's definition with double
+/// The 2-norm of several tensors (docs/optim.md, "Gradient clipping"), with double
 /// per-tensor sums: sqrt of the double sum over tensors, in order, of each
 /// tensor's double sum of squares in element order.
 pub fn global_norm_f64(tensors: &[&[f32]]) -> f64 {

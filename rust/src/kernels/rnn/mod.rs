@@ -6,7 +6,7 @@
 //! directions of a bidirectional layer (run at once by the bindings) write
 //! straight into their halves of the concatenated [T, B, 2H] output.
 //!
-//! Arithmetic, per seed 000 §8:
+//! Arithmetic (docs/recurrent.md, "lstm_layer and gru_layer"):
 //! * the input projection of all steps is one canonical-order GEMM
 //!   ([T·B, I] × W_ihᵀ), each step's recurrent product one [B, H] × W_hhᵀ
 //!   GEMM, so every sum has one accumulator in increasing k;
