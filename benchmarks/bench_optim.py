@@ -22,7 +22,7 @@ import onemodel as om
 
 
 def crnn_v0_shapes(classes: int) -> list:
-    """The container's tensors (docs: CONTRACT §6): three 3x3 conv blocks
+    """The container's tensors (docs/recognizer.md, "Architecture (crnn-v0)"): three 3x3 conv blocks
     (32, 64, 96 channels), two bidirectional LSTM layers of hidden 128 on
     4*96 = 384 features, the classifier."""
     shapes = []

@@ -1,4 +1,4 @@
-"""Double sums (CONTRACT §2: each term widened to f64, added in element
+"""Double sums (docs/engine.md, "Arithmetic rules": each term widened to f64, added in element
 order, rounded once) over a [8, 64, 16, 128] tensor — the whole tensor
 (`x.sum()`, one chain) and per channel (`x.sum((0, 2, 3))`, a conv bias
 gradient) — for normal and uniform [0, 1) data, at 1 and 2 threads.

@@ -1,4 +1,4 @@
-//! Time of the double chain (CONTRACT §2) over 1M terms: written out, and
+//! Time of the double chain (docs/engine.md, "Arithmetic rules") over 1M terms: written out, and
 //! blocked (`add_terms`), for a mean-free and a positive term distribution.
 //!
 //!     cargo run --release --example chain_bench

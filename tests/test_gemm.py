@@ -1,7 +1,7 @@
 """The GEMM through onemodel.matmul and linear (issue 3).
 
 Exact mode is checked bit for bit against an independent reference: the
-canonical order (CONTRACT §2) written with numpy float32 ufuncs, one
+canonical order (docs/kernels.md, "The order it keeps") written with numpy float32 ufuncs, one
 rounded multiply and one rounded add per k, NaN results canonical. Fast mode
 is checked for the same bits at every thread count. The Rust tests
 (rust/src/gemm/tests.rs) cover the f64 error bound, every tail 1..70, the

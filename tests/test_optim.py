@@ -7,7 +7,7 @@ Two independent references for every optimizer step:
   associates some operations differently; see TORCH_SCALE_ULPS), at least
   95% of them within 1 ulp;
 * a NumPy float32 model of the documented formulas, written here from
-  docs/optim.md (seed 002's AdamW order): bit for bit.
+  docs/optim.md ("Arithmetic": the recognizer's AdamW order): bit for bit.
 """
 
 import json
@@ -173,11 +173,11 @@ def torch_distance(name, ours):
     return out
 
 
-# How far from torch seed 002's arithmetic may land, in ulps of the largest
-# magnitude the update combines (M above). torch's CPU kernels fuse
-# multiply-adds (lerp_, add_ with alpha) and associate addcmul_/addcdiv_ as
-# (value*t1)*t2 and (value*t1)/t2; seed 002 rounds every operation
-# separately in its own association. Each differing rounding is at most half
+# How far from torch the recognizer's AdamW arithmetic (docs/optim.md) may
+# land, in ulps of the largest magnitude the update combines (M above).
+# torch's CPU kernels fuse multiply-adds (lerp_, add_ with alpha) and
+# associate addcmul_/addcdiv_ as (value*t1)*t2 and (value*t1)/t2; our order
+# rounds every operation separately in its own association. Each differing rounding is at most half
 # an ulp of an intermediate no larger than M, a step has at most four, and
 # m and v carry the difference into the next step: measured worst over the
 # fixtures 6.75 (docs/optim.md), bound 8.
@@ -245,7 +245,7 @@ def torch_order_model(case):
     """PyTorch's single-tensor CPU arithmetic as we read it: lerp_ and add_
     with alpha as fused multiply-adds, addcmul_ as self + (value*t1)*t2,
     addcdiv_ as self + (value*t1)/t2, beta**t by pow. Used only to show where
-    torch's results differ from seed 002's order (docs/optim.md)."""
+    torch's results differ from our order (docs/optim.md, "Distance from PyTorch")."""
     kind = case["optimizer"]
     params = [ARR[f"init/{i}"].copy() for i in range(NPARAMS)]
     state = [dict() for _ in params]

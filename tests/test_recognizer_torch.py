@@ -1,7 +1,7 @@
 """crnn-v0 against PyTorch fixtures (tools/recognizer_oracle.py; PyTorch is
 not needed here, only its stored fp32 references with their float64 floors).
 
-Allowance (seed 002): |ours − pytorch| ≤ 2·Atol + 2·Floor + 2·Rtol·|pytorch|,
+Allowance (docs/recognizer.md, "Against PyTorch"): |ours − pytorch| ≤ 2·Atol + 2·Floor + 2·Rtol·|pytorch|,
 Floor the fixture's max |fp32 − float64| error of that tensor in PyTorch,
 Atol and Rtol the constants of tests/test_recognizer_reference.py (Atol in
 units of the tensor's largest |value|). A pooling tie may flip one output

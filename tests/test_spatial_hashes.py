@@ -1,6 +1,6 @@
 """Bit-identity of the softmax-free spatial operators: one exact-mode
 gradient hash across every kernel path × threads {1, 3, 8}, pinned as a
-literal (CONTRACT §7); fast mode equal across threads."""
+literal (docs/engine.md, "Pinned gradient hashes"); fast mode equal across threads."""
 
 import numpy as np
 

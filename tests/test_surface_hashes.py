@@ -1,5 +1,5 @@
-"""Bit-identity of the program surface's new layers and losses (CONTRACT
-§7): one exact-mode gradient hash of a model built from them — Conv1d,
+"""Bit-identity of the program surface's new layers and losses
+(docs/engine.md, "Pinned gradient hashes"): one exact-mode gradient hash of a model built from them — Conv1d,
 GroupNorm, InstanceNorm, adaptive average and max pooling (uneven windows:
 the NumPy double sums), max/avg pool 1-D, RNN, GRU and LSTM cells, the
 transformer decoder layer, Embedding with max_norm, and the losses

@@ -1,4 +1,4 @@
-"""Bit-identity of the tensor-language operators (CONTRACT §7): the
+"""Bit-identity of the tensor-language operators (docs/engine.md, "Pinned gradient hashes"): the
 exact-mode gradients of a graph using each of them hash to one pinned value
 on every kernel path × threads {1, 3, 8}; fast mode is equal across
 threads. The sizes make the double-sum kernels (var, std, norm) split

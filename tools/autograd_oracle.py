@@ -1,5 +1,5 @@
 """Write the PyTorch reference gradients of the two engine models to
-testdata/autograd/ (seed 000 §6).
+testdata/autograd/ (docs/ops.md, "Checks").
 
 Runs PyTorch 2.15.0 on the CPU as a black box: each model is built from
 torch.nn modules, its state dict is replaced by seeded NumPy values, and one

@@ -1,4 +1,4 @@
-"""PyTorch parity fixtures for the crnn-v0 trainer (seed 002).
+"""PyTorch parity fixtures for the crnn-v0 trainer (docs/recognizer.md, "Against PyTorch").
 
 Run (needs torch; not needed by CI, which only reads what this writes):
 

@@ -33,7 +33,7 @@ def _run(module: str, func: str = "run", **kw):
 #
 # Every numeric option is checked here, at parse time: a bad value is one line
 # on stderr naming the option and the accepted range, exit status 2, before
-# anything runs or is written (docs/cli.md, "Errors").
+# anything runs or is written (docs/cli.md, its opening section).
 
 #: The largest float32: learning rates, decay and clip are float32 in the trainer.
 F32_MAX = 3.4028234663852886e38

@@ -1,4 +1,4 @@
-"""The reverse-mode engine (seed 000 §2).
+"""The reverse-mode engine (docs/engine.md, "The backward pass").
 
 1. Order: an iterative depth-first search from the root's record over the
    input edges (inputs in input order), post-order; records run in the

@@ -1,5 +1,5 @@
-"""The records of views whose base was written in place (docs/engine.md,
-"In-place operations").
+"""The records of views whose base was written in place (docs/tensor.md,
+"In-place operations under autograd").
 
 A view shows part of another tensor's memory. When that tensor's history
 is rebased by an in-place write (ops/inplace.py), a view made before has a

@@ -85,7 +85,7 @@ class Tanh(Function):
 
 
 class Gelu(Function):
-    # Saves the input only: the slope is recomputed in backward (seed 000 §5).
+    # Saves the input only: the slope is recomputed in backward (gelu_slope, docs/numerics.md, "Methods, per function").
     def forward(self, a):
         self.save_for_backward(a)
         return unary_kernel("gelu", a)

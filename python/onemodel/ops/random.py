@@ -1,5 +1,5 @@
-"""Random draws from onemodel's counter-based generator (docs/api.md,
-CONTRACT §8): ``multinomial``, ``bernoulli``, and the in-place fills
+"""Random draws from onemodel's counter-based generator (docs/tensor.md,
+"Random draws"): ``multinomial``, ``bernoulli``, and the in-place fills
 ``normal_``, ``uniform_``, ``bernoulli_``, ``random_``, ``exponential_``.
 
 The stream is the generator's (``onemodel.Generator``): draw k of a seed is

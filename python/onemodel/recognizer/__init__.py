@@ -103,7 +103,7 @@ class CrnnV0:
     # -- parameters ---------------------------------------------------------
     @property
     def parameter_names(self) -> list:
-        """Container names in seed 002's parameter order."""
+        """Container names in the trainer's parameter order (docs/recognizer.md, "Container")."""
         return [i[0] for i in self._info]
 
     def parameter_shapes(self) -> dict:
@@ -219,7 +219,8 @@ def _image(image, i: int) -> np.ndarray:
 
 
 class Trainer:
-    """AdamW fine-tuning of a CrnnV0 with seed 002's arithmetic.
+    """AdamW fine-tuning of a CrnnV0 with the recognizer's arithmetic
+    (docs/recognizer.md, "The arithmetic contract").
 
     ``clip=None`` turns gradient clipping off; ``decay_biases=True`` applies
     weight decay to biases too. Lines of a batch run on the library's
