@@ -246,5 +246,40 @@ def broadcast_shapes(*shapes) -> tuple:
 globals()["int"] = int32
 globals()["bool"] = bool_
 
-# A star import must not shadow Python's builtins.
-__all__ = [name for name in dir() if not name.startswith("_") and name not in ("int", "float", "bool", "bool_")]
+# The public names, written out so that type checkers see them as exported
+# (mypy --strict reads only a literal __all__); tests/test_typing.py checks
+# that it lists every public name this module binds. A star import must not
+# shadow Python's builtins, so int, float, bool and bool_ are left out.
+__all__ = [
+    "ActivationScope", "Generator", "GraphReleasedError", "Size", "Tensor", "TensorVersionError", "abs",
+    "add", "all", "allclose", "amax", "amin", "aminmax", "amp", "any", "arange",
+    "are_deterministic_algorithms_enabled", "argmax", "argmin", "argsort", "argwhere", "as_tensor",
+    "autocast", "autograd", "backends", "bernoulli", "bfloat16", "bitwise_and", "bitwise_not", "bitwise_or",
+    "bitwise_xor", "bmm", "broadcast_shapes", "broadcast_to", "cat", "cdouble", "cfloat", "channels_last",
+    "channels_last_3d", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "compile", "complex128",
+    "complex64", "compute", "contiguous", "contiguous_format", "count_nonzero", "creation", "cuda", "cummax",
+    "cummin", "cumprod", "cumsum", "default_generator", "device", "div", "double", "dtype", "empty",
+    "empty_like", "empty_pool", "enable_grad", "eq", "equal", "erf", "errors", "exp", "expand", "eye",
+    "finfo", "flatten", "flip", "fliplr", "flipud", "float16", "float32", "float64", "from_numpy", "full",
+    "full_like", "functional", "gather", "ge", "get_default_device", "get_default_dtype",
+    "get_float32_matmul_precision", "get_num_interop_threads", "get_num_threads", "get_rng_state",
+    "grad_mode", "gradcheck", "greater", "greater_equal", "gru_layer", "gt", "half", "iinfo", "index_add",
+    "index_copy", "index_fill", "index_put", "index_select", "inference_mode", "initial_seed", "int16",
+    "int32", "int64", "int8", "is_deterministic_algorithms_warn_only_enabled", "is_floating_point",
+    "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "isclose", "isfinite", "isinf", "isnan",
+    "isneginf", "isposinf", "jit", "kthvalue", "le", "less", "less_equal", "linalg", "linear", "linspace",
+    "load", "log", "log_softmax", "logical_and", "logical_not", "logical_or", "logical_xor", "logspace",
+    "logsumexp", "long", "lstm_layer", "lt", "manual_seed", "masked_fill", "masked_scatter", "masked_select",
+    "matmul", "max", "maximum", "mean", "median", "memory_format", "min", "minimum", "mm", "moveaxis",
+    "movedim", "msort", "mul", "multinomial", "nanmean", "nansum", "narrow", "ne", "neg", "nn", "no_grad",
+    "nonzero", "norm", "normal", "not_equal", "numel", "ones", "ones_like", "ops", "optim", "permute",
+    "pool_stats", "pow", "preserve_format", "prod", "rand", "rand_like", "randint", "randn", "randn_like",
+    "randperm", "relu", "repeat_interleave", "reshape", "return_types", "roll", "save", "scatter",
+    "scatter_add", "scatter_reduce", "scope", "seed", "select", "serialization", "set_default_device",
+    "set_default_dtype", "set_float32_matmul_precision", "set_grad_enabled", "set_num_interop_threads",
+    "set_num_threads", "set_rng_state", "short", "sigmoid", "signbit", "softmax", "sort", "split", "sqrt",
+    "square", "squeeze", "stack", "std", "std_mean", "sub", "sum", "swapaxes", "swapdims", "t",
+    "take_along_dim", "tanh", "tensor", "tile", "topk", "transpose", "tril", "triu", "uint8", "unbind",
+    "unflatten", "unique", "unsqueeze", "use_deterministic_algorithms", "utils", "var", "var_mean", "where",
+    "zeros", "zeros_like",
+]

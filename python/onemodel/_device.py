@@ -20,7 +20,7 @@ class device:
 
     __slots__ = ("type", "index")
 
-    def __init__(self, type, index=None):
+    def __init__(self, type, index=None) -> None:
         if isinstance(type, device):
             if index is not None:
                 raise ValueError("device: an index cannot be given with a device object")

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import functools
 import os
+from typing import TYPE_CHECKING, Any
 
 from . import compute
 from .grad_mode import _GradModeContext, is_grad_enabled
+
+if TYPE_CHECKING:
+    from ._device import device
+    from .tensor import Tensor, dtype
 
 _state = {"matmul_precision": "highest", "deterministic": False, "deterministic_warn_only": False, "interop_threads": 1}
 
@@ -37,7 +42,7 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
-def get_rng_state():
+def get_rng_state() -> Tensor:
     """The default generator's state as an int64 tensor (pass it to
     set_rng_state). Its layout is onemodel's, not torch's ByteTensor."""
     from .creation import default_generator, tensor
@@ -59,7 +64,7 @@ class inference_mode(_GradModeContext):
     no recording, as no_grad (onemodel has no separate inference tensors).
     ``inference_mode(False)`` leaves recording as it is."""
 
-    def __init__(self, mode: bool = True):
+    def __init__(self, mode: bool = True) -> None:
         if callable(mode) and not isinstance(mode, bool):
             # Used as a bare decorator: @inference_mode
             self._mode = True
@@ -83,7 +88,7 @@ class inference_mode(_GradModeContext):
         _set_enabled(self._prev)
         return False
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._wrapped is not None:
             with inference_mode(True):
                 return self._wrapped(*args, **kwargs)
@@ -139,7 +144,7 @@ def set_default_dtype(d) -> None:
         raise TypeError(f"set_default_dtype: only floating point types are supported as the default type; onemodel's is float32, got {dt!r}")
 
 
-def get_default_dtype():
+def get_default_dtype() -> dtype:
     from .tensor import float32
 
     return float32
@@ -152,7 +157,7 @@ def set_default_device(device) -> None:
     as_device(device, "set_default_device")
 
 
-def get_default_device():
+def get_default_device() -> device:
     from ._device import CPU
 
     return CPU

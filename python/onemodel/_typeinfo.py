@@ -11,7 +11,7 @@ class finfo:
     """Limits of a floating dtype (default float32): bits, eps, max, min,
     tiny (= smallest_normal), resolution, dtype."""
 
-    def __init__(self, type=None):
+    def __init__(self, type=None) -> None:
         from .tensor import _DTYPES, _UNSUPPORTED, float32
 
         dt = float32 if type is None else type
@@ -38,7 +38,7 @@ class finfo:
 class iinfo:
     """Limits of an integer dtype: bits, max, min, dtype."""
 
-    def __init__(self, type):
+    def __init__(self, type) -> None:
         name = getattr(type, "name", str(type))
         try:
             info = np.iinfo(np.dtype(name))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from typing import Any
 
 _state = threading.local()
 
@@ -30,7 +31,7 @@ class _GradModeContext:
         _set_enabled(self._prev)
         return False
 
-    def __call__(self, func):
+    def __call__(self, func: Any) -> Any:
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             with self.__class__():
@@ -62,7 +63,7 @@ class set_grad_enabled(_GradModeContext):
     def __enter__(self):
         return self
 
-    def __call__(self, func):
+    def __call__(self, func: Any) -> Any:
         mode = self._target
         _set_enabled(self._prev)
 

@@ -1,16 +1,55 @@
 """The named tuples some operators return (``torch.return_types``):
-``values`` and ``indices`` by name or by position."""
+``values`` and ``indices`` by name or by position. Typed (NamedTuple
+classes), so that ``x.sort().values`` is a Tensor to a type checker."""
 
 from __future__ import annotations
 
-from collections import namedtuple
+from typing import TYPE_CHECKING, NamedTuple
 
-max = namedtuple("max", ["values", "indices"])  # noqa: A001 - torch's names
-min = namedtuple("min", ["values", "indices"])  # noqa: A001
-sort = namedtuple("sort", ["values", "indices"])
-topk = namedtuple("topk", ["values", "indices"])
-kthvalue = namedtuple("kthvalue", ["values", "indices"])
-median = namedtuple("median", ["values", "indices"])
-aminmax = namedtuple("aminmax", ["min", "max"])
-cummax = namedtuple("cummax", ["values", "indices"])
-cummin = namedtuple("cummin", ["values", "indices"])
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+
+class max(NamedTuple):  # noqa: A001 - torch's names
+    values: Tensor
+    indices: Tensor
+
+
+class min(NamedTuple):  # noqa: A001
+    values: Tensor
+    indices: Tensor
+
+
+class sort(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+
+class topk(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+
+class kthvalue(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+
+class median(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+
+class aminmax(NamedTuple):
+    min: Tensor
+    max: Tensor
+
+
+class cummax(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+
+class cummin(NamedTuple):
+    values: Tensor
+    indices: Tensor

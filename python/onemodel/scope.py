@@ -56,7 +56,7 @@ class suspend:
 class ActivationScope:
     """``with onemodel.ActivationScope(): loss = model(x); loss.backward()``"""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._refs: list | None = None
         self.released = 0
 

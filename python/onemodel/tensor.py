@@ -14,6 +14,7 @@ declared by family in the mixins of ``onemodel._methods`` (which call
 from __future__ import annotations
 
 import builtins
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -184,7 +185,7 @@ class Tensor(
         """Another view of the same storage (no autograd; the ops record it)."""
         return Tensor._make(self._storage, shape, strides, self._offset if offset is None else offset, self._dtype)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         raise TypeError("use onemodel.tensor(data), onemodel.zeros(...), or onemodel.from_numpy(array) to make a Tensor")
 
     # -- metadata ---------------------------------------------------------------
@@ -192,12 +193,12 @@ class Tensor(
     def shape(self) -> "_shape.Size":
         return tuple.__new__(_shape.Size, self._shape)  # (already ints: no conversion)
 
-    def size(self, dim: int | None = None):
+    def size(self, dim: int | None = None) -> Any:
         if dim is None:
             return tuple.__new__(_shape.Size, self._shape)
         return self._shape[_shape.norm_dim("size", dim, self.ndim)]
 
-    def stride(self, dim: int | None = None):
+    def stride(self, dim: int | None = None) -> Any:
         if dim is None:
             return self._strides
         return self._strides[_shape.norm_dim("stride", dim, self.ndim)]
@@ -274,11 +275,11 @@ class Tensor(
         return self._record is None
 
     @property
-    def grad_fn(self):
+    def grad_fn(self) -> Any:
         return self._record
 
     @property
-    def grad(self):
+    def grad(self) -> Tensor | None:
         return self._grad
 
     @grad.setter
@@ -347,19 +348,19 @@ class Tensor(
             raise RuntimeError("numpy: can't call numpy() on a tensor that requires grad; use tensor.detach().numpy()")
         return self._storage.numpy(list(self._shape), list(self._strides), self._offset)
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
         a = self._storage.numpy(list(self._shape), list(self._strides), self._offset)
         if dtype is not None:
             a = a.astype(dtype, copy=False)
         return np.array(a, copy=True) if copy else a
 
-    def item(self):
+    def item(self) -> Any:
         """The one element as a Python float, int or bool."""
         if self.numel() != 1:
             raise ValueError(f"item: a tensor with {self.numel()} elements cannot be converted to a Python scalar")
         return self.numpy(force=True).reshape(()).item()
 
-    def tolist(self):
+    def tolist(self) -> Any:
         """Nested lists of Python floats, ints or bools (a number for a 0-d tensor)."""
         return self.numpy(force=True).tolist()
 
@@ -400,7 +401,7 @@ class Tensor(
             extra.append("requires_grad=True")
         return f"tensor({body}{''.join(', ' + e for e in extra)})"
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tensor]:
         if not self._shape:
             raise TypeError("iteration over a 0-d tensor")
         for i in range(self._shape[0]):

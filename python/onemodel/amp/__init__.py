@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from typing import Any
 
 
 from ..tensor import _DTYPES, _UNSUPPORTED
@@ -67,7 +68,7 @@ class autocast:
     def __exit__(self, *exc):
         return False
 
-    def __call__(self, func):
+    def __call__(self, func: Any) -> Any:
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             with self:

@@ -4,6 +4,8 @@ out_proj), masks (key_padding_mask and a boolean attn_mask: True means
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .. import functional as F
 from ..creation import empty, tensor, zeros
 from ..ops import views
@@ -14,13 +16,16 @@ from .layers import Linear
 from .module import Module
 from .parameter import Parameter
 
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
 
 class NonDynamicallyQuantizableLinear(Linear):
     """torch's name for the attention output projection (a Linear)."""
 
 
 class MultiheadAttention(Module):
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None, dtype=None, generator=None):
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None, dtype=None, generator=None) -> None:
         super().__init__()
         op = "MultiheadAttention"
         if num_heads <= 0 or embed_dim % num_heads:
@@ -40,7 +45,7 @@ class MultiheadAttention(Module):
             _init.constant_(self.out_proj.bias, 0.0)
         self.generator = generator
 
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None, average_attn_weights=True, is_causal=False):
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None, average_attn_weights=True, is_causal=False) -> tuple[Tensor, Any]:
         op = "MultiheadAttention"
         E, H, D = self.embed_dim, self.num_heads, self.head_dim
         unbatched = query.ndim == 2

@@ -8,6 +8,7 @@ import operator
 from collections import OrderedDict
 from collections import abc as container_abcs
 from itertools import chain, islice
+from typing import Any
 
 from ..tensor import Tensor
 from .module import Module, _addindent
@@ -25,7 +26,7 @@ class Sequential(Module):
     """Modules called in order; ``Sequential(m0, m1, …)`` or
     ``Sequential(OrderedDict([(name, module), …]))``."""
 
-    def __init__(self, *args):
+    def __init__(self, *args) -> None:
         super().__init__()
         if len(args) == 1 and isinstance(args[0], OrderedDict):
             for key, module in args[0].items():
@@ -93,7 +94,7 @@ class Sequential(Module):
 
     __rmul__ = __mul__
 
-    def pop(self, key):
+    def pop(self, key: Any) -> Module:
         v = self[key]
         del self[key]
         return v
@@ -120,7 +121,7 @@ class Sequential(Module):
             self.append(layer)
         return self
 
-    def forward(self, input):
+    def forward(self, input) -> Any:
         for module in self._modules.values():
             input = module(input)
         return input
@@ -129,7 +130,7 @@ class Sequential(Module):
 class ModuleList(Module):
     """A list of modules, registered under "0", "1", …"""
 
-    def __init__(self, modules=None):
+    def __init__(self, modules=None) -> None:
         super().__init__()
         if modules is not None:
             self += modules
@@ -177,7 +178,7 @@ class ModuleList(Module):
         self.add_module(str(len(self)), module)
         return self
 
-    def pop(self, key):
+    def pop(self, key: Any) -> Module:
         v = self[key]
         del self[key]
         return v
@@ -211,7 +212,7 @@ class ModuleList(Module):
 class ModuleDict(Module):
     """An ordered dict of modules."""
 
-    def __init__(self, modules=None):
+    def __init__(self, modules=None) -> None:
         super().__init__()
         if modules is not None:
             self.update(modules)
@@ -242,13 +243,13 @@ class ModuleDict(Module):
         del self[key]
         return v
 
-    def keys(self):
+    def keys(self) -> Any:
         return self._modules.keys()
 
-    def items(self):
+    def items(self) -> Any:
         return self._modules.items()
 
-    def values(self):
+    def values(self) -> Any:
         return self._modules.values()
 
     def update(self, modules) -> None:
@@ -282,7 +283,7 @@ class ParameterList(Module):
     """A list of parameters (tensors are wrapped in Parameter), registered
     under "0", "1", …"""
 
-    def __init__(self, values=None):
+    def __init__(self, values=None) -> None:
         super().__init__()
         self._size = 0
         if values is not None:
@@ -330,14 +331,14 @@ class ParameterList(Module):
     def extra_repr(self) -> str:
         return "\n".join(_param_line(k, p, lambda t: repr(t.dtype)) for k, p in enumerate(self))
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("ParameterList should not be called.")
 
 
 class ParameterDict(Module):
     """An ordered dict of parameters (tensors are wrapped in Parameter)."""
 
-    def __init__(self, parameters=None):
+    def __init__(self, parameters=None) -> None:
         super().__init__()
         self._keys = {}
         if parameters is not None:
@@ -394,7 +395,7 @@ class ParameterDict(Module):
         del self[key]
         return v
 
-    def popitem(self):
+    def popitem(self) -> tuple[str, Any]:
         k, _ = self._keys.popitem()
         self._keys[k] = None
         val = self[k]
@@ -407,13 +408,13 @@ class ParameterDict(Module):
     def fromkeys(self, keys, default=None) -> "ParameterDict":
         return ParameterDict((k, default) for k in keys)
 
-    def keys(self):
+    def keys(self) -> Any:
         return self._keys.keys()
 
-    def items(self):
+    def items(self) -> Any:
         return ((k, self[k]) for k in self._keys)
 
-    def values(self):
+    def values(self) -> Any:
         return (self[k] for k in self._keys)
 
     def update(self, parameters) -> None:
@@ -437,7 +438,7 @@ class ParameterDict(Module):
     def extra_repr(self) -> str:
         return "\n".join(_param_line(k, p, _legacy_type_name) for k, p in self.items())
 
-    def __call__(self, input):
+    def __call__(self, input: Any) -> Any:
         raise RuntimeError("ParameterDict should not be called.")
 
     def __or__(self, other) -> "ParameterDict":

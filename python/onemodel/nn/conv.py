@@ -4,6 +4,7 @@ arguments, parameter names, initialisation bounds and printing)."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from .. import functional as F
 from ..creation import empty
@@ -14,13 +15,16 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
 
 class _ConvNd(Module):
     _op = "Conv2d"
     _dims = 2
 
     def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
-                 transposed, output_padding=0, device=None, dtype=None, generator=None):
+                 transposed, output_padding=0, device=None, dtype=None, generator=None) -> None:
         super().__init__()
         from .layers import _check_factory
 
@@ -93,11 +97,11 @@ class Conv1d(_ConvNd):
     _dims = 1
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None, generator=None):
+                 padding_mode="zeros", device=None, dtype=None, generator=None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, False, 0,
                          device, dtype, generator)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
@@ -105,11 +109,11 @@ class Conv2d(_ConvNd):
     _op = "Conv2d"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None, generator=None):
+                 padding_mode="zeros", device=None, dtype=None, generator=None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, False, 0,
                          device, dtype, generator)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
@@ -136,11 +140,11 @@ class ConvTranspose1d(_ConvTransposeNd):
     _dims = 1
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
-                 dilation=1, padding_mode="zeros", device=None, dtype=None, generator=None):
+                 dilation=1, padding_mode="zeros", device=None, dtype=None, generator=None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, True,
                          output_padding, device, dtype, generator)
 
-    def forward(self, input, output_size=None):
+    def forward(self, input, output_size=None) -> Tensor:
         op = self._output_padding(input, output_size)
         return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation)
 
@@ -149,11 +153,11 @@ class ConvTranspose2d(_ConvTransposeNd):
     _op = "ConvTranspose2d"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
-                 dilation=1, padding_mode="zeros", device=None, dtype=None, generator=None):
+                 dilation=1, padding_mode="zeros", device=None, dtype=None, generator=None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, True,
                          output_padding, device, dtype, generator)
 
-    def forward(self, input, output_size=None):
+    def forward(self, input, output_size=None) -> Tensor:
         op = self._output_padding(input, output_size)
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation)
 

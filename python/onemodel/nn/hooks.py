@@ -4,6 +4,7 @@ a mixin of nn.Module (nn/module.py)."""
 from __future__ import annotations
 
 import itertools
+from typing import Any, Callable
 
 
 class RemovableHandle:
@@ -12,7 +13,7 @@ class RemovableHandle:
 
     _next_id = itertools.count()
 
-    def __init__(self, hooks_dict: dict, extra_dicts=()):
+    def __init__(self, hooks_dict: dict, extra_dicts: tuple = ()) -> None:
         self._dicts = (hooks_dict, *extra_dicts)
         self.id = next(RemovableHandle._next_id)
 
@@ -20,22 +21,22 @@ class RemovableHandle:
         for d in self._dicts:
             d.pop(self.id, None)
 
-    def __enter__(self):
+    def __enter__(self) -> RemovableHandle:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.remove()
 
 
 class _ModuleHooks:
     """The hook half of nn.Module (its attributes are Module's)."""
 
-    def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
+    def register_load_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         handle = RemovableHandle(self._load_state_dict_post_hooks)
         self._load_state_dict_post_hooks[handle.id] = hook
         return handle
 
-    def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False) -> RemovableHandle:
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False) -> RemovableHandle:
         """``hook(module, args)`` (or ``hook(module, args, kwargs)``) before
         forward; a non-None result replaces the arguments."""
         handle = RemovableHandle(self._forward_pre_hooks, (self._forward_pre_hooks_with_kwargs,))
@@ -46,7 +47,7 @@ class _ModuleHooks:
             self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False) -> RemovableHandle:
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False) -> RemovableHandle:
         """``hook(module, args, output)`` (or with kwargs) after forward; a
         non-None result replaces the output."""
         handle = RemovableHandle(self._forward_hooks, (self._forward_hooks_with_kwargs, self._forward_hooks_always_called))

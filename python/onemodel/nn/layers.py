@@ -4,6 +4,7 @@ container.py and are re-exported here for older imports)."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 from .. import functional as F
 from ..creation import empty
@@ -13,13 +14,16 @@ from .container import ModuleList, Sequential  # noqa: F401 - re-exported
 from .module import Module
 from .parameter import Parameter
 
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
 
 class Linear(Module):
     """y = x Wᵀ + b. Initialised as torch does (kaiming_uniform_(a=√5) for
     W, i.e. U(±1/√in), and U(±1/√in) for b), from onemodel's generator, so
     the values differ from torch's."""
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None, generator=None):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None, generator=None) -> None:
         super().__init__()
         if in_features < 0 or out_features < 0:
             raise ValueError(f"Linear: feature counts must be non-negative, got {in_features}, {out_features}")
@@ -40,7 +44,7 @@ class Linear(Module):
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(self.bias, -bound, bound, generator=generator)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
@@ -59,11 +63,11 @@ def _check_factory(op: str, device, dtype) -> None:
 
 
 class ReLU(Module):
-    def __init__(self, inplace: bool = False):
+    def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.relu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
@@ -73,17 +77,17 @@ class ReLU(Module):
 class Identity(Module):
     """Returns its input; takes and ignores any arguments (torch's)."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__()
 
-    def forward(self, input):
+    def forward(self, input) -> Any:
         return input
 
 
 class Unflatten(Module):
     """Expand dimension ``dim`` into ``unflattened_size``."""
 
-    def __init__(self, dim, unflattened_size):
+    def __init__(self, dim, unflattened_size) -> None:
         super().__init__()
         if isinstance(dim, str):
             raise ValueError("Unflatten: named dimensions are not supported (dim must be an int)")
@@ -92,7 +96,7 @@ class Unflatten(Module):
         self.dim = dim
         self.unflattened_size = tuple(unflattened_size)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return unflatten(input, self.dim, self.unflattened_size)
 
     def extra_repr(self) -> str:

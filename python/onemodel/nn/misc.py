@@ -4,14 +4,19 @@ CosineSimilarity, PairwiseDistance (torch's arguments and printouts)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import functional as F
 from .module import Module
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
 
 
 class _ConstantPadNd(Module):
     _n = 1
 
-    def __init__(self, padding, value: float):
+    def __init__(self, padding, value: float) -> None:
         super().__init__()
         if isinstance(padding, int):
             padding = (padding,) * (2 * self._n)
@@ -21,7 +26,7 @@ class _ConstantPadNd(Module):
         self.padding = padding
         self.value = value
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.pad(input, self.padding, "constant", self.value)
 
     def extra_repr(self) -> str:
@@ -41,7 +46,7 @@ class ConstantPad3d(_ConstantPadNd):
 
 
 class ZeroPad1d(ConstantPad1d):
-    def __init__(self, padding):
+    def __init__(self, padding) -> None:
         super().__init__(padding, 0.0)
 
     def extra_repr(self) -> str:
@@ -49,7 +54,7 @@ class ZeroPad1d(ConstantPad1d):
 
 
 class ZeroPad2d(ConstantPad2d):
-    def __init__(self, padding):
+    def __init__(self, padding) -> None:
         super().__init__(padding, 0.0)
 
     def extra_repr(self) -> str:
@@ -57,11 +62,11 @@ class ZeroPad2d(ConstantPad2d):
 
 
 class PixelShuffle(Module):
-    def __init__(self, upscale_factor: int):
+    def __init__(self, upscale_factor: int) -> None:
         super().__init__()
         self.upscale_factor = upscale_factor
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.pixel_shuffle(input, self.upscale_factor)
 
     def extra_repr(self) -> str:
@@ -69,11 +74,11 @@ class PixelShuffle(Module):
 
 
 class PixelUnshuffle(Module):
-    def __init__(self, downscale_factor: int):
+    def __init__(self, downscale_factor: int) -> None:
         super().__init__()
         self.downscale_factor = downscale_factor
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.pixel_unshuffle(input, self.downscale_factor)
 
     def extra_repr(self) -> str:
@@ -81,20 +86,20 @@ class PixelUnshuffle(Module):
 
 
 class CosineSimilarity(Module):
-    def __init__(self, dim: int = 1, eps: float = 1e-8):
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
         super().__init__()
         self.dim, self.eps = dim, eps
 
-    def forward(self, x1, x2):
+    def forward(self, x1, x2) -> Tensor:
         return F.cosine_similarity(x1, x2, self.dim, self.eps)
 
 
 class PairwiseDistance(Module):
-    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
         super().__init__()
         self.norm, self.eps, self.keepdim = p, eps, keepdim
 
-    def forward(self, x1, x2):
+    def forward(self, x1, x2) -> Tensor:
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
 

@@ -14,6 +14,7 @@ before it copies anything, so a failing load leaves the module unchanged
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Any, Callable, Iterator
 
 from ..tensor import Tensor
 from .hooks import RemovableHandle, _ModuleHooks
@@ -54,7 +55,7 @@ class Module(_ModuleState, _ModuleHooks):
     _version: int = 1
     call_super_init: bool = False
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args or kwargs:
             raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments {args or ''} {kwargs or ''}".rstrip())
         setattr_ = object.__setattr__
@@ -123,7 +124,7 @@ class Module(_ModuleState, _ModuleHooks):
         """Alias of ``add_module``."""
         self.add_module(name, module)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         d = self.__dict__
 
         def remove_from(*stores):
@@ -169,7 +170,7 @@ class Module(_ModuleState, _ModuleHooks):
                 else:
                     object.__setattr__(self, name, value)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         d = self.__dict__
         for key in ("_parameters", "_buffers", "_modules"):
             store = d.get(key)
@@ -177,7 +178,7 @@ class Module(_ModuleState, _ModuleHooks):
                 return store[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    def __delattr__(self, name):
+    def __delattr__(self, name: str) -> None:
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._buffers:
@@ -188,7 +189,7 @@ class Module(_ModuleState, _ModuleHooks):
         else:
             object.__delattr__(self, name)
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         attrs = dir(self.__class__) + list(self.__dict__)
         keys = attrs + list(self._parameters) + list(self._modules) + list(self._buffers)
         return sorted(k for k in set(keys) if not k[0].isdigit())
@@ -220,7 +221,7 @@ class Module(_ModuleState, _ModuleHooks):
         return getattr(mod, name)
 
     # -- traversal -----------------------------------------------------------------
-    def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True):
+    def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
         """Pre-order (self, then each child's subtree in registration order);
         a module reachable twice is yielded once unless remove_duplicate=False."""
         if memo is None:
@@ -236,18 +237,18 @@ class Module(_ModuleState, _ModuleHooks):
             sub = prefix + ("." if prefix else "") + name
             yield from module.named_modules(memo, sub, remove_duplicate)
 
-    def modules(self, remove_duplicate: bool = True):
+    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
         for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
-    def named_children(self):
+    def named_children(self) -> Iterator[tuple[str, Module]]:
         memo = set()
         for name, module in self._modules.items():
             if module is not None and module not in memo:
                 memo.add(module)
                 yield name, module
 
-    def children(self):
+    def children(self) -> Iterator[Module]:
         for _, m in self.named_children():
             yield m
 
@@ -262,23 +263,23 @@ class Module(_ModuleState, _ModuleHooks):
                     memo.add(v)
                 yield module_prefix + ("." if module_prefix else "") + k, v
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+    def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
         """(name, parameter) pairs; a parameter shared by several modules
         (tied weights) comes once, under its first name."""
         yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
 
-    def parameters(self, recurse: bool = True):
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
         yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
 
-    def buffers(self, recurse: bool = True):
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
-    def apply(self, fn) -> "Module":
+    def apply(self, fn: Callable[[Module], Any]) -> "Module":
         """Call ``fn`` on every child's subtree (post-order), then on self."""
         for module in self.children():
             module.apply(fn)
@@ -312,7 +313,7 @@ class Module(_ModuleState, _ModuleHooks):
         return self
 
     # -- devices and dtypes -------------------------------------------------------------
-    def to(self, *args, **kwargs) -> "Module":
+    def to(self, *args: Any, **kwargs: Any) -> "Module":
         """torch's forms ``to(device)``, ``to(dtype)``, ``to(device, dtype)``,
         ``to(tensor)``, with ``non_blocking`` (ignored). The device must be
         the CPU; the dtype must be float32 (the only floating dtype onemodel
@@ -330,7 +331,7 @@ class Module(_ModuleState, _ModuleHooks):
     def cpu(self) -> "Module":
         return self
 
-    def cuda(self, device=None) -> "Module":
+    def cuda(self, device: Any = None) -> "Module":
         from .._device import device as make_device
 
         make_device("cuda")  # raises: onemodel runs on the CPU only
@@ -354,17 +355,17 @@ class Module(_ModuleState, _ModuleHooks):
     def bfloat16(self) -> "Module":
         return self._refuse("bfloat16")
 
-    def type(self, dst_type) -> "Module":
+    def type(self, dst_type: Any) -> "Module":
         from ..tensor import as_dtype
 
         as_dtype(dst_type, "Module.type")
         return self
 
     # -- calling -------------------------------------------------------------------------
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         d = self.__dict__
         if d.get("_forward_hooks") or d.get("_forward_pre_hooks"):
             return self._call_with_hooks(args, kwargs)
@@ -391,10 +392,10 @@ class Module(_ModuleState, _ModuleHooks):
         return main + ")"
 
     # -- pickling and copying -----------------------------------------------------------------
-    def __getstate__(self):
+    def __getstate__(self) -> dict:
         return self.__dict__.copy()
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
 
 

@@ -4,12 +4,17 @@ num_batches_tracked) and printing."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import functional as F
 from ..creation import ones, tensor, zeros
 from ..grad_mode import no_grad
 from ..tensor import int64
 from .module import Module
 from .parameter import Parameter
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
 
 
 def _affine_parameters(module: Module, shape: tuple, affine: bool, bias: bool) -> None:
@@ -31,7 +36,7 @@ class _BatchNorm(Module):
     _dims: tuple = ()
     _name = "BatchNorm"
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *, bias=True):
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *, bias=True) -> None:
         super().__init__()
         from .layers import _check_factory
 
@@ -64,7 +69,7 @@ class _BatchNorm(Module):
             if self.bias is not None:
                 self.bias.fill_(0.0)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         if input.ndim not in self._dims:
             raise ValueError(f"{self._name}: expected {' or '.join(f'{d}D' for d in self._dims)} input (got {input.ndim}D input, shape {tuple(input.shape)})")
         factor = 0.0 if self.momentum is None else self.momentum
@@ -97,7 +102,7 @@ class BatchNorm2d(_BatchNorm):
 
 
 class LayerNorm(Module):
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None) -> None:
         super().__init__()
         from .layers import _check_factory
 
@@ -108,7 +113,7 @@ class LayerNorm(Module):
         self.eps, self.elementwise_affine = eps, elementwise_affine
         _affine_parameters(self, self.normalized_shape, elementwise_affine, bias)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def reset_parameters(self) -> None:
@@ -127,7 +132,7 @@ class GroupNorm(Module):
     sample (with its spatial positions) to zero mean and unit variance,
     then scale and shift per channel."""
 
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True) -> None:
         super().__init__()
         from .layers import _check_factory
 
@@ -138,7 +143,7 @@ class GroupNorm(Module):
         self.use_bias = affine and bias
         _affine_parameters(self, (num_channels,), affine, bias)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
@@ -151,10 +156,10 @@ class _InstanceNorm(_BatchNorm):
 
     _spatial = 1
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None, *, bias=True):
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None, *, bias=True) -> None:
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         expected = self._spatial + 2
         if input.ndim not in (expected - 1, expected):
             raise ValueError(f"expected {expected - 1}D or {expected}D input (got {input.ndim}D input)")

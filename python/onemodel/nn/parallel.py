@@ -6,6 +6,8 @@ onemodel.distributed's work."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._device import as_device
 from .module import Module
 
@@ -19,7 +21,7 @@ class DataParallel(Module):
     """Wraps a module (``.module``; state-dict keys gain the ``module.``
     prefix, as torch's) and calls it on the CPU."""
 
-    def __init__(self, module, device_ids=None, output_device=None, dim: int = 0):
+    def __init__(self, module, device_ids=None, output_device=None, dim: int = 0) -> None:
         super().__init__()
         _check_devices("DataParallel", device_ids, output_device)
         self.module = module
@@ -27,7 +29,7 @@ class DataParallel(Module):
         self.output_device = None
         self.dim = dim
 
-    def forward(self, *inputs, **kwargs):
+    def forward(self, *inputs, **kwargs) -> Any:
         return self.module(*inputs, **kwargs)
 
 

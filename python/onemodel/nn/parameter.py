@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._kernels import clone_contiguous
 from ..tensor import Tensor
 
@@ -24,7 +26,7 @@ class Parameter(Tensor):
         p.requires_grad_(requires_grad)
         return p
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
 
     def __repr__(self) -> str:
@@ -59,7 +61,7 @@ class Buffer(Tensor):
         b.persistent = bool(persistent)
         return b
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
 
 

@@ -4,12 +4,17 @@ AdaptiveMaxPool1d/2d, Upsample, UpsamplingNearest2d, UpsamplingBilinear2d."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .. import functional as F
 from .module import Module
 
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
 
 class _MaxPoolNd(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if (stride is not None) else kernel_size
@@ -21,12 +26,12 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
-    def forward(self, input):
+    def forward(self, input) -> Any:
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices)
 
 
 class MaxPool2d(_MaxPoolNd):
-    def forward(self, input):
+    def forward(self, input) -> Any:
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices)
 
 
@@ -35,7 +40,7 @@ def _single(value) -> tuple:
 
 
 class AvgPool1d(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True) -> None:
         super().__init__()
         # Stored as 1-tuples, as torch's AvgPool1d does (it prints them so).
         self.kernel_size = _single(kernel_size)
@@ -43,7 +48,7 @@ class AvgPool1d(Module):
         self.padding = _single(padding)
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
 
     def extra_repr(self) -> str:
@@ -51,14 +56,14 @@ class AvgPool1d(Module):
 
 
 class AvgPool2d(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if (stride is not None) else kernel_size
         self.padding, self.ceil_mode = padding, ceil_mode
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad, self.divisor_override)
 
     def extra_repr(self) -> str:
@@ -66,7 +71,7 @@ class AvgPool2d(Module):
 
 
 class _AdaptivePool(Module):
-    def __init__(self, output_size):
+    def __init__(self, output_size) -> None:
         super().__init__()
         self.output_size = output_size
 
@@ -75,33 +80,33 @@ class _AdaptivePool(Module):
 
 
 class AdaptiveAvgPool1d(_AdaptivePool):
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
 class AdaptiveAvgPool2d(_AdaptivePool):
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
 class _AdaptiveMaxPool(_AdaptivePool):
-    def __init__(self, output_size, return_indices: bool = False):
+    def __init__(self, output_size, return_indices: bool = False) -> None:
         super().__init__(output_size)
         self.return_indices = return_indices
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPool):
-    def forward(self, input):
+    def forward(self, input) -> Any:
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPool):
-    def forward(self, input):
+    def forward(self, input) -> Any:
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
 class Upsample(Module):
-    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None) -> None:
         super().__init__()
         self.name = type(self).__name__
         self.size = size
@@ -111,7 +116,7 @@ class Upsample(Module):
             self.scale_factor = float(scale_factor) if scale_factor else None
         self.mode, self.align_corners, self.recompute_scale_factor = mode, align_corners, recompute_scale_factor
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners, recompute_scale_factor=self.recompute_scale_factor)
 
     def extra_repr(self) -> str:
@@ -120,12 +125,12 @@ class Upsample(Module):
 
 
 class UpsamplingNearest2d(Upsample):
-    def __init__(self, size=None, scale_factor=None):
+    def __init__(self, size=None, scale_factor=None) -> None:
         super().__init__(size, scale_factor, mode="nearest")
 
 
 class UpsamplingBilinear2d(Upsample):
-    def __init__(self, size=None, scale_factor=None):
+    def __init__(self, size=None, scale_factor=None) -> None:
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 

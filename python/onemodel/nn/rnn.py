@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from typing import Any
 
 from .. import functional as F
 from ..creation import empty, zeros
@@ -31,7 +32,7 @@ class RNNBase(Module):
     mode = ""
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, proj_size=0, device=None, dtype=None, generator=None):
+                 bidirectional=False, proj_size=0, device=None, dtype=None, generator=None) -> None:
         super().__init__()
         from .layers import _check_factory
 
@@ -132,14 +133,14 @@ class RNNBase(Module):
             output = output.transpose(0, 1)
         return output, states
 
-    def forward(self, input, hx=None):
+    def forward(self, input, hx=None) -> Any:
         from .utils.rnn import PackedSequence, run_packed
 
         if isinstance(input, PackedSequence):
             return run_packed(self, input, hx)
         return self._forward_tensor(input, hx)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
@@ -159,7 +160,7 @@ class LSTM(RNNBase):
 
     gates = 4
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__("LSTM", *args, **kwargs)
 
     def _forward_tensor(self, input, hx=None):
@@ -192,7 +193,7 @@ class GRU(RNNBase):
 
     gates = 3
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__("GRU", *args, **kwargs)
 
     def _forward_tensor(self, input, hx=None):
@@ -227,7 +228,7 @@ class RNN(RNNBase):
 
     gates = 1
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         args = list(args)
         if len(args) > 3:
             nonlinearity = args.pop(3)
@@ -277,7 +278,7 @@ class RNN(RNNBase):
 class RNNCellBase(Module):
     gates = 1
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool, device=None, dtype=None, generator=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, device=None, dtype=None, generator=None) -> None:
         super().__init__()
         from .layers import _check_factory
 
@@ -337,12 +338,12 @@ class RNNCell(RNNCellBase):
 
     gates = 1
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh", device=None, dtype=None, generator=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh", device=None, dtype=None, generator=None) -> None:
         _activation("RNNCell", nonlinearity)
         super().__init__(input_size, hidden_size, bias, device, dtype, generator)
         self.nonlinearity = nonlinearity
 
-    def forward(self, input, hx=None):
+    def forward(self, input, hx=None) -> Tensor:
         x, (h,), batched = self._batched(input, hx)
         act = _activation("RNNCell", self.nonlinearity)
         out = act(F.linear(x, self.weight_ih, self.bias_ih) + F.linear(h, self.weight_hh, self.bias_hh))
@@ -355,10 +356,10 @@ class LSTMCell(RNNCellBase):
 
     gates = 4
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None, generator=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None, generator=None) -> None:
         super().__init__(input_size, hidden_size, bias, device, dtype, generator)
 
-    def forward(self, input, hx=None):
+    def forward(self, input, hx=None) -> tuple[Tensor, Tensor]:
         if hx is not None and (not isinstance(hx, (tuple, list)) or len(hx) != 2):
             raise ValueError("LSTMCell: hx must be a tuple (h, c)")
         x, (h, c), batched = self._batched(input, hx if hx is not None else (None, None))
@@ -379,10 +380,10 @@ class GRUCell(RNNCellBase):
 
     gates = 3
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None, generator=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None, generator=None) -> None:
         super().__init__(input_size, hidden_size, bias, device, dtype, generator)
 
-    def forward(self, input, hx=None):
+    def forward(self, input, hx=None) -> Tensor:
         x, (h,), batched = self._batched(input, hx)
         gi = F.linear(x, self.weight_ih, self.bias_ih).chunk(3, 1)
         gh = F.linear(h, self.weight_hh, self.bias_hh).chunk(3, 1)

@@ -4,6 +4,8 @@ from_pretrained)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import functional as F
 from ..creation import empty
 from ..grad_mode import no_grad
@@ -11,10 +13,13 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
 
 class Embedding(Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
-                 sparse=False, _weight=None, _freeze=False, device=None, dtype=None, generator=None):
+                 sparse=False, _weight=None, _freeze=False, device=None, dtype=None, generator=None) -> None:
         super().__init__()
         from .layers import _check_factory
 
@@ -48,7 +53,7 @@ class Embedding(Module):
             with no_grad():
                 self.weight[self.padding_idx] = 0.0
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
@@ -78,7 +83,7 @@ class EmbeddingBag(Module):
     weight ~ N(0, 1) from onemodel's generator)."""
 
     def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, mode="mean", sparse=False,
-                 _weight=None, include_last_offset=False, padding_idx=None, device=None, dtype=None, generator=None):
+                 _weight=None, include_last_offset=False, padding_idx=None, device=None, dtype=None, generator=None) -> None:
         super().__init__()
         from .layers import _check_factory
 
@@ -106,7 +111,7 @@ class EmbeddingBag(Module):
             with no_grad():
                 self.weight[self.padding_idx] = 0.0
 
-    def forward(self, input, offsets=None, per_sample_weights=None):
+    def forward(self, input, offsets=None, per_sample_weights=None) -> Tensor:
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq, self.mode, self.sparse,
                                per_sample_weights, self.include_last_offset, self.padding_idx)
 

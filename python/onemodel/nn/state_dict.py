@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import collections
 from collections import OrderedDict
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -33,10 +33,10 @@ class _IncompatibleKeys(collections.namedtuple("_IncompatibleKeys", ["missing_ke
 class _ModuleState:
     """The state-dict half of nn.Module (its attributes are Module's)."""
 
-    def get_extra_state(self):
+    def get_extra_state(self) -> Any:
         raise RuntimeError("get_extra_state: this module stores no extra state (override get_extra_state and set_extra_state)")
 
-    def set_extra_state(self, state) -> None:
+    def set_extra_state(self, state: Any) -> None:
         raise RuntimeError("set_extra_state: this module stores no extra state (override get_extra_state and set_extra_state)")
 
     # -- state dict ----------------------------------------------------------------------
@@ -50,7 +50,7 @@ class _ModuleState:
         if type(self).get_extra_state is not _ModuleState.get_extra_state:
             destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
-    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+    def state_dict(self, *args: Any, destination: Any = None, prefix: str = "", keep_vars: bool = False) -> dict[str, Any]:
         """Parameters and persistent buffers under their dotted names, in
         registration order (parameters before buffers in each module). Tied
         weights appear under every name, as in torch."""
@@ -128,7 +128,7 @@ class _ModuleState:
                 elif head[0] not in local:
                     unexpected.append(key)
 
-    def load_state_dict(self, state_dict: Mapping, strict: bool = True, assign: bool = False):
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False) -> _IncompatibleKeys:
         """Copy parameters and persistent buffers from ``state_dict`` (values
         may be onemodel tensors or NumPy arrays, e.g. a torch state dict
         converted with ``{k: v.numpy() for k, v in sd.items()}``).

@@ -10,6 +10,7 @@ torch's float causal mask). The stacks hold deep copies of the given layer
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,9 @@ from .dropout import Dropout
 from .layers import Linear
 from .module import Module
 from .normalization import LayerNorm
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
 
 
 def activation_fn(op: str, activation):
@@ -55,7 +59,7 @@ def _generate_square_subsequent_mask(sz: int, device=None, dtype=None):
 
 class TransformerEncoderLayer(Module):
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, generator=None):
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, generator=None) -> None:
         super().__init__()
         from .layers import _check_factory
 
@@ -71,7 +75,7 @@ class TransformerEncoderLayer(Module):
         self.dropout2 = Dropout(dropout, generator=generator)
         self.activation = activation_fn("TransformerEncoderLayer", activation)
 
-    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False) -> Tensor:
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -92,7 +96,7 @@ class TransformerEncoderLayer(Module):
 
 class TransformerDecoderLayer(Module):
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, generator=None):
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, generator=None) -> None:
         super().__init__()
         from .layers import _check_factory
 
@@ -112,7 +116,7 @@ class TransformerDecoderLayer(Module):
         self.activation = activation_fn("TransformerDecoderLayer", activation)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None,
-                tgt_is_causal=False, memory_is_causal=False):
+                tgt_is_causal=False, memory_is_causal=False) -> Tensor:
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
@@ -140,7 +144,7 @@ class TransformerDecoderLayer(Module):
 class TransformerEncoder(Module):
     """num_layers deep copies of encoder_layer, then the optional norm."""
 
-    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True) -> None:
         super().__init__()
         self.layers = _get_clones(encoder_layer, num_layers)
         self.num_layers = num_layers
@@ -148,7 +152,7 @@ class TransformerEncoder(Module):
         self.enable_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
 
-    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None) -> Tensor:
         out = src
         for layer in self.layers:
             out = layer(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
@@ -160,14 +164,14 @@ class TransformerEncoder(Module):
 class TransformerDecoder(Module):
     """num_layers deep copies of decoder_layer, then the optional norm."""
 
-    def __init__(self, decoder_layer, num_layers, norm=None):
+    def __init__(self, decoder_layer, num_layers, norm=None) -> None:
         super().__init__()
         self.layers = _get_clones(decoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None,
-                tgt_is_causal=None, memory_is_causal=False):
+                tgt_is_causal=None, memory_is_causal=False) -> Tensor:
         out = tgt
         for mod in self.layers:
             out = mod(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask, tgt_key_padding_mask=tgt_key_padding_mask,
@@ -184,7 +188,7 @@ class Transformer(Module):
 
     def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048, dropout=0.1,
                  activation=F.relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5, batch_first=False,
-                 norm_first=False, bias=True, device=None, dtype=None, generator=None):
+                 norm_first=False, bias=True, device=None, dtype=None, generator=None) -> None:
         super().__init__()
         from .layers import _check_factory
 
@@ -214,7 +218,7 @@ class Transformer(Module):
                 init.xavier_uniform_(p, generator=generator)
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None, memory_is_causal=False):
+                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None, memory_is_causal=False) -> Tensor:
         is_batched = src.dim() == 3
         if not self.batch_first and src.size(1) != tgt.size(1) and is_batched:
             raise RuntimeError("the batch number of src and tgt must be equal")

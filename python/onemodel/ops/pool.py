@@ -3,6 +3,8 @@ divisors; kernels in rust/src/kernels/pool.rs."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import _core
 from ..autograd.function import Function
 from ..tensor import Tensor, int64
@@ -75,7 +77,7 @@ def _geometry(op, input, kernel_size, stride, padding, dilation, ceil_mode):
     return x, squeeze, k, s, p, d, out_hw
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False) -> Any:
     """torch.nn.functional.max_pool2d. The first of equal maxima wins; a NaN
     wins only a window of NaNs. Indices are flat positions in the plane."""
     x, squeeze, k, s, p, d, out_hw = _geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -90,7 +92,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return out.squeeze(0) if squeeze else out
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None) -> Tensor:
     """torch.nn.functional.avg_pool2d."""
     x, squeeze, k, s, p, _d, out_hw = _geometry("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and int(divisor_override) <= 0:

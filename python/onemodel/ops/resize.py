@@ -29,7 +29,7 @@ class Resize2dFn(Function):
         return dx
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None, antialias=False):
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None, antialias=False) -> Tensor:
     op = "interpolate"
     check_float(op, input=input)
     if input.ndim != 4:
@@ -59,5 +59,5 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     return Resize2dFn.apply(input, out_hw, mode, bool(align_corners), scales)
 
 
-def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None) -> Tensor:
     return interpolate(input, size, scale_factor, mode, align_corners)

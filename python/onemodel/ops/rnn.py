@@ -223,7 +223,7 @@ def _run(op, cls, input, directions):
     return output, hs, cs
 
 
-def lstm_layer(input, weight_ih, weight_hh, bias_ih=None, bias_hh=None, h0=None, c0=None, reverse=False):
+def lstm_layer(input, weight_ih, weight_hh, bias_ih=None, bias_hh=None, h0=None, c0=None, reverse=False) -> tuple[Tensor, Tensor, Tensor]:
     """One LSTM direction over input [T, B, I]. Returns (output [T, B, H],
     h_n [B, H], c_n [B, H]); h_n is the last visited step (step 0 when
     reverse)."""
@@ -231,7 +231,7 @@ def lstm_layer(input, weight_ih, weight_hh, bias_ih=None, bias_hh=None, h0=None,
     return output, h_n, c_n
 
 
-def gru_layer(input, weight_ih, weight_hh, bias_ih=None, bias_hh=None, h0=None, reverse=False):
+def gru_layer(input, weight_ih, weight_hh, bias_ih=None, bias_hh=None, h0=None, reverse=False) -> tuple[Tensor, Tensor]:
     """One GRU direction over input [T, B, I]. Returns (output [T, B, H], h_n [B, H])."""
     output, (h_n,) = gru_directions(input, [(weight_ih, weight_hh, bias_ih, bias_hh, h0, reverse)])
     return output, h_n

@@ -204,7 +204,7 @@ def _condition(cond, name: str) -> Tensor:
 # Public functions (torch's names and signatures)
 # ---------------------------------------------------------------------------
 
-def where(condition, input=None, other=None):
+def where(condition, input=None, other=None) -> Tensor | tuple[Tensor, ...]:
     """``input`` where ``condition`` holds, else ``other`` (tensors or
     numbers, broadcast, promoted as torch); ``where(condition)`` alone is
     ``nonzero(condition, as_tuple=True)``."""

@@ -7,6 +7,8 @@ results are those of a dedicated 1-D kernel."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numbers
 
 from ..tensor import Tensor
@@ -75,7 +77,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _from_plane(out, unbatched)
 
 
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False) -> Any:
     """torch.nn.functional.max_pool1d (indices are positions along L)."""
     op = "max_pool1d"
     x, unbatched = _as_plane(op, input)

@@ -11,6 +11,8 @@ optimizer hooks; ``state[p]['step']`` is a Python float while training
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import copy
 from collections import defaultdict
 
@@ -110,7 +112,7 @@ class Optimizer:
             raise TypeError("optimizer parameters need to be organized in ordered collections (a list), not a set")
         self._check_options(defaults, "defaults")
         self.state: defaultdict = defaultdict(dict)
-        self.param_groups: list = []
+        self.param_groups: list[dict[str, Any]] = []
         groups = list(params)
         if len(groups) == 0:
             raise ValueError("optimizer got an empty parameter list")
@@ -204,7 +206,7 @@ class Optimizer:
 
         _zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient. ``closure``, if
         given, is called first with gradients enabled and its result returned."""
         loss = None

@@ -21,7 +21,7 @@ import math
 import string
 import warnings
 from dataclasses import dataclass, field
-from typing import Sequence, Union
+from typing import Any, Sequence, Union
 
 import numpy as np
 
@@ -43,13 +43,13 @@ class CrnnV0Config:
     ``charset[i - 1]``. ``pools`` are (height, width) factors per block."""
 
     height: int = 32
-    channels: tuple = (32, 64, 96)
-    pools: tuple = ((2, 2), (2, 2), (2, 1))
+    channels: Sequence[int] = (32, 64, 96)
+    pools: Sequence[Sequence[int]] = ((2, 2), (2, 2), (2, 1))
     hidden: int = 128
     layers: int = 2
-    charset: tuple = field(default=DEFAULT_CHARSET)
+    charset: Sequence[str] = field(default=DEFAULT_CHARSET)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "channels", tuple(int(c) for c in self.channels))
         object.__setattr__(self, "pools", tuple((int(p[0]), int(p[1])) for p in self.pools))
         cs = self.charset
@@ -135,17 +135,17 @@ class CrnnV0:
             out.append(idx[ch])
         return out
 
-    def decode(self, labels) -> str:
+    def decode(self, labels: Sequence[int]) -> str:
         return "".join(self.config.charset[int(i) - 1] for i in labels)
 
     # -- inference ------------------------------------------------------------
-    def logits(self, image) -> np.ndarray:
+    def logits(self, image: Any) -> np.ndarray:
         """Logits ``[T, classes]`` (float32) of one ``[height, width]`` image."""
         img = _image(image, 0)
         flat, t = self._core.logits(img)
         return flat.reshape(t, self.config.classes)
 
-    def recognize(self, image) -> str:
+    def recognize(self, image: Any) -> str:
         """Greedy CTC decoding: the best class per step (first of equals),
         repeats merged, blanks dropped."""
         best = np.argmax(self.logits(image), axis=1)
@@ -160,7 +160,7 @@ class CrnnV0:
     def _metadata(self) -> dict:
         return {"format": FORMAT, "config": self.config.to_json(), "charset": json.dumps(list(self.config.charset))}
 
-    def save(self, path, dtype: str = "float16") -> None:
+    def save(self, path: Any, dtype: str = "float16") -> None:
         """Write the container (F16 weights by default; ``dtype='float32'``
         keeps the masters exactly), atomically."""
         if dtype not in ("float16", "float32"):
@@ -177,7 +177,7 @@ class CrnnV0:
         _container.save(path, tensors, self._metadata())
 
     @classmethod
-    def load(cls, path) -> "CrnnV0":
+    def load(cls, path: Any) -> "CrnnV0":
         """Read a model file (F16 weights) or a checkpoint (F32 masters)."""
         meta, tensors, dtypes = _container.read(path)
         model = cls._from_container(path, meta, tensors, dtypes)
@@ -227,8 +227,8 @@ class Trainer:
     threads (``onemodel.compute.set_threads``); nothing depends on how many.
     """
 
-    def __init__(self, model: CrnnV0, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.01, clip: float | None = 5.0, decay_biases: bool = False):
+    def __init__(self, model: CrnnV0, lr: float = 1e-3, betas: Sequence[float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0.01, clip: float | None = 5.0, decay_biases: bool = False) -> None:
         self.model = model
         self.lr = float(lr)
         self.betas = (float(betas[0]), float(betas[1]))
@@ -281,7 +281,7 @@ class Trainer:
         """Indices of the lines of the last call whose loss was infinite."""
         return [i for i, v in enumerate(self.last_line_losses.tolist()) if not math.isfinite(v)]
 
-    def gradients(self, images, targets):
+    def gradients(self, images: Any, targets: Union[Target, Sequence[Target]]) -> tuple[float, dict[str, np.ndarray]]:
         """(mean loss, {name: batch gradient}) without updating anything."""
         imgs, labels = self._batch(images, targets)
         (loss, lines, _norm), grads = self._core.gradients(self.model._core, imgs, labels)
@@ -289,7 +289,7 @@ class Trainer:
         shapes = self.model.parameter_shapes()
         return loss, {n: g.reshape(shapes[n]) for n, g in zip(self.model.parameter_names, grads)}
 
-    def step(self, images, targets):
+    def step(self, images: Any, targets: Union[Target, Sequence[Target]]) -> tuple[float, float]:
         """One AdamW step: (mean loss, global gradient norm before clipping)."""
         imgs, labels = self._batch(images, targets)
         loss, lines, norm = self._core.step(self.model._core, imgs, labels)
@@ -301,7 +301,7 @@ class Trainer:
         return {"step": self.step_count, "lr": self.lr, "betas": list(self.betas), "eps": self.eps,
                 "weight_decay": self.weight_decay, "clip": self.clip, "decay_biases": self.decay_biases}
 
-    def save_checkpoint(self, path) -> None:
+    def save_checkpoint(self, path: Any) -> None:
         """F32 masters + AdamW state + settings, written atomically. Resuming
         from it gives the same bits as never stopping."""
         names = self.model.parameter_names
@@ -316,7 +316,7 @@ class Trainer:
         _container.save(path, tensors, meta)
 
     @classmethod
-    def load_checkpoint(cls, path) -> "Trainer":
+    def load_checkpoint(cls, path: Any) -> "Trainer":
         """A Trainer (with its ``model``) continuing exactly where the
         checkpoint stopped."""
         meta, tensors, dtypes = _container.read(path)
