@@ -4,6 +4,7 @@ a mixin of nn.Module (nn/module.py)."""
 from __future__ import annotations
 
 import itertools
+from collections import OrderedDict
 from typing import Any, Callable
 
 
@@ -28,6 +29,20 @@ class RemovableHandle:
         self.remove()
 
 
+def _add_hook(hooks: OrderedDict, hook: Callable[..., Any], prepend: bool, flags: list) -> RemovableHandle:
+    """Store `hook` in `hooks` under a new handle (first when `prepend`) and
+    mark it in each (flag dict, condition) pair whose condition holds; the
+    handle removes it from all of them."""
+    handle = RemovableHandle(hooks, tuple(store for store, _ in flags))
+    hooks[handle.id] = hook
+    for store, on in flags:
+        if on:
+            store[handle.id] = True
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
 class _ModuleHooks:
     """The hook half of nn.Module (its attributes are Module's)."""
 
@@ -39,26 +54,13 @@ class _ModuleHooks:
     def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False) -> RemovableHandle:
         """``hook(module, args)`` (or ``hook(module, args, kwargs)``) before
         forward; a non-None result replaces the arguments."""
-        handle = RemovableHandle(self._forward_pre_hooks, (self._forward_pre_hooks_with_kwargs,))
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._forward_pre_hooks, hook, prepend, [(self._forward_pre_hooks_with_kwargs, with_kwargs)])
 
     def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False) -> RemovableHandle:
         """``hook(module, args, output)`` (or with kwargs) after forward; a
         non-None result replaces the output."""
-        handle = RemovableHandle(self._forward_hooks, (self._forward_hooks_with_kwargs, self._forward_hooks_always_called))
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        flags = [(self._forward_hooks_with_kwargs, with_kwargs), (self._forward_hooks_always_called, always_call)]
+        return _add_hook(self._forward_hooks, hook, prepend, flags)
 
     def _call_with_hooks(self, args, kwargs):
         for hook_id, hook in list(self._forward_pre_hooks.items()):

@@ -204,26 +204,30 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     return _draw(tensor, "normal", 0.0, std, generator)
 
 
-def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
-    _check("kaiming_uniform_", tensor)
+def _kaiming_std(op: str, tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float | None:
+    """He et al.'s std, gain / sqrt(fan), or None for a zero-element tensor
+    (torch warns and leaves it: a no-op)."""
+    _check(op, tensor)
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
-        return tensor
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        return None
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
-    std = gain / math.sqrt(fan)
+    return gain / math.sqrt(fan)
+
+
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
+    std = _kaiming_std("kaiming_uniform_", tensor, a, mode, nonlinearity)
+    if std is None:
+        return tensor
     bound = math.sqrt(3.0) * std
     return _draw(tensor, "uniform", -bound, bound, generator)
 
 
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
-    _check("kaiming_normal_", tensor)
-    if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+    std = _kaiming_std("kaiming_normal_", tensor, a, mode, nonlinearity)
+    if std is None:
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    std = gain / math.sqrt(fan)
     return _draw(tensor, "normal", 0.0, std, generator)
 
 

@@ -21,6 +21,28 @@ def conv_out_size(size: int, k: int, s: int, p: int, d: int) -> int:
     return (size + 2 * p - d * (k - 1) - 1) // s + 1
 
 
+def _backward(fn: Function, g: Tensor, input_grad, weight_grad) -> tuple:
+    """The gradients of a convolution record (Conv2dFn or ConvTranspose2dFn)
+    for the inputs that need them: ``input_grad(dx, g, weight)`` and
+    ``weight_grad(dw, x, g)`` write into fresh buffers; the bias gradient is
+    the double sum of g over (batch, height, width)."""
+    x, weight = fn.saved_tensors
+    g = contig(g)
+    need = fn.needs_input_grad
+    dx = dw = db = None
+    if need[0]:
+        dx = Tensor._empty(x.shape)
+        input_grad(dx, g, weight)
+    if need[1]:
+        dw = Tensor._empty(weight.shape)
+        weight_grad(dw, x, g)
+    if fn.has_bias:
+        if need[2]:
+            db = sum_kernel(g, (0, 2, 3), keepdim=False)
+        return dx, dw, db
+    return dx, dw
+
+
 class Conv2dFn(Function):
     name = "Conv2d"
 
@@ -38,21 +60,12 @@ class Conv2dFn(Function):
         return out
 
     def backward(self, g):
-        x, weight = self.saved_tensors
-        g = contig(g)
-        need = self.needs_input_grad
-        dx = dw = db = None
-        if need[0]:
-            dx = Tensor._empty(x.shape)
-            _core.conv2d_input_grad(dx, g, weight, *self.geo)
-        if need[1]:
-            dw = Tensor._empty(weight.shape)
-            _core.conv2d_weight_grad(dw, x, g, *self.geo)
-        if self.has_bias:
-            if need[2]:
-                db = sum_kernel(g, (0, 2, 3), keepdim=False)
-            return dx, dw, db
-        return dx, dw
+        geo = self.geo
+        return _backward(
+            self, g,
+            lambda dx, g, w: _core.conv2d_input_grad(dx, g, w, *geo),
+            lambda dw, x, g: _core.conv2d_weight_grad(dw, x, g, *geo),
+        )
 
 
 class ConvTranspose2dFn(Function):
@@ -71,21 +84,14 @@ class ConvTranspose2dFn(Function):
         return out
 
     def backward(self, g):
-        x, weight = self.saved_tensors
-        g = contig(g)
-        need = self.needs_input_grad
-        dx = dw = db = None
-        if need[0]:
-            dx = Tensor._empty(x.shape)
-            _core.conv2d_forward(dx, g, weight, None, *self.geo)
-        if need[1]:
-            dw = Tensor._empty(weight.shape)
-            _core.conv2d_weight_grad(dw, g, x, *self.geo)
-        if self.has_bias:
-            if need[2]:
-                db = sum_kernel(g, (0, 2, 3), keepdim=False)
-            return dx, dw, db
-        return dx, dw
+        # The adjoint's backward: conv2d's forward for the input, its weight
+        # gradient with the roles of input and output swapped.
+        geo = self.geo
+        return _backward(
+            self, g,
+            lambda dx, g, w: _core.conv2d_forward(dx, g, w, None, *geo),
+            lambda dw, x, g: _core.conv2d_weight_grad(dw, g, x, *geo),
+        )
 
 
 def _common(op: str, input, weight, bias, stride, padding, dilation, groups):
