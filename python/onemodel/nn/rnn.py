@@ -120,6 +120,27 @@ class RNNBase(Module):
             raise ValueError(f"{self.mode}: Expected hidden size {shape}, got {tuple(h.shape)}")
         return h
 
+    def _run_layers(self, x, states: list, directions_op) -> tuple:
+        """The stacked layers over x [T, B, I]. Each layer's directions are
+        one operator (`directions_op`: ops.rnn.lstm_directions or
+        gru_directions), run at once from the initial `states` (h_0, and c_0
+        for the LSTM: [layers·dirs, B, H] each, or None), with dropout
+        between layers. Returns the last layer's output and each state's
+        final values stacked to [layers·dirs, B, H]."""
+        dirs = 2 if self.bidirectional else 1
+        finals: list = [[] for _ in states]
+        for layer in range(self.num_layers):
+            directions = []
+            for d, suffix in enumerate(["", "_reverse"][:dirs]):
+                idx = layer * dirs + d
+                start = tuple(None if s is None else s[idx] for s in states)
+                directions.append((*self._layer_params(layer, suffix), *start, d == 1))
+            x, *ends = directions_op(x, directions)
+            for acc, end in zip(finals, ends):
+                acc += end
+            x = self._between_layers(x, layer)
+        return x, [stack(f, 0) for f in finals]
+
     def _between_layers(self, x, layer):
         if self.dropout and self.training and layer < self.num_layers - 1:
             return F.dropout(x, self.dropout, True, generator=self.generator)
@@ -171,20 +192,8 @@ class LSTM(RNNBase):
                 raise ValueError("LSTM: hx must be a tuple (h_0, c_0)")
             h0 = self._state(hx[0], x.shape[1], batched, "h_0")
             c0 = self._state(hx[1], x.shape[1], batched, "c_0")
-        dirs = 2 if self.bidirectional else 1
-        hs, cs = [], []
-        for layer in range(self.num_layers):
-            # The directions of a layer are one operator: they run at once.
-            directions = []
-            for d, suffix in enumerate(["", "_reverse"][:dirs]):
-                idx = layer * dirs + d
-                state = (None if h0 is None else h0[idx], None if c0 is None else c0[idx])
-                directions.append((*self._layer_params(layer, suffix), *state, d == 1))
-            x, h_n, c_n = lstm_directions(x, directions)
-            hs += h_n
-            cs += c_n
-            x = self._between_layers(x, layer)
-        output, (h_n, c_n) = self._finish(x, [stack(hs, 0), stack(cs, 0)], batched)
+        x, finals = self._run_layers(x, [h0, c0], lstm_directions)
+        output, (h_n, c_n) = self._finish(x, finals, batched)
         return output, (h_n, c_n)
 
 
@@ -199,17 +208,8 @@ class GRU(RNNBase):
     def _forward_tensor(self, input, hx=None):
         x, batched = self._prepare(input)
         h0 = self._state(hx, x.shape[1], batched, "h_0") if hx is not None else None
-        dirs = 2 if self.bidirectional else 1
-        hs = []
-        for layer in range(self.num_layers):
-            directions = []
-            for d, suffix in enumerate(["", "_reverse"][:dirs]):
-                idx = layer * dirs + d
-                directions.append((*self._layer_params(layer, suffix), None if h0 is None else h0[idx], d == 1))
-            x, h_n = gru_directions(x, directions)
-            hs += h_n
-            x = self._between_layers(x, layer)
-        output, (h_n,) = self._finish(x, [stack(hs, 0)], batched)
+        x, finals = self._run_layers(x, [h0], gru_directions)
+        output, (h_n,) = self._finish(x, finals, batched)
         return output, h_n
 
 
