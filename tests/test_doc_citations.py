@@ -2,7 +2,8 @@
 "Documents"): every ``docs/<name>.md`` named in a comment or docstring
 exists, every section cited as ``docs/<name>.md, "Heading"`` is a heading of
 that file, and no source cites a document the repository does not hold (the
-specifications the project was written from are restated in docs/)."""
+specifications the project was written from are restated in docs/). The
+documents themselves (README.md, docs/) cite none either."""
 
 import re
 from pathlib import Path
@@ -65,6 +66,20 @@ def test_sources_cite_existing_documents_and_sections():
     bad = []
     for p in _sources():
         bad += _problems(str(p.relative_to(ROOT)), p.read_text(errors="replace"), ROOT / "docs")
+    assert not bad, "\n".join(bad)
+
+
+# docs/distributed.md still quotes the specification by its section numbers;
+# the distributed work is rewriting that document (issue 21).
+PENDING_DOCS = {"docs/distributed.md"}
+
+
+def test_the_documents_stand_alone():
+    bad = []
+    for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        rel = p.relative_to(ROOT).as_posix()
+        if rel not in PENDING_DOCS:
+            bad += _problems(rel, p.read_text(), ROOT / "docs")
     assert not bad, "\n".join(bad)
 
 
