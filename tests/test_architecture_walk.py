@@ -1,6 +1,7 @@
-"""docs/architecture.md walks F.conv2d from Python to the tile kernel, file
-by file: every function its tables name exists in the file named beside it
-(so a rename or a move that leaves the walk stale fails here)."""
+"""docs/architecture.md stays true to the tree: every function its walk of
+F.conv2d names exists in the file named beside it, and every module its
+layer tables name exists (so a rename or a move that leaves the document
+stale fails here)."""
 
 import ast
 import re
@@ -8,6 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "architecture.md"
+PKG_DIR = ROOT / "python" / "onemodel"
 
 
 def _walk_rows() -> list:
@@ -67,3 +69,31 @@ def test_the_checks_see_a_missing_function():
     loops = ROOT / "rust/src/gemm/loops.rs"
     assert _rust_defines(loops, "Chunk::go")
     assert not _rust_defines(loops, "Chunk::no_such_fn")
+
+
+def _first_column(section: str) -> list:
+    text = DOC.read_text()
+    start = text.index(f"## {section}\n")
+    end = text.index("\n## ", start + 1)
+    rows = []
+    for line in text[start:end].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[0].startswith("`"):
+            rows.append(re.findall(r"`([^`]+)`", re.sub(r"\(.*?\)", "", cells[0])))  # not "(feature `python`)"
+    return rows
+
+
+def test_the_layer_tables_name_modules_that_exist():
+    bad = []
+    for names in _first_column("Python layers"):
+        for name in names:
+            base = PKG_DIR / name.rstrip("/")
+            if name != "_core" and not (base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()):
+                bad.append(f"python/onemodel/{name}")
+    for names in _first_column("Rust layers"):
+        for name in names:
+            base = ROOT / "rust" / "src" / name.rstrip("/")
+            if not (base.with_suffix(".rs").is_file() or (base / "mod.rs").is_file()):
+                bad.append(f"rust/src/{name}")
+    assert not bad, bad
+

@@ -131,9 +131,13 @@ FORBIDDEN = {
     "tensor": {"ops", "functional", "nn", "optim", "linalg", "utils"} | APPS,
     "_kernels": {"ops", "functional", "nn", "optim", "linalg", "utils", "autograd"} | APPS,
     "_shape": {"tensor", "ops", "functional", "nn", "optim", "autograd"} | APPS,
+    **{m: {"ops", "functional", "nn", "optim", "autograd", "linalg", "utils"} | APPS
+       for m in ("_device", "_typeinfo", "errors", "grad_mode", "scope", "return_types")},
     "_methods": {"nn", "optim", "functional", "utils"} | APPS,
     "ops": {"functional", "nn", "optim", "linalg", "utils", "serialization"} | APPS,
     "functional": {"nn", "optim", "utils"} | APPS,
+    "linalg": {"nn", "optim", "utils"} | APPS,
+    "serialization": {"nn", "optim"} | APPS,
     "nn": {"optim"} | APPS,
     "optim": {"nn"} | APPS,
     "utils": {"nn", "optim", "recognizer", "cli", "commands", "__main__"},
