@@ -39,17 +39,11 @@ fn continued_calls_over_k_ranges_give_one_products_bits() {
                         };
                         // SAFETY: the views lie inside the vectors; C holds m × n.
                         unsafe {
-                            crate::gemm::gemm_with(
+                            gemm(
                                 Token::new(path).unwrap(),
                                 mode,
-                                1,
-                                a_part,
-                                0,
-                                b_part,
-                                0,
-                                c.as_mut_ptr(),
-                                n,
-                                i > 0,
+                                &Product::views(a_part, b_part, c.as_mut_ptr(), n)
+                                    .start(if i > 0 { Start::Continue } else { Start::Zero }),
                             )
                         };
                     }
@@ -93,7 +87,7 @@ fn packed_a_and_offset_rows_give_the_definition_bits() {
             for path in available_paths() {
                 let token = Token::new(path).unwrap();
                 // SAFETY: A is a live row-major matrix.
-                let packed = unsafe { crate::gemm::PackedA::new(token, a) };
+                let packed = unsafe { PackedA::new(token, a) };
                 for threads in [1, 3] {
                     set_threads(threads).unwrap();
                     let sentinel = f32::from_bits(0x7FBA_D0D0);
@@ -101,19 +95,16 @@ fn packed_a_and_offset_rows_give_the_definition_bits() {
                     // SAFETY: every B[i][p, j] lies inside bv (offsets <
                     // 3n + 7, j < n); each item's C holds m rows of ldc.
                     unsafe {
-                        crate::gemm::gemm_offset_rows(
+                        let b = B::OffsetRows(OffsetRows {
+                            ptr: bv.as_ptr(),
+                            offsets: &offsets,
+                            cols: n,
+                        });
+                        let prod = Product::new(A::Packed(&packed), b, c.as_mut_ptr(), ldc);
+                        gemm(
+                            token,
                             mode,
-                            &packed,
-                            crate::gemm::OffsetRows {
-                                ptr: bv.as_ptr(),
-                                offsets: &offsets,
-                                cols: n,
-                            },
-                            batch,
-                            b_bs as isize,
-                            c.as_mut_ptr(),
-                            ldc,
-                            c_bs,
+                            &prod.batched(batch, 0, b_bs as isize).c_stride(c_bs),
                         )
                     };
                     for item in 0..batch {
@@ -169,7 +160,7 @@ fn offset_columns_give_the_definition_bits() {
                 bv[offsets[j] as usize + (q / run) * run_stride as usize + q % run]
             })
             .collect();
-        let b = crate::gemm::OffsetCols {
+        let b = OffsetCols {
             ptr: bv.as_ptr(),
             offsets: &offsets,
             rows: k,
@@ -184,7 +175,7 @@ fn offset_columns_give_the_definition_bits() {
                     let mut c = vec![f32::from_bits(0x7FBA_D0D0); m * n];
                     // The first 100 rows of B, then the rest continued.
                     let cut = 100.min(k);
-                    let tail = crate::gemm::OffsetCols {
+                    let tail = OffsetCols {
                         ptr: bv[(cut / run) * run_stride as usize + cut % run..].as_ptr(),
                         rows: k - cut,
                         ..b
@@ -198,25 +189,24 @@ fn offset_columns_give_the_definition_bits() {
                             cols: k - cut,
                             ..a
                         };
-                        let head = crate::gemm::OffsetCols { rows: cut, ..b };
-                        crate::gemm::gemm_offset_cols_on(
+                        let head = OffsetCols { rows: cut, ..b };
+                        gemm(
                             token,
                             mode,
-                            a_head,
-                            head,
-                            c.as_mut_ptr(),
-                            n,
-                            false,
+                            &Product::new(A::View(a_head), B::OffsetCols(head), c.as_mut_ptr(), n)
+                                .start(Start::Zero),
                         );
                         if cut % run == 0 {
-                            crate::gemm::gemm_offset_cols_on(
+                            gemm(
                                 token,
                                 mode,
-                                a_tail,
-                                tail,
-                                c.as_mut_ptr(),
-                                n,
-                                true,
+                                &Product::new(
+                                    A::View(a_tail),
+                                    B::OffsetCols(tail),
+                                    c.as_mut_ptr(),
+                                    n,
+                                )
+                                .start(Start::Continue),
                             );
                         } else {
                             // A tail starting inside a run: give it the
@@ -227,17 +217,11 @@ fn offset_columns_give_the_definition_bits() {
                                 rows: k - cut,
                                 ..row_major(&explicit, k, n)
                             };
-                            crate::gemm::gemm_with(
+                            gemm(
                                 token,
                                 mode,
-                                1,
-                                a_tail,
-                                0,
-                                bt,
-                                0,
-                                c.as_mut_ptr(),
-                                n,
-                                true,
+                                &Product::views(a_tail, bt, c.as_mut_ptr(), n)
+                                    .start(Start::Continue),
                             );
                         }
                     }
