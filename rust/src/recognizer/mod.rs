@@ -4,7 +4,6 @@
 //! global-norm clipping and AdamW. The same bits on every kernel path,
 //! thread count and OS. See docs/recognizer.md.
 
-pub mod act;
 pub mod config;
 pub mod conv;
 pub mod ctc;
