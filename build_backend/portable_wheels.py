@@ -9,11 +9,15 @@ symbols, so the library runs on any distribution since 2014, and maturin's
 own auditwheel check verifies the tag before writing it (it refuses to build
 otherwise). ``ziglang`` is then an extra build requirement.
 
-Everything else is maturin's backend unchanged: editable installs (a
-developer's own machine) and the sdist. Build arguments given explicitly
-(``--config-settings build-args=...`` or ``MATURIN_PEP517_ARGS``) replace the
-default, e.g. ``MATURIN_PEP517_ARGS="--compatibility off"`` for a
-host-linked wheel without zig. See docs/install.md.
+An editable install (``pip install -e '.[test]'``, the test command) is the
+developer's build: it adds the ``test-layers`` cargo feature, which compiles
+the recognizer's single-layer bindings that only the per-layer parity tests
+call (``_core.rec_conv_block``, ...); the wheel and the sdist never have them.
+
+Everything else is maturin's backend unchanged. Build arguments given
+explicitly (``--config-settings build-args=...`` or ``MATURIN_PEP517_ARGS``)
+replace the default of either hook, e.g. ``MATURIN_PEP517_ARGS="--compatibility
+off"`` for a host-linked wheel without zig. See docs/install.md.
 """
 
 from __future__ import annotations
@@ -24,7 +28,6 @@ import sys
 
 import maturin
 from maturin import (  # noqa: F401 (the hooks used unchanged)
-    build_editable,
     build_sdist,
     get_requires_for_build_editable,
     get_requires_for_build_sdist,
@@ -34,6 +37,10 @@ from maturin import (  # noqa: F401 (the hooks used unchanged)
 #: The zig versions this configuration was verified with (docs/install.md).
 ZIG = "ziglang>=0.17,<0.18"
 PORTABLE_ARGS = ["--compatibility", "manylinux2014", "--zig"]
+#: The editable (test) build's features: the bindings' and the test-only ones
+#: (Cargo.toml). Listed whole, so that the result does not depend on whether
+#: maturin adds command-line features to pyproject.toml's or replaces them.
+TEST_ARGS = ["--features", "python,test-layers"]
 
 
 def _portable() -> bool:
@@ -56,3 +63,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     if _portable() and not _explicit(config_settings):
         config_settings = {**(config_settings or {}), "maturin.build-args": list(PORTABLE_ARGS)}
     return maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    if not _explicit(config_settings) and not os.environ.get("MATURIN_PEP517_ARGS"):
+        config_settings = {**(config_settings or {}), "maturin.build-args": list(TEST_ARGS)}
+    return maturin.build_editable(wheel_directory, config_settings, metadata_directory)

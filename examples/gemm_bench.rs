@@ -1,7 +1,7 @@
 //! Quick GEMM timing without Python: `cargo run --release --example gemm_bench -- [threads] [M K N ...]`.
 //! The full benchmark with numpy side by side is benchmarks/bench_gemm.py.
 use onemodel::dispatch::{available_paths, set_threads, Mode};
-use onemodel::gemm::{gemm_on, peak_gflops, MatRef};
+use onemodel::gemm::{gemm, peak_gflops, MatRef, Product};
 use onemodel::simd::Token;
 use std::time::Instant;
 
@@ -99,7 +99,7 @@ fn main() {
                     let t = now();
                     for _ in 0..reps {
                         // SAFETY: the views are inside a and b; c holds m×n.
-                        unsafe { gemm_on(tok, mode, 1, ar, 0, br, 0, c.as_mut_ptr(), n) };
+                        unsafe { gemm(tok, mode, &Product::views(ar, br, c.as_mut_ptr(), n)) };
                     }
                     times.push((now() - t) / reps as f64);
                 }

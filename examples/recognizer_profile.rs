@@ -14,7 +14,7 @@ fn main() {
     };
     let mut model = Model::new(cfg.clone(), 0).unwrap();
     let mut tr = Trainer::new(&model, Hyper::default()).unwrap();
-    let mut rng = SplitMix(1);
+    let mut rng = SplitMix::new(1);
     let imgs: Vec<Vec<f32>> = (0..8)
         .map(|_| (0..32 * 256).map(|_| rng.uniform(0.5) + 0.5).collect())
         .collect();

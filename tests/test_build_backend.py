@@ -1,6 +1,7 @@
 """The PEP 517 backend (build_backend/portable_wheels.py) asks maturin for a
 manylinux2014 wheel through zig on glibc Linux x86_64/aarch64, and leaves
-every other case to maturin's defaults. maturin itself is replaced by a
+every other case to maturin's defaults; its editable build (the test
+command's) adds the test-layers cargo feature. maturin itself is replaced by a
 recorder here; .ci/wheel_check builds the real wheel."""
 
 import importlib.util
@@ -65,7 +66,23 @@ def test_chosen_build_arguments_are_kept(backend, monkeypatch):
     assert backend.get_requires_for_build_wheel() == []
 
 
-def test_editable_and_sdist_are_maturins(backend):
+def test_sdist_is_maturins(backend):
     import maturin
 
-    assert backend.build_editable is maturin.build_editable and backend.build_sdist is maturin.build_sdist
+    assert backend.build_sdist is maturin.build_sdist
+
+
+def test_editable_build_is_the_test_build(backend, monkeypatch):
+    # The editable install (the test command) compiles the test-only
+    # bindings (the test-layers feature) on every platform; explicit build
+    # arguments are kept as given.
+    on(monkeypatch, backend, system="darwin", libc="")
+    backend.build_editable("dist", {"other": "1"})
+    backend.build_editable("dist", {"build-args": "--features python"})
+    monkeypatch.setenv("MATURIN_PEP517_ARGS", "--release")
+    backend.build_editable("dist", None)
+    assert backend.calls == [
+        ("wheel", {"other": "1", "maturin.build-args": ["--features", "python,test-layers"]}),
+        ("wheel", {"build-args": "--features python"}),
+        ("wheel", None),
+    ]

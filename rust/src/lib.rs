@@ -12,6 +12,7 @@ pub mod math;
 pub mod ptr;
 pub mod recognizer;
 pub mod simd;
+pub mod splitmix;
 pub mod storage;
 
 #[cfg(feature = "python")]

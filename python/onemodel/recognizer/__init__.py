@@ -66,6 +66,11 @@ class CrnnV0Config:
         object.__setattr__(self, "height", int(self.height))
         object.__setattr__(self, "hidden", int(self.hidden))
         object.__setattr__(self, "layers", int(self.layers))
+        # The architecture's rules live in the Rust core (recognizer/config.rs):
+        # it checks the numbers and gives the narrowest line.
+        min_width, _ = _core.crnn_config_check(self.height, list(self.channels), list(self.pools),
+                                               self.hidden, self.layers, len(cs) + 1)
+        object.__setattr__(self, "_min_width", min_width)
 
     @property
     def classes(self) -> int:
@@ -74,12 +79,11 @@ class CrnnV0Config:
     @property
     def min_width(self) -> int:
         """The narrowest image that gives one time step."""
-        return math.prod(p[1] for p in self.pools)
+        return self._min_width
 
     def time_steps(self, width: int) -> int:
-        for p in self.pools:
-            width //= p[1]
-        return width
+        """Time steps of a line ``width`` pixels wide (the core's rule)."""
+        return width // self._min_width
 
     def to_json(self) -> str:
         return json.dumps({"height": self.height, "channels": list(self.channels),

@@ -9,22 +9,61 @@
 //!    inside one chunk, on one thread, packing the chunk's rows of A.
 
 use super::kernel::{tile, Edge};
+use super::operand::{Product, Start, A, B};
 use super::pack::{pack, pack_offset_cols, Block, OffsetColsBlock};
 use super::plan::Plan;
+use super::tile::{with_tile, TileFn};
 use super::MatRef;
-use crate::dispatch::{KernelPath, Mode};
+use crate::dispatch::Mode;
 use crate::ptr::Ptr;
 use crate::simd::{LaneFn, Lanes};
 use crate::storage::Buffer;
+
+/// Where the phases read A.
+#[derive(Clone, Copy)]
+pub(super) enum ASrc {
+    /// Through a view; each chunk packs its rows of A.
+    View(MatRef),
+    /// A [`super::PackedA`]'s panels (the same A for every batch item).
+    Packed(Ptr<*const f32>),
+}
+
+/// Where the phases read B.
+#[derive(Clone, Copy)]
+pub(super) enum BSrc {
+    /// Through a view (packed by phase 1, or read in place).
+    View(MatRef),
+    /// Rows by offset (`k` of them): row p of B's item starts at `ptr +
+    /// item·b_bs + offsets[p]`, its columns contiguous; read in place.
+    Rows {
+        ptr: *const f32,
+        offsets: Ptr<*const isize>,
+    },
+    /// Columns by offset, in runs (`n` of them; see [`OffsetColsBlock`]):
+    /// phase 1 packs B from them.
+    Cols {
+        ptr: *const f32,
+        offsets: Ptr<*const isize>,
+        run: usize,
+        run_stride: isize,
+    },
+}
+
+// SAFETY: a BSrc is a read-only description of memory, like a MatRef; the
+// caller of `gemm` guarantees every element it reaches stays valid and
+// unmodified for the call.
+unsafe impl Send for BSrc {}
+// SAFETY: see Send.
+unsafe impl Sync for BSrc {}
 
 /// Everything the phases read and write.
 pub(super) struct Job {
     pub mode: Mode,
     pub plan: Plan,
-    pub a: MatRef,
+    pub a: ASrc,
     /// Batch strides in elements (0 broadcasts).
     pub a_bs: isize,
-    pub b: MatRef,
+    pub b: BSrc,
     pub b_bs: isize,
     /// The packed B: one item of `k · n_pad` elements per distinct batch
     /// item of B. None when `plan.direct_b`.
@@ -36,51 +75,41 @@ pub(super) struct Job {
     /// Each output's accumulator starts from its value in C (a product over
     /// the k that follows an earlier call's) instead of +0.
     pub continued: bool,
-    /// A packed once for the whole call (a [`super::PackedA`]'s panels; A
-    /// is then the same for every batch item), or None: each chunk packs
-    /// its rows of A.
-    pub a_packed: Option<Ptr<*const f32>>,
-    /// B's rows by offset (`k` of them): row p of B's item starts at
-    /// `b.ptr + item·b_bs + b_off[p]`, its columns contiguous; B is read in
-    /// place. None: B's rows are at stride `b.rs`.
-    pub b_off: Option<Ptr<*const isize>>,
-    /// B's columns by offset, in runs (`n` of them; see
-    /// [`OffsetColsBlock`]): phase 1 packs B from them. None: B is a MatRef.
-    pub b_cols: Option<Ptr<*const isize>>,
-    pub b_run: usize,
-    pub b_run_stride: isize,
 }
 
 impl Job {
-    /// A plain product's job: A and B read through their views (with their
-    /// batch strides), accumulators starting at +0; the entries that need
-    /// more set the other fields over it.
-    pub fn new(
-        mode: Mode,
-        plan: Plan,
-        (a, a_bs): (MatRef, isize),
-        (b, b_bs): (MatRef, isize),
-        c: *mut f32,
-        ldc: usize,
-        c_bs: usize,
-    ) -> Job {
+    /// The job of product `p` under `plan`; phase 1's buffer is set by the
+    /// caller when B is packed.
+    pub fn new(mode: Mode, plan: Plan, p: &Product) -> Job {
+        let a = match p.a {
+            A::View(a) => ASrc::View(a),
+            A::Packed(a) => ASrc::Packed(Ptr::new(a.buf.as_ptr() as *const f32, a.panels_len())),
+        };
+        let b = match p.b {
+            B::View(b) => BSrc::View(b),
+            B::OffsetRows(b) => BSrc::Rows {
+                ptr: b.ptr,
+                offsets: Ptr::new(b.offsets.as_ptr(), b.offsets.len()),
+            },
+            B::OffsetCols(b) => BSrc::Cols {
+                ptr: b.ptr,
+                offsets: Ptr::new(b.offsets.as_ptr(), b.offsets.len()),
+                run: b.run,
+                run_stride: b.run_stride,
+            },
+        };
         Job {
             mode,
             plan,
             a,
-            a_bs,
+            a_bs: p.a_bs,
             b,
-            b_bs,
+            b_bs: p.b_bs,
             b_packed: None,
-            c: Ptr::new(c, batch_extent(plan.batch, c_bs, plan.m, ldc)),
-            ldc,
-            c_bs,
-            continued: false,
-            a_packed: None,
-            b_off: None,
-            b_cols: None,
-            b_run: 0,
-            b_run_stride: 0,
+            c: Ptr::new(p.c, batch_extent(plan.batch, p.c_bs, plan.m, p.ldc)),
+            ldc: p.ldc,
+            c_bs: p.c_bs,
+            continued: p.start == Start::Continue,
         }
     }
 }
@@ -112,21 +141,6 @@ impl Job {
     }
 }
 
-/// The register tile per path and mode: the same table as
-/// `plan::blocking` (checked in `Chunk::go`).
-macro_rules! per_tile {
-    ($self:ident, $path:expr, $mode:expr, $go:ident) => {
-        match ($path, $mode) {
-            (KernelPath::Avx512, Mode::Exact) => $self.$go::<L, 8, 3, true>(),
-            (KernelPath::Avx512, Mode::Fast) => $self.$go::<L, 8, 3, false>(),
-            (KernelPath::Scalar, Mode::Exact) => $self.$go::<L, 4, 4, true>(),
-            (KernelPath::Scalar, Mode::Fast) => $self.$go::<L, 4, 4, false>(),
-            (_, Mode::Exact) => $self.$go::<L, 6, 2, true>(),
-            (_, Mode::Fast) => $self.$go::<L, 6, 2, false>(),
-        }
-    };
-}
-
 /// Phase 1: one chunk of the packing of B.
 pub(super) struct PackB<'a> {
     pub job: &'a Job,
@@ -138,16 +152,17 @@ impl LaneFn for PackB<'_> {
 
     #[inline(always)]
     fn run<L: Lanes>(self) {
-        per_tile!(self, L::PATH, self.job.mode, go)
+        with_tile::<L, _>(L::PATH, self.job.mode, self)
     }
 }
 
-impl PackB<'_> {
+impl TileFn for PackB<'_> {
+    type Output = ();
+
     #[inline(always)]
-    fn go<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(self) {
+    fn call<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(self) {
         let (job, p) = (self.job, &self.job.plan);
         let (nr, kcb) = (NV * L::N, p.blk.kc);
-        assert!(p.blk.nr == nr, "gemm: tile table out of step");
         let groups = p.n.div_ceil(nr * PACK_SLIVERS);
         let k_blocks = p.k.div_ceil(kcb);
         let (item, rest) = (
@@ -156,44 +171,49 @@ impl PackB<'_> {
         );
         let (pc, c0) = ((rest / groups) * kcb, (rest % groups) * nr * PACK_SLIVERS);
         let (kc, cols) = (kcb.min(p.k - pc), (nr * PACK_SLIVERS).min(p.n - c0));
-        let b = job.b;
         // SAFETY: item < b_items, pc + kc ≤ k, c0 + cols ≤ n: the block is
-        // inside B (for B by column offsets: the caller of
-        // gemm_offset_cols guarantees every element is readable); its
-        // slivers land inside the packed buffer of b_items · k · n_pad
-        // elements at (item, block pc, column c0).
+        // inside B (for B by column offsets: the caller of gemm guarantees
+        // every element is readable); its slivers land inside the packed
+        // buffer of b_items · k · n_pad elements at (item, block pc, column
+        // c0).
         unsafe {
-            let src = b
-                .ptr
-                .offset(item as isize * job.b_bs + pc as isize * b.rs + c0 as isize * b.cs);
             let packed = job
                 .b_packed
                 .expect("gemm: phase 1 runs only with a packed B");
             let dst = packed
                 .offset(item * p.k * p.n_pad() + p.b_block(pc) + c0 * kc)
                 .get();
-            if let Some(b_cols) = job.b_cols {
-                let blk = OffsetColsBlock {
-                    ptr: b.ptr.offset(item as isize * job.b_bs),
-                    col_off: b_cols.offset(c0).get(),
-                    width: cols,
-                    run: job.b_run,
-                    run_stride: job.b_run_stride,
-                    k0: pc,
-                };
-                pack_offset_cols(dst, blk, kc, nr);
-                return;
+            match job.b {
+                BSrc::View(b) => {
+                    let src = b
+                        .ptr
+                        .offset(item as isize * job.b_bs + pc as isize * b.rs + c0 as isize * b.cs);
+                    let block = Block {
+                        ptr: src,
+                        width: cols,
+                        along: b.rs,
+                        across: b.cs,
+                    };
+                    pack::<L, NV>(dst, block, kc);
+                }
+                BSrc::Cols {
+                    ptr,
+                    offsets,
+                    run,
+                    run_stride,
+                } => {
+                    let blk = OffsetColsBlock {
+                        ptr: ptr.offset(item as isize * job.b_bs),
+                        col_off: offsets.offset(c0).get(),
+                        width: cols,
+                        run,
+                        run_stride,
+                        k0: pc,
+                    };
+                    pack_offset_cols(dst, blk, kc, nr);
+                }
+                BSrc::Rows { .. } => unreachable!("gemm: B by row offsets is read in place"),
             }
-            pack::<L, NV>(
-                dst,
-                Block {
-                    ptr: src,
-                    width: cols,
-                    along: b.rs,
-                    across: b.cs,
-                },
-                kc,
-            );
         }
     }
 }
@@ -209,41 +229,40 @@ impl LaneFn for Chunk<'_> {
 
     #[inline(always)]
     fn run<L: Lanes>(self) {
-        per_tile!(self, L::PATH, self.job.mode, go)
+        with_tile::<L, _>(L::PATH, self.job.mode, self)
     }
 }
 
-impl Chunk<'_> {
+impl TileFn for Chunk<'_> {
+    type Output = ();
+
     #[inline(always)]
-    fn go<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(self) {
+    fn call<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(self) {
         let job = self.job;
         let plan = &job.plan;
         let (mr, nr, kcb) = (MR, NV * L::N, plan.blk.kc);
-        assert!(
-            plan.blk.mr == mr && plan.blk.nr == nr,
-            "gemm: tile table out of step"
-        );
         let (item, r0, rows, c0, cols) = plan.chunk(self.index);
 
         // The chunk's packed A block (rows × kc in MR panels; none when A
         // came packed) and, when B is read in place, one zero-padded sliver
         // for its last partial columns; from the pool, so after the first
         // product of a shape they are reused, not allocated.
-        let a_pack = Buffer::new(if job.a_packed.is_none() {
-            rows.next_multiple_of(mr) * kcb * 4
-        } else {
-            0
+        let a_pack = Buffer::new(match job.a {
+            ASrc::View(_) => rows.next_multiple_of(mr) * kcb * 4,
+            ASrc::Packed(_) => 0,
         });
         let edge_pack = Buffer::new(if plan.direct_b { nr * kcb * 4 } else { 0 });
         let ep = edge_pack.as_ptr() as *mut f32;
 
-        let (a, b) = (job.a, job.b);
         let b_item = if job.b_bs == 0 { 0 } else { item };
         // SAFETY: the caller of gemm guarantees every batch item of A, B and
         // C is valid; item < batch, r0 + rows ≤ m, c0 + cols ≤ n.
         let (a0, c0p) = unsafe {
             (
-                a.ptr.offset(item as isize * job.a_bs + r0 as isize * a.rs),
+                match job.a {
+                    ASrc::View(a) => a.ptr.offset(item as isize * job.a_bs + r0 as isize * a.rs),
+                    ASrc::Packed(_) => std::ptr::null(),
+                },
                 job.c.offset(item * job.c_bs + r0 * job.ldc + c0).get(),
             )
         };
@@ -256,25 +275,26 @@ impl Chunk<'_> {
             let kc = kcb.min(plan.k - pc);
             let first = pc == 0 && !job.continued;
             let canonicalize = EXACT && pc + kc == plan.k;
-            let ap = if let Some(packed) = job.a_packed {
+            let ap = match job.a {
                 // A PackedA of this path holds k block pc at pc·m_pad, its
                 // panel of row r0 (a multiple of MR) at r0·kc.
-                packed
+                ASrc::Packed(packed) => packed
                     .offset(pc * plan.m.next_multiple_of(mr) + r0 * kc)
-                    .get()
-            } else {
-                let ap = a_pack.as_ptr() as *mut f32;
-                // SAFETY: the block rows × kc of A at (r0, pc) lies inside A.
-                unsafe {
-                    let blk = Block {
-                        ptr: a0.offset(pc as isize * a.cs),
-                        width: rows,
-                        along: a.cs,
-                        across: a.rs,
-                    };
-                    pack::<f32, MR>(ap, blk, kc);
+                    .get(),
+                ASrc::View(a) => {
+                    let ap = a_pack.as_ptr() as *mut f32;
+                    // SAFETY: the block rows × kc of A at (r0, pc) lies inside A.
+                    unsafe {
+                        let blk = Block {
+                            ptr: a0.offset(pc as isize * a.cs),
+                            width: rows,
+                            along: a.cs,
+                            across: a.rs,
+                        };
+                        pack::<f32, MR>(ap, blk, kc);
+                    }
+                    ap as *const f32
                 }
-                ap as *const f32
             };
             // Loop 2: NR-wide slivers of B (one stays in L1).
             let mut jr = 0;
@@ -289,14 +309,13 @@ impl Chunk<'_> {
                         nr,
                         std::ptr::null(),
                     )
-                } else if let Some(b_off) = job.b_off {
+                } else if let BSrc::Rows { ptr, offsets } = job.b {
                     // SAFETY: the caller's offsets give B's rows; column
                     // c0 + jr of each lies inside it, as do the next w.
                     let (src, offs) = unsafe {
                         (
-                            b.ptr
-                                .offset(b_item as isize * job.b_bs + (c0 + jr) as isize),
-                            b_off.offset(pc).get(),
+                            ptr.offset(b_item as isize * job.b_bs + (c0 + jr) as isize),
+                            offsets.offset(pc).get(),
                         )
                     };
                     if w == nr {
@@ -317,6 +336,9 @@ impl Chunk<'_> {
                         (ep as *const f32, nr, std::ptr::null())
                     }
                 } else {
+                    let BSrc::View(b) = job.b else {
+                        unreachable!("gemm: B by column offsets is packed")
+                    };
                     // SAFETY: row pc, column c0 + jr of B's item lie inside B.
                     let src = unsafe {
                         b.ptr.offset(

@@ -1,66 +1,13 @@
-//! Blocking constants and the division of C into thread chunks.
+//! The division of C into thread chunks (the tiles and k blocks are in
+//! `tile.rs`).
 //!
 //! Everything here is a function of the kernel path and the shape only —
 //! never of the thread count — and none of it can change a bit of the
 //! result: blocking moves where an output's accumulator lives between k
 //! blocks (a register or its f32 slot in C), never the order of its terms.
 
+use super::tile::{blocking, Blocking};
 use crate::dispatch::KernelPath;
-
-/// Register tile and k block of one path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Blocking {
-    /// Rows of the register tile (A panel width).
-    pub mr: usize,
-    /// Columns of the register tile (B sliver width), a multiple of the
-    /// path's lanes.
-    pub nr: usize,
-    /// k block: a B sliver (kc × nr) stays in L1 while the A panels of a
-    /// chunk stream past it.
-    pub kc: usize,
-}
-
-/// The register tiles. The accumulators take MR·NR/N registers of the 16
-/// (32 with AVX-512), leaving room for NR/N B registers, the broadcast A
-/// value and the product of exact mode:
-///
-/// | path   | lanes | MR × NR | accumulators | kc  | B sliver in L1   |
-/// |--------|-------|---------|--------------|-----|------------------|
-/// | scalar | 1     | 4 × 4   | 16           | 256 | 4 KiB            |
-/// | v128   | 4     | 6 × 8   | 12           | 256 | 8 KiB            |
-/// | avx2   | 8     | 6 × 16  | 12           | 256 | 16 KiB           |
-/// | avx512 | 16    | 8 × 48  | 24           | 128 | 24 KiB           |
-///
-/// avx2 is 6 × 16 rather than 4 × 24 (the same 12 accumulators): with 3 B
-/// registers LLVM spilled an accumulator in the loop, which measured at
-/// about half the speed. On avx512, MR = 8 makes the recurrent-step shape
-/// (M = 8) one tile; on the 6-row paths its last 2 rows run a 2-row kernel
-/// (`kernel::rows`). The macro `loops::per_tile!` instantiates the kernels
-/// with the same MR and NR/N (checked at run time in both phases).
-pub(super) const fn blocking(path: KernelPath) -> Blocking {
-    match path {
-        KernelPath::Scalar => Blocking {
-            mr: 4,
-            nr: 4,
-            kc: 256,
-        },
-        KernelPath::V128 => Blocking {
-            mr: 6,
-            nr: 8,
-            kc: 256,
-        },
-        KernelPath::Avx2 => Blocking {
-            mr: 6,
-            nr: 16,
-            kc: 256,
-        },
-        KernelPath::Avx512 => Blocking {
-            mr: 8,
-            nr: 48,
-            kc: 128,
-        },
-    }
-}
 
 /// Rows of C per chunk (a target; chunks are equalised in whole tiles): the
 /// chunk's packed A block (MC × kc, 64 KiB at kc = 256) stays in L2 while

@@ -7,6 +7,7 @@
 //! IEEE floating-point environment around the arithmetic ones).
 
 use crate::error::Error;
+use crate::splitmix::{mix, GAMMA};
 
 /// (rows, d) of an embedding table `table` [rows, d] read at `indices`
 /// positions into `out` elements.
@@ -126,19 +127,12 @@ pub fn nll_scatter(
     }
 }
 
-/// SplitMix64's finaliser.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// The dropout multiplier of element `i` under `key`: 0 with probability
 /// `p`, else `scale`. A pure function of (key, i): no thread can change it.
 pub fn dropout_mask(key: u64, p: f64, scale: f32, out: &mut [f32]) {
     let threshold = (p * (1u64 << 53) as f64) as u64;
     for (i, o) in out.iter_mut().enumerate() {
-        let u = mix(key ^ mix(i as u64).wrapping_add(0x9E37_79B9_7F4A_7C15)) >> 11;
+        let u = mix(key ^ mix(i as u64).wrapping_add(GAMMA)) >> 11;
         *o = if u < threshold { 0.0 } else { scale };
     }
 }

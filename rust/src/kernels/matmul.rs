@@ -4,11 +4,11 @@
 //! one fma.
 //!
 //! The work is done by the blocked SIMD GEMM in [`crate::gemm`] (packing,
-//! register tiles per kernel path, threads over output tiles); this module
-//! keeps the interface the engine calls.
+//! register tiles per kernel path, threads over output tiles; one entry
+//! point, `gemm::gemm`, for every product); this module holds the batched
+//! product's shape check.
 
 use crate::error::{Error, Result};
-pub use crate::gemm::{gemm, gemm_batched, gemm_continued, MatRef};
 
 /// (batch, m, k, n) of the batched product `a [B, M, K] · b [B, K, N] →
 /// out [B, M, N]`.
@@ -29,8 +29,9 @@ pub fn batched_dims(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::dispatch::Mode;
+    use crate::gemm::{gemm, MatRef, Product};
+    use crate::simd::Token;
 
     fn naive(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f64> {
         let mut c = vec![0f64; m * n];
@@ -67,14 +68,26 @@ mod tests {
                 cs: 1,
             };
             // SAFETY: the views lie inside a and b; c holds m × n.
-            unsafe { gemm(mode, ar, br, c.as_mut_ptr(), n) };
+            unsafe {
+                gemm(
+                    Token::current(),
+                    mode,
+                    &Product::views(ar, br, c.as_mut_ptr(), n),
+                )
+            };
             for i in 0..m * n {
                 assert!((c[i] as f64 - want[i]).abs() < 1e-5);
             }
             // (Bᵀ Aᵀ)ᵀ = A B, through transposed views.
             let mut ct = vec![0f32; n * m];
             // SAFETY: the transposed views lie inside b and a; ct holds n × m.
-            unsafe { gemm(mode, br.t(), ar.t(), ct.as_mut_ptr(), m) };
+            unsafe {
+                gemm(
+                    Token::current(),
+                    mode,
+                    &Product::views(br.t(), ar.t(), ct.as_mut_ptr(), m),
+                )
+            };
             for i in 0..m {
                 for j in 0..n {
                     assert!((ct[j * m + i] as f64 - want[i * n + j]).abs() < 1e-5);
@@ -101,7 +114,13 @@ mod tests {
             cs: 1,
         };
         // SAFETY: k = 0: nothing is read; c holds 2 × 2.
-        unsafe { gemm(Mode::Exact, a, b, c.as_mut_ptr(), 2) };
+        unsafe {
+            gemm(
+                Token::current(),
+                Mode::Exact,
+                &Product::views(a, b, c.as_mut_ptr(), 2),
+            )
+        };
         assert!(c.iter().all(|x| x.to_bits() == 0));
     }
 }

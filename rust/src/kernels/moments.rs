@@ -18,8 +18,7 @@
 //! threads, so the bits depend on neither the thread count nor the path.
 
 use super::canonical;
-use super::double_chain::{self, add_terms_on};
-use super::reduce::{coalesce, row_major_offsets};
+use super::reduce::Reduction;
 use crate::dispatch::par_chunks;
 use crate::ptr::Ptr;
 use crate::simd::Token;
@@ -30,9 +29,6 @@ pub enum Moment {
     Var { correction: f64, std: bool },
     Norm2,
 }
-
-/// Terms per thread chunk (as `reduce::sum`).
-const TERMS_PER_CHUNK: usize = 1 << 16;
 
 /// Reduce `input` (shape `shape`, strides `strides`) over the dimensions
 /// where `reduce[d]` is true, writing the kept dimensions row-major into
@@ -50,38 +46,20 @@ pub unsafe fn moments(
     exact: bool,
     out: *mut f32,
 ) {
-    let kept: Vec<usize> = (0..shape.len()).filter(|&d| !reduce[d]).collect();
-    let red: Vec<usize> = (0..shape.len()).filter(|&d| reduce[d]).collect();
-    let kept_shape: Vec<usize> = kept.iter().map(|&d| shape[d]).collect();
-    let kept_strides: Vec<isize> = kept.iter().map(|&d| strides[d]).collect();
-    let terms: usize = red.iter().map(|&d| shape[d]).product();
-    let red_dims = coalesce(red.iter().map(|&d| (shape[d], strides[d])));
-    let (run_len, run_stride) = red_dims.last().copied().unwrap_or((1, 0));
-    let outer = &red_dims[..red_dims.len().saturating_sub(1)];
-    let run_starts = if terms == 0 {
-        Vec::new()
-    } else {
-        row_major_offsets(outer.iter().copied())
-    };
-    let outputs: usize = kept_shape.iter().product();
+    let r = Reduction::new(shape, strides, reduce);
+    let (terms, run_len, run_stride) = (r.terms, r.run_len, r.run_stride);
     let x = Ptr::new(input, 0);
-    let out = Ptr::new(out, outputs);
-    let per_chunk = (TERMS_PER_CHUNK / terms.max(1)).clamp(1, 64);
-    let blocked = run_stride == 1 && run_len >= double_chain::BLOCK;
+    let out = Ptr::new(out, r.outputs);
     let token = Token::current();
-    par_chunks(outputs.div_ceil(per_chunk), |chunk| {
-        let first = chunk * per_chunk;
-        let last = (first + per_chunk).min(outputs);
+    par_chunks(r.chunks(), |chunk| {
+        let first = chunk * r.per_chunk;
+        let last = (first + r.per_chunk).min(r.outputs);
         for o in first..last {
-            let (mut b, mut r) = (0isize, o);
-            for d in (0..kept_shape.len()).rev() {
-                b += (r % kept_shape[d]) as isize * kept_strides[d];
-                r /= kept_shape[d];
-            }
+            let b = r.base(o);
             // Every term of output o, in element order, folded from `init`.
             let fold = |init: f64, f: &dyn Fn(f64, f32) -> f64| {
                 let mut acc = init;
-                for &start in &run_starts {
+                for &start in &r.run_starts {
                     let mut off = b + start;
                     for _ in 0..run_len {
                         // SAFETY: every offset reached is an element of the
@@ -94,17 +72,9 @@ pub unsafe fn moments(
             };
             let value = match moment {
                 Moment::Var { correction, std } => {
-                    let sum = if blocked {
-                        let mut acc = 0f64;
-                        for &start in &run_starts {
-                            // SAFETY: the run's run_len consecutive elements
-                            // are elements of the input.
-                            let run = unsafe {
-                                std::slice::from_raw_parts(x.get().offset(b + start), run_len)
-                            };
-                            acc = add_terms_on(token, acc, run);
-                        }
-                        acc
+                    let sum = if r.blocked {
+                        // SAFETY: the caller's contract (every term is an element).
+                        unsafe { r.chain(token, x.get(), b) }
                     } else {
                         fold(0.0, &|a, v| a + v as f64)
                     };

@@ -15,9 +15,11 @@
 //! Threads: batch norm takes one channel per chunk; layer norm takes fixed
 //! chunks of rows (input gradient) or of columns (parameter gradients).
 
+use super::double_chain::add_terms_on;
 use crate::dispatch::par_chunks;
 use crate::error::{Error, Result};
 use crate::ptr::Ptr;
+use crate::simd::Token;
 
 // Every read and write below is at an index inside its buffer (the
 // functions' safety contracts give the extents, which each `Ptr` carries
@@ -39,17 +41,24 @@ fn put(p: Out, i: usize, v: f32) {
     unsafe { p.write(i, v) }
 }
 
-/// `(mean, biased variance)` of `count` values `x(i)`, in f64.
-fn stats(count: usize, x: impl Fn(usize) -> f32) -> (f64, f64) {
-    let mut s = 0f64;
-    for i in 0..count {
-        s += x(i) as f64;
-    }
+/// `(mean, biased variance)`, in f64, of the values of `runs` runs of `len`
+/// consecutive elements of `x` (run j from element `start(j)` on), in
+/// element order: the sum is the double chain of CONTRACT §2 through the
+/// blocked chain (`double_chain::add_terms`, the same bits faster), the
+/// squared deviations a plain f64 chain.
+fn stats(x: In, runs: usize, len: usize, start: impl Fn(usize) -> usize) -> (f64, f64) {
+    let count = runs * len;
+    // SAFETY: the callers' runs lie inside x (see the note above `at`).
+    let run = |j: usize| unsafe { x.slice(start(j), len) };
+    let token = Token::current();
+    let s = (0..runs).fold(0f64, |s, j| add_terms_on(token, s, run(j)));
     let mean = s / count as f64;
     let mut q = 0f64;
-    for i in 0..count {
-        let d = x(i) as f64 - mean;
-        q += d * d;
+    for j in 0..runs {
+        for &v in run(j) {
+            let d = v as f64 - mean;
+            q += d * d;
+        }
     }
     (mean, q / count as f64)
 }
@@ -89,7 +98,8 @@ pub unsafe fn batch_norm_forward(
         let (mean, var) = match run {
             Some((rm, rv)) => (at(rm, ch) as f64, at(rv, ch) as f64),
             None => {
-                let (m, v) = stats(count, |i| at(xa, idx(i)));
+                // Channel ch of item j is s consecutive elements.
+                let (m, v) = stats(xa, n, s, |j| (j * c + ch) * s);
                 put(
                     va,
                     ch,
@@ -227,7 +237,7 @@ pub unsafe fn layer_norm_forward(
     let (ma, ia) = (Out::new(save_mean, rows), Out::new(save_invstd, rows));
     par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
         for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
-            let (mean, var) = stats(d, |i| at(xa, r * d + i));
+            let (mean, var) = stats(xa, 1, d, |_| r * d);
             let (m, inv) = (mean as f32, (1.0 / (var + eps).sqrt()) as f32);
             put(ma, r, m);
             put(ia, r, inv);
@@ -373,5 +383,77 @@ mod tests {
         assert_eq!(m[0], 4.0);
         assert_eq!(inv[0], (1.0 / 5f64.sqrt()) as f32);
         assert_eq!(vu[0], (20.0f64 / 3.0) as f32);
+    }
+
+    /// The statistics' sums run through the blocked chain (runs of ≥ 64
+    /// elements): the mean and invstd written are those of the element-order
+    /// f64 chain written out, bit for bit (values of mixed magnitude, so a
+    /// reordered sum would differ).
+    #[test]
+    fn statistics_are_the_element_order_chains() {
+        let value =
+            |i: usize| ((i as f32 * 0.618).sin() * 1e3 + 1e4) * if i % 7 == 0 { 1e-3 } else { 1.0 };
+        let chain = |vals: &[f32], eps: f64| {
+            let n = vals.len() as f64;
+            let mean = vals.iter().fold(0f64, |a, &v| a + v as f64) / n;
+            let var = vals.iter().fold(0f64, |a, &v| {
+                let d = v as f64 - mean;
+                a + d * d
+            }) / n;
+            (mean as f32, (1.0 / (var + eps).sqrt()) as f32)
+        };
+        let (n, c, s) = (3usize, 2usize, 150usize);
+        let x: Vec<f32> = (0..n * c * s).map(value).collect();
+        let mut y = vec![0f32; x.len()];
+        let (mut m, mut inv, mut vu) = (vec![0f32; c], vec![0f32; c], vec![0f32; c]);
+        // SAFETY: the buffers hold the sizes the call documents.
+        unsafe {
+            batch_norm_forward(
+                (n, c, s),
+                x.as_ptr(),
+                None,
+                None,
+                None,
+                1e-5,
+                y.as_mut_ptr(),
+                m.as_mut_ptr(),
+                inv.as_mut_ptr(),
+                vu.as_mut_ptr(),
+            )
+        };
+        for ch in 0..c {
+            let vals: Vec<f32> = (0..n)
+                .flat_map(|j| x[(j * c + ch) * s..(j * c + ch + 1) * s].to_vec())
+                .collect();
+            let (wm, wi) = chain(&vals, 1e-5);
+            assert_eq!(
+                (m[ch].to_bits(), inv[ch].to_bits()),
+                (wm.to_bits(), wi.to_bits())
+            );
+        }
+        let (rows, d) = (3usize, 200usize);
+        let (mut m2, mut inv2) = (vec![0f32; rows], vec![0f32; rows]);
+        let mut y2 = vec![0f32; rows * d];
+        // SAFETY: as above.
+        unsafe {
+            layer_norm_forward(
+                rows,
+                d,
+                x.as_ptr(),
+                None,
+                None,
+                1e-5,
+                y2.as_mut_ptr(),
+                m2.as_mut_ptr(),
+                inv2.as_mut_ptr(),
+            )
+        };
+        for r in 0..rows {
+            let (wm, wi) = chain(&x[r * d..(r + 1) * d], 1e-5);
+            assert_eq!(
+                (m2[r].to_bits(), inv2[r].to_bits()),
+                (wm.to_bits(), wi.to_bits())
+            );
+        }
     }
 }

@@ -15,7 +15,8 @@ use crate::simd::Token;
 
 /// Terms per thread chunk: a chunk holds as many outputs as make about this
 /// many terms (at least one, at most 64), so chunking depends on the shape
-/// only — and a bias gradient of 64 channels still spreads over threads.
+/// only — and a bias gradient of 64 channels still spreads over threads
+/// (`Reduction::per_chunk`).
 const TERMS_PER_CHUNK: usize = 1 << 16;
 
 /// The reduce mask of `dims` over a tensor of `shape`, and the number of
@@ -54,75 +55,37 @@ pub unsafe fn sum(
     exact: bool,
     out: *mut f32,
 ) {
-    let kept: Vec<usize> = (0..shape.len()).filter(|&d| !reduce[d]).collect();
-    let red: Vec<usize> = (0..shape.len()).filter(|&d| reduce[d]).collect();
-    let kept_shape: Vec<usize> = kept.iter().map(|&d| shape[d]).collect();
-    let kept_strides: Vec<isize> = kept.iter().map(|&d| strides[d]).collect();
-    let terms: usize = red.iter().map(|&d| shape[d]).product();
-    // The terms of every output sit at the same offsets from its first
-    // term: the innermost reduced dimension is a run (length, stride), the
-    // outer reduced dimensions give the runs' starts, in element order.
-    let red_dims = coalesce(red.iter().map(|&d| (shape[d], strides[d])));
-    let (run_len, run_stride) = red_dims.last().copied().unwrap_or((1, 0));
-    let outer = &red_dims[..red_dims.len().saturating_sub(1)];
-    let run_starts = if terms == 0 {
-        Vec::new()
-    } else {
-        row_major_offsets(outer.iter().copied())
-    };
+    let r = Reduction::new(shape, strides, reduce);
     let plan = Terms {
-        run_starts: &run_starts,
-        run_len,
-        run_stride,
+        run_starts: &r.run_starts,
+        run_len: r.run_len,
+        run_stride: r.run_stride,
         // Read at signed offsets through `get()` only (no extent).
         input: Ptr::new(input, 0),
     };
-    let outputs: usize = kept_shape.iter().product();
-    let out = Ptr::new(out, outputs);
-    let per_chunk = (TERMS_PER_CHUNK / terms.max(1)).clamp(1, 64);
-    // Runs of consecutive elements long enough for blocks go through
-    // `add_terms` (the same chain, faster); others are summed side by side.
-    let blocked = run_stride == 1 && run_len >= double_chain::BLOCK;
+    let out = Ptr::new(out, r.outputs);
     let token = Token::current();
-    par_chunks(outputs.div_ceil(per_chunk), |chunk| {
-        let first = chunk * per_chunk;
-        let last = (first + per_chunk).min(outputs);
-        // Offset of output o's first term.
-        let base = |o: usize| {
-            let (mut b, mut r) = (0isize, o);
-            for d in (0..kept_shape.len()).rev() {
-                b += (r % kept_shape[d]) as isize * kept_strides[d];
-                r /= kept_shape[d];
-            }
-            b
-        };
+    par_chunks(r.chunks(), |chunk| {
+        let first = chunk * r.per_chunk;
+        let last = (first + r.per_chunk).min(r.outputs);
         let finish = |o: usize, mut acc: f64| {
             if mean {
-                acc /= terms as f64;
+                acc /= r.terms as f64;
             }
             // SAFETY: o < outputs, and out is valid for `outputs` writes;
             // chunks write disjoint ranges.
             unsafe { out.write(o, canonical(acc as f32, exact)) };
         };
         let mut o = first;
-        if blocked {
+        if r.blocked {
             for o in first..last {
-                let b = base(o);
-                let mut acc = 0f64;
-                for &start in plan.run_starts {
-                    // SAFETY: the run's run_len consecutive elements are
-                    // elements of the input.
-                    let run = unsafe {
-                        std::slice::from_raw_parts(plan.input.get().offset(b + start), run_len)
-                    };
-                    acc = add_terms_on(token, acc, run);
-                }
-                finish(o, acc);
+                // SAFETY: the caller's contract (every term is an element).
+                finish(o, unsafe { r.chain(token, plan.input.get(), r.base(o)) });
             }
             o = last;
         }
         while o + GROUP <= last {
-            let bases: [isize; GROUP] = std::array::from_fn(|j| base(o + j));
+            let bases: [isize; GROUP] = std::array::from_fn(|j| r.base(o + j));
             // SAFETY: every offset reached is one of the input's elements.
             let acc = unsafe { plan.sums(&bases) };
             for (j, a) in acc.into_iter().enumerate() {
@@ -132,10 +95,97 @@ pub unsafe fn sum(
         }
         for o in o..last {
             // SAFETY: as above.
-            let [acc] = unsafe { plan.sums(&[base(o)]) };
+            let [acc] = unsafe { plan.sums(&[r.base(o)]) };
             finish(o, acc);
         }
     });
+}
+
+/// Where the terms of every output of a reduction sit, the same for every
+/// output relative to its first term: the innermost reduced dimension is a
+/// run (length, stride), the outer reduced dimensions give the runs'
+/// starts, in element order; the kept dimensions give each output's first
+/// term. Shared by `sum` and `moments::moments`.
+pub(super) struct Reduction {
+    kept_shape: Vec<usize>,
+    kept_strides: Vec<isize>,
+    /// Terms per output, and outputs (the kept dimensions, row-major).
+    pub terms: usize,
+    pub outputs: usize,
+    pub run_len: usize,
+    pub run_stride: isize,
+    pub run_starts: Vec<isize>,
+    /// The runs are consecutive elements, long enough for the blocked chain
+    /// (`double_chain::add_terms`: the same chain, faster).
+    pub blocked: bool,
+    /// Outputs per thread chunk: as many as make about TERMS_PER_CHUNK
+    /// terms (at least one, at most 64), a function of the shape only.
+    pub per_chunk: usize,
+}
+
+impl Reduction {
+    pub fn new(shape: &[usize], strides: &[isize], reduce: &[bool]) -> Reduction {
+        let kept: Vec<usize> = (0..shape.len()).filter(|&d| !reduce[d]).collect();
+        let red: Vec<usize> = (0..shape.len()).filter(|&d| reduce[d]).collect();
+        let kept_shape: Vec<usize> = kept.iter().map(|&d| shape[d]).collect();
+        let kept_strides: Vec<isize> = kept.iter().map(|&d| strides[d]).collect();
+        let terms: usize = red.iter().map(|&d| shape[d]).product();
+        let red_dims = coalesce(red.iter().map(|&d| (shape[d], strides[d])));
+        let (run_len, run_stride) = red_dims.last().copied().unwrap_or((1, 0));
+        let outer = &red_dims[..red_dims.len().saturating_sub(1)];
+        let run_starts = if terms == 0 {
+            Vec::new()
+        } else {
+            row_major_offsets(outer.iter().copied())
+        };
+        let outputs = kept_shape.iter().product();
+        Reduction {
+            kept_shape,
+            kept_strides,
+            terms,
+            outputs,
+            run_len,
+            run_stride,
+            run_starts,
+            blocked: run_stride == 1 && run_len >= double_chain::BLOCK,
+            per_chunk: (TERMS_PER_CHUNK / terms.max(1)).clamp(1, 64),
+        }
+    }
+
+    /// Thread chunks of outputs.
+    pub fn chunks(&self) -> usize {
+        self.outputs.div_ceil(self.per_chunk)
+    }
+
+    /// Offset of output o's first term.
+    #[inline]
+    pub fn base(&self, o: usize) -> isize {
+        let (mut b, mut r) = (0isize, o);
+        for d in (0..self.kept_shape.len()).rev() {
+            b += (r % self.kept_shape[d]) as isize * self.kept_strides[d];
+            r /= self.kept_shape[d];
+        }
+        b
+    }
+
+    /// The double chain, from +0 in element order, of the terms of the
+    /// output whose first term is at `base`, run by run through the blocked
+    /// chain (only where `blocked`).
+    ///
+    /// # Safety
+    /// Every term must be an element of `input`.
+    pub unsafe fn chain(&self, token: Token, input: *const f32, base: isize) -> f64 {
+        debug_assert!(self.blocked);
+        let mut acc = 0f64;
+        for &start in &self.run_starts {
+            // SAFETY: the run's run_len consecutive elements are elements of
+            // the input (the caller's contract).
+            let run =
+                unsafe { std::slice::from_raw_parts(input.offset(base + start), self.run_len) };
+            acc = add_terms_on(token, acc, run);
+        }
+        acc
+    }
 }
 
 /// Outputs summed side by side: their chains are independent, so the CPU

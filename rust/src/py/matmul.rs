@@ -2,7 +2,9 @@
 
 use super::operand::{Out, Strided};
 use crate::dispatch;
-use crate::kernels::matmul::{self as mm, MatRef};
+use crate::gemm::{gemm, MatRef, Product};
+use crate::kernels::matmul as mm;
+use crate::simd::Token;
 use pyo3::prelude::*;
 
 /// Batched product `out[i] = a[i] · b[i]`: a [B, M, K], b [B, K, N] (any
@@ -11,7 +13,7 @@ use pyo3::prelude::*;
 pub fn matmul(py: Python<'_>, out: Out<f32>, a: Strided<f32>, b: Strided<f32>) -> PyResult<()> {
     let (bt, m, k, n) = mm::batched_dims(a.shape(), b.shape(), out.shape())?;
     let (sa, sb) = (a.strides(), b.strides());
-    let mode = dispatch::mode();
+    let (token, mode) = (Token::current(), dispatch::mode());
     py.detach(|| {
         let ar = MatRef {
             ptr: a.ptr(),
@@ -29,7 +31,10 @@ pub fn matmul(py: Python<'_>, out: Out<f32>, a: Strided<f32>, b: Strided<f32>) -
         };
         // SAFETY: the views lie inside their storages; out is a fresh
         // contiguous [B, M, N] buffer that does not overlap the inputs.
-        unsafe { mm::gemm_batched(mode, bt, ar, sa[0], br, sb[0], out.mut_ptr(), n) }
+        unsafe {
+            let prod = Product::views(ar, br, out.mut_ptr(), n).batched(bt, sa[0], sb[0]);
+            gemm(token, mode, &prod)
+        }
     });
     Ok(())
 }

@@ -8,15 +8,8 @@
 
 use super::operand::StridedOut;
 use crate::math::detmath;
+use crate::splitmix::{mix, GAMMA};
 use pyo3::prelude::*;
-
-const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
-
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 #[pyclass(module = "onemodel._core")]
 pub struct Generator {

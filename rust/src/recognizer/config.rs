@@ -95,6 +95,16 @@ impl Config {
                 "config: the charset must hold at least one character".into(),
             ));
         }
+        if self
+            .pools
+            .iter()
+            .try_fold(1usize, |a, p| a.checked_mul(p.1))
+            .is_none()
+        {
+            return Err(Error::Value(
+                "config: the pool widths multiply beyond the largest line width".into(),
+            ));
+        }
         if self.final_height() == 0 {
             return Err(Error::Value(format!(
                 "config: height {} pools down to 0 rows",
@@ -113,7 +123,9 @@ impl Config {
         self.pools.iter().fold(self.height, |h, p| h / p.0)
     }
 
-    /// Time steps of a line `width` pixels wide.
+    /// Time steps of a line `width` pixels wide: each pool divides the width
+    /// (rounding down), the same as `width / min_width()` rounding down
+    /// (⌊⌊w/a⌋/b⌋ = ⌊w/(ab)⌋ for positive integers).
     pub fn time_steps(&self, width: usize) -> usize {
         self.pools.iter().fold(width, |w, p| w / p.1)
     }

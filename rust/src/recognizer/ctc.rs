@@ -4,8 +4,8 @@
 //! `ctc_loss` (`kernels::ctc`, one recursion for both front ends), and the
 //! logit gradient rounded to binary32 once.
 
-use super::act::{dexp, dlog};
 use crate::kernels::ctc::{self as shared, LogProbs64};
+use crate::math::detmath::{exp as dexp, log as dlog};
 
 /// Log-softmax of each row of `logits` (`[T][K]`): m = the maximum logit
 /// (first of equals), s = Σ exp(z − m) over classes in ascending order,

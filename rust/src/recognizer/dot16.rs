@@ -285,11 +285,8 @@ mod tests {
     struct Rng(u64);
     impl Rng {
         fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
+            self.0 = self.0.wrapping_add(crate::splitmix::GAMMA);
+            crate::splitmix::mix(self.0)
         }
         fn value(&mut self) -> f32 {
             let r = self.next();

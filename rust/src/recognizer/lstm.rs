@@ -11,9 +11,9 @@
 //! (every operation rounded separately; σ and tanh are the fixed ones).
 //! The activated gates, c, tc and the starting hidden state are stored.
 
-use super::act::{sigmoid, tanh};
 use super::dot16::{gemm_nt, rowsum16};
 use crate::kernels::transpose::{transpose, transpose_ld};
+use crate::math::{sigmoid, tanh};
 
 /// Stored forward state of one direction.
 #[derive(Default)]

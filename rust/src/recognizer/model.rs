@@ -7,17 +7,19 @@ use super::linear;
 use super::lstm::{self, DirParams, DirState};
 use crate::error::{Error, Result};
 use crate::kernels::transpose::transpose;
+use crate::splitmix::SplitMix64;
 
-/// Deterministic uniform numbers (splitmix64), the same on every platform.
-pub struct SplitMix(pub u64);
+/// Deterministic uniform numbers (crate::splitmix), the same on every
+/// platform.
+pub struct SplitMix(pub SplitMix64);
 
 impl SplitMix {
+    /// The stream seeded with `seed`.
+    pub fn new(seed: u64) -> SplitMix {
+        SplitMix(SplitMix64(seed))
+    }
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     /// Uniform in [−bound, bound): (2u − 1)·bound with u a multiple of 2^−24.
     pub fn uniform(&mut self, bound: f32) -> f32 {
@@ -42,7 +44,7 @@ impl Model {
     pub fn new(cfg: Config, seed: u64) -> Result<Model> {
         cfg.validate()?;
         let info = cfg.params();
-        let mut rng = SplitMix(seed ^ 0x6f6e_656d_6f64_656c);
+        let mut rng = SplitMix::new(seed ^ 0x6f6e_656d_6f64_656c);
         let mut params = Vec::with_capacity(info.len());
         let mut last_fan = 1;
         for p in &info {

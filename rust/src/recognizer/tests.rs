@@ -21,7 +21,7 @@ fn small() -> Config {
 }
 
 fn batch(cfg: &Config, seed: u64) -> (Vec<Vec<f32>>, Vec<usize>, Vec<Vec<usize>>) {
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix::new(seed);
     let widths = [19usize, 32, 7, 24];
     let mut imgs = vec![];
     let mut labels = vec![];

@@ -178,11 +178,7 @@ unsafe impl Lanes for f32 {
         };
         #[cfg(not(target_arch = "x86_64"))]
         let r = std::hint::black_box(self);
-        if r.is_nan() {
-            f32::from_bits(0x7fc0_0000)
-        } else {
-            r
-        }
+        super::canonical(r, true)
     }
     #[inline(always)]
     unsafe fn lookup16(table: &[f32; 16], idx: f32) -> f32 {

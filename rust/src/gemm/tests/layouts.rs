@@ -58,16 +58,11 @@ fn empty_dimensions() {
     let mut c = [f32::NAN; 4];
     // SAFETY: nothing is read or written for batch 0.
     unsafe {
-        gemm_on(
+        gemm(
             Token::current(),
             Mode::Exact,
-            0,
-            row_major(&v, 2, 2),
-            4,
-            row_major(&v, 2, 2),
-            4,
-            c.as_mut_ptr(),
-            2,
+            &Product::views(row_major(&v, 2, 2), row_major(&v, 2, 2), c.as_mut_ptr(), 2)
+                .batched(0, 4, 4),
         )
     };
     assert!(c.iter().all(|x| x.is_nan()));
@@ -149,16 +144,10 @@ fn batched_with_broadcast_operands() {
                     let (a, b) = (row_major(&av, m, k), row_major(&bv, k, n));
                     // SAFETY: every batch item's view lies inside av / bv; C holds batch·m·n.
                     unsafe {
-                        gemm_on(
+                        gemm(
                             Token::new(path).unwrap(),
                             mode,
-                            batch,
-                            a,
-                            a_bs,
-                            b,
-                            b_bs,
-                            c.as_mut_ptr(),
-                            n,
+                            &Product::views(a, b, c.as_mut_ptr(), n).batched(batch, a_bs, b_bs),
                         )
                     };
                     for item in 0..batch {

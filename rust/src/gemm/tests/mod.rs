@@ -13,8 +13,9 @@ mod definition;
 mod layouts;
 mod operands;
 
-use super::plan::{blocking, Plan};
-use super::{gemm_on, MatRef};
+use super::plan::Plan;
+use super::tile::blocking;
+use super::{gemm, MatRef, OffsetCols, OffsetRows, PackedA, Product, Start, A, B};
 use crate::dispatch::{available_paths, set_threads, KernelPath, Mode};
 use crate::kernels::CANONICAL_NAN;
 use crate::simd::Token;
@@ -118,16 +119,10 @@ fn run(path: KernelPath, threads: usize, mode: Mode, a: MatRef, b: MatRef) -> Ve
     set_threads(threads).unwrap();
     // SAFETY: the views are inside live vectors; C holds m rows of ldc.
     unsafe {
-        gemm_on(
+        gemm(
             Token::new(path).unwrap(),
             mode,
-            1,
-            a,
-            0,
-            b,
-            0,
-            c.as_mut_ptr(),
-            ldc,
+            &Product::views(a, b, c.as_mut_ptr(), ldc),
         )
     };
     let mut out = Vec::with_capacity(m * n);

@@ -39,17 +39,11 @@ fn continued_calls_over_k_ranges_give_one_products_bits() {
                         };
                         // SAFETY: the views lie inside the vectors; C holds m × n.
                         unsafe {
-                            crate::gemm::gemm_with(
+                            gemm(
                                 Token::new(path).unwrap(),
                                 mode,
-                                1,
-                                a_part,
-                                0,
-                                b_part,
-                                0,
-                                c.as_mut_ptr(),
-                                n,
-                                i > 0,
+                                &Product::views(a_part, b_part, c.as_mut_ptr(), n)
+                                    .start(if i > 0 { Start::Continue } else { Start::Zero }),
                             )
                         };
                     }
@@ -93,7 +87,7 @@ fn packed_a_and_offset_rows_give_the_definition_bits() {
             for path in available_paths() {
                 let token = Token::new(path).unwrap();
                 // SAFETY: A is a live row-major matrix.
-                let packed = unsafe { crate::gemm::PackedA::new(token, a) };
+                let packed = unsafe { PackedA::new(token, a) };
                 for threads in [1, 3] {
                     set_threads(threads).unwrap();
                     let sentinel = f32::from_bits(0x7FBA_D0D0);
@@ -101,19 +95,16 @@ fn packed_a_and_offset_rows_give_the_definition_bits() {
                     // SAFETY: every B[i][p, j] lies inside bv (offsets <
                     // 3n + 7, j < n); each item's C holds m rows of ldc.
                     unsafe {
-                        crate::gemm::gemm_offset_rows(
+                        let b = B::OffsetRows(OffsetRows {
+                            ptr: bv.as_ptr(),
+                            offsets: &offsets,
+                            cols: n,
+                        });
+                        let prod = Product::new(A::Packed(&packed), b, c.as_mut_ptr(), ldc);
+                        gemm(
+                            token,
                             mode,
-                            &packed,
-                            crate::gemm::OffsetRows {
-                                ptr: bv.as_ptr(),
-                                offsets: &offsets,
-                                cols: n,
-                            },
-                            batch,
-                            b_bs as isize,
-                            c.as_mut_ptr(),
-                            ldc,
-                            c_bs,
+                            &prod.batched(batch, 0, b_bs as isize).c_stride(c_bs),
                         )
                     };
                     for item in 0..batch {
@@ -169,7 +160,7 @@ fn offset_columns_give_the_definition_bits() {
                 bv[offsets[j] as usize + (q / run) * run_stride as usize + q % run]
             })
             .collect();
-        let b = crate::gemm::OffsetCols {
+        let b = OffsetCols {
             ptr: bv.as_ptr(),
             offsets: &offsets,
             rows: k,
@@ -184,7 +175,7 @@ fn offset_columns_give_the_definition_bits() {
                     let mut c = vec![f32::from_bits(0x7FBA_D0D0); m * n];
                     // The first 100 rows of B, then the rest continued.
                     let cut = 100.min(k);
-                    let tail = crate::gemm::OffsetCols {
+                    let tail = OffsetCols {
                         ptr: bv[(cut / run) * run_stride as usize + cut % run..].as_ptr(),
                         rows: k - cut,
                         ..b
@@ -198,25 +189,24 @@ fn offset_columns_give_the_definition_bits() {
                             cols: k - cut,
                             ..a
                         };
-                        let head = crate::gemm::OffsetCols { rows: cut, ..b };
-                        crate::gemm::gemm_offset_cols_on(
+                        let head = OffsetCols { rows: cut, ..b };
+                        gemm(
                             token,
                             mode,
-                            a_head,
-                            head,
-                            c.as_mut_ptr(),
-                            n,
-                            false,
+                            &Product::new(A::View(a_head), B::OffsetCols(head), c.as_mut_ptr(), n)
+                                .start(Start::Zero),
                         );
                         if cut % run == 0 {
-                            crate::gemm::gemm_offset_cols_on(
+                            gemm(
                                 token,
                                 mode,
-                                a_tail,
-                                tail,
-                                c.as_mut_ptr(),
-                                n,
-                                true,
+                                &Product::new(
+                                    A::View(a_tail),
+                                    B::OffsetCols(tail),
+                                    c.as_mut_ptr(),
+                                    n,
+                                )
+                                .start(Start::Continue),
                             );
                         } else {
                             // A tail starting inside a run: give it the
@@ -227,22 +217,105 @@ fn offset_columns_give_the_definition_bits() {
                                 rows: k - cut,
                                 ..row_major(&explicit, k, n)
                             };
-                            crate::gemm::gemm_with(
+                            gemm(
                                 token,
                                 mode,
-                                1,
-                                a_tail,
-                                0,
-                                bt,
-                                0,
-                                c.as_mut_ptr(),
-                                n,
-                                true,
+                                &Product::views(a_tail, bt, c.as_mut_ptr(), n)
+                                    .start(Start::Continue),
                             );
                         }
                     }
                     let tag = format!("{m}x{k}x{n} run {run} {path:?} {mode:?} threads {threads}");
                     assert_bits(mode, &want, &c, &tag);
+                }
+            }
+        }
+    }
+}
+
+/// Sources combined in ways no caller uses yet give the definition's bits
+/// too: a packed A against a strided B view (transposed, so it is packed),
+/// continuing C's sums for the second half of k; and B by column offsets
+/// in a batch of two items at their own B offset, with A broadcast.
+#[test]
+fn other_source_combinations_give_the_definition_bits() {
+    let _guard = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut rng = Rng(0xC0B1_5EED);
+    let (m, k, n) = (11usize, 300usize, 21usize);
+    let av = values(&mut rng, m * k, false);
+    let bv = values(&mut rng, k * n, false);
+    let a = row_major(&av, m, k);
+    // B given transposed: bt is n × k row-major, B = btᵀ.
+    let bt: Vec<f32> = (0..n * k).map(|e| bv[(e % k) * n + e / k]).collect();
+    let b = row_major(&bt, n, k).t();
+    let cut = 140;
+    let (a_head, a_tail) = (
+        MatRef { cols: cut, ..a },
+        MatRef {
+            ptr: av[cut..].as_ptr(),
+            cols: k - cut,
+            ..a
+        },
+    );
+    let (b_head, b_tail) = (
+        MatRef { rows: cut, ..b },
+        MatRef {
+            ptr: bt[cut..].as_ptr(),
+            rows: k - cut,
+            ..b
+        },
+    );
+    // Column offsets, two items 5 elements apart: B[i][q, j] =
+    // bv2[5i + offsets[j] + q] (one run per column).
+    let offsets: Vec<isize> = (0..n).map(|j| (j * 7 % 13) as isize).collect();
+    let bv2 = values(&mut rng, 5 + 13 + k, false);
+    for mode in [Mode::Exact, Mode::Fast] {
+        let want = naive(mode, a, row_major(&bv, k, n));
+        let explicit: Vec<Vec<f32>> = (0..2)
+            .map(|i| {
+                (0..k * n)
+                    .map(|e| bv2[5 * i + offsets[e % n] as usize + e / n])
+                    .collect()
+            })
+            .collect();
+        for path in available_paths() {
+            let token = Token::new(path).unwrap();
+            // SAFETY: the views lie inside their vectors.
+            let (ph, pt) = unsafe { (PackedA::new(token, a_head), PackedA::new(token, a_tail)) };
+            for threads in [1, 3] {
+                set_threads(threads).unwrap();
+                let mut c = vec![f32::from_bits(0x7FBA_D0D0); m * n];
+                // SAFETY: every element the sources reach lies inside the
+                // vectors; C holds m × n.
+                unsafe {
+                    let head = Product::new(A::Packed(&ph), B::View(b_head), c.as_mut_ptr(), n);
+                    gemm(token, mode, &head);
+                    let tail = Product::new(A::Packed(&pt), B::View(b_tail), c.as_mut_ptr(), n);
+                    gemm(token, mode, &tail.start(Start::Continue));
+                }
+                let tag =
+                    format!("packed A, B view, continued {path:?} {mode:?} threads {threads}");
+                assert_bits(mode, &want, &c, &tag);
+
+                let mut c2 = vec![f32::from_bits(0x7FBA_D0D0); 2 * m * n];
+                let cols = OffsetCols {
+                    ptr: bv2.as_ptr(),
+                    offsets: &offsets,
+                    rows: k,
+                    run: k,
+                    run_stride: 0,
+                };
+                // SAFETY: as above; C holds two items of m × n.
+                unsafe {
+                    let p = Product::new(A::View(a), B::OffsetCols(cols), c2.as_mut_ptr(), n);
+                    gemm(token, mode, &p.batched(2, 0, 5));
+                }
+                for (i, e) in explicit.iter().enumerate() {
+                    let want = naive(mode, a, row_major(e, k, n));
+                    let tag = format!(
+                        "batched offset columns, item {i} {path:?} {mode:?} threads {threads}"
+                    );
+                    assert_bits(mode, &want, &c2[i * m * n..(i + 1) * m * n], &tag);
                 }
             }
         }

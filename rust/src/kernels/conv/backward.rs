@@ -4,9 +4,9 @@
 use super::im2col::col2im;
 use super::Conv2d;
 use crate::dispatch::{par_chunks, Mode};
-use crate::gemm::{gemm_offset_cols, OffsetCols};
-use crate::kernels::matmul::{gemm, gemm_continued, MatRef};
+use crate::gemm::{gemm, MatRef, OffsetCols, Product, Start, A, B};
 use crate::ptr::Ptr;
+use crate::simd::Token;
 use crate::storage::Buffer;
 
 /// `dx = ∂/∂x` of conv2d given `dy` (shape of the output): GEMM, then
@@ -15,6 +15,7 @@ use crate::storage::Buffer;
 /// # Safety
 /// As [`forward`], with `dy` n·c_out·oh·ow and `dx` n·c_in·h·w.
 pub unsafe fn input_grad(mode: Mode, s: &Conv2d, dy: *const f32, wt: *const f32, dx: *mut f32) {
+    let token = Token::current();
     let (og, k, p) = (s.og(), s.k(), s.p());
     let (dy, wt) = (Ptr::new(dy, s.output_len()), Ptr::new(wt, s.weight_len()));
     let dx = Ptr::new(dx, s.input_len());
@@ -32,7 +33,11 @@ pub unsafe fn input_grad(mode: Mode, s: &Conv2d, dy: *const f32, wt: *const f32,
                 cs: 1,
             };
             let dc = dcols.as_ptr() as *mut f32;
-            gemm(mode, s.weight(wt.get(), g).t(), b, dc, p);
+            gemm(
+                token,
+                mode,
+                &Product::views(s.weight(wt.get(), g).t(), b, dc, p),
+            );
             col2im(
                 s,
                 dc,
@@ -50,12 +55,13 @@ const SUM_CHUNK: usize = 4096;
 /// Each item's product runs over its output positions (the GEMM's k) a
 /// block of output rows at a time — the block's im2col columns stay in L2
 /// instead of a whole item's going out to memory and back — the first block
-/// by `gemm`, the others continuing its accumulators (`gemm_continued`): the
+/// starting at +0, the others continuing its accumulators (`Start`): the
 /// same terms in the same increasing order as one product over all of them.
 ///
 /// # Safety
 /// As [`forward`], with `dy` n·c_out·oh·ow and `dw` c_out·k.
 pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32, dw: *mut f32) {
+    let token = Token::current();
     let (og, k, p, ow) = (s.og(), s.k(), s.p(), s.ow);
     let per = og * k;
     // From the pool (no allocation or page faults per call); every block is
@@ -99,6 +105,12 @@ pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32,
                 s.pad_group(x.get(), ni, g, sp);
             }
             for (blk, y0) in (0..s.oh).step_by(rows.max(1)).enumerate() {
+                // The first block starts the item's sums, the others continue them.
+                let start = if blk == 0 {
+                    Start::Zero
+                } else {
+                    Start::Continue
+                };
                 let oys = y0..(y0 + rows).min(s.oh);
                 let (q0, pc) = (oys.start * ow, oys.len() * ow);
                 let a = MatRef {
@@ -116,15 +128,16 @@ pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32,
                         run: ow,
                         run_stride: wp as isize,
                     };
-                    gemm_offset_cols(mode, a, b, part, k, blk > 0);
+                    let prod = Product::new(A::View(a), B::OffsetCols(b), part, k);
+                    gemm(token, mode, &prod.start(start));
                     continue;
                 }
                 let cols = s.block_cols(x.get(), ni, g, oys, sp);
-                if blk == 0 {
-                    gemm(mode, a, cols.t(), part, k);
-                } else {
-                    gemm_continued(mode, a, cols.t(), part, k);
-                }
+                gemm(
+                    token,
+                    mode,
+                    &Product::views(a, cols.t(), part, k).start(start),
+                );
             }
         }
     });

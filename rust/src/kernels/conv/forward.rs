@@ -3,8 +3,7 @@
 
 use super::Conv2d;
 use crate::dispatch::{par_chunks, Mode};
-use crate::gemm::{gemm_offset_rows, OffsetRows, PackedA};
-use crate::kernels::matmul::gemm;
+use crate::gemm::{gemm, OffsetRows, PackedA, Product, A, B};
 use crate::ptr::Ptr;
 use crate::simd::Token;
 use crate::storage::Buffer;
@@ -22,12 +21,13 @@ pub unsafe fn forward(
     bias: Option<*const f32>,
     out: *mut f32,
 ) {
+    let token = Token::current();
     if s.reads_padded_input() {
         // SAFETY: forwarded from the caller.
-        unsafe { forward_padded(Token::current(), mode, s, x, wt, bias, out) }
+        unsafe { forward_padded(token, mode, s, x, wt, bias, out) }
     } else {
         // SAFETY: forwarded from the caller.
-        unsafe { forward_im2col(mode, s, x, wt, bias, out) }
+        unsafe { forward_im2col(token, mode, s, x, wt, bias, out) }
     }
 }
 
@@ -50,7 +50,7 @@ unsafe fn add_bias(c: *mut f32, bias: *const f32, og: usize, p: usize, pc: usize
 
 /// The forward of a stride-1 convolution without an im2col matrix: the
 /// input is copied once, zero padded, per (item, group), and the product
-/// reads its im2col rows in place (`gemm_offset_rows`): row (c, ky, kx) of
+/// reads its im2col rows in place (`B::OffsetRows`): row (c, ky, kx) of
 /// output row oy is the padded row oy + ky·dh of channel c from column
 /// kx·dw on. The weight is packed once per call. The terms (the padding's
 /// +0 included) and their order are those of the im2col product, so the
@@ -93,7 +93,13 @@ pub(super) unsafe fn forward_padded(
                 offsets: &offsets,
                 cols: ow,
             };
-            gemm_offset_rows(mode, &packed[g], b, s.oh, wp as isize, c, p, ow);
+            // Output row oy is item oy: B's rows wp further on, C's ow.
+            let prod = Product::new(A::Packed(&packed[g]), B::OffsetRows(b), c, p);
+            gemm(
+                token,
+                mode,
+                &prod.batched(s.oh, 0, wp as isize).c_stride(ow),
+            );
             if let Some(b) = bias {
                 add_bias(c, b.offset(g * og).get(), og, p, p);
             }
@@ -106,6 +112,7 @@ pub(super) unsafe fn forward_padded(
 /// # Safety
 /// As [`forward`].
 unsafe fn forward_im2col(
+    token: Token,
     mode: Mode,
     s: &Conv2d,
     x: *const f32,
@@ -133,7 +140,11 @@ unsafe fn forward_im2col(
             let c = out.offset((ni * s.c_out + g * og) * p + q0).get();
             let scratch = Buffer::new(if s.pointwise() { 0 } else { k * pc * 4 });
             let cols = s.block_cols(x.get(), ni, g, oys, scratch.as_ptr() as *mut f32);
-            gemm(mode, s.weight(wt.get(), g), cols, c, p);
+            gemm(
+                token,
+                mode,
+                &Product::views(s.weight(wt.get(), g), cols, c, p),
+            );
             if let Some(b) = bias {
                 add_bias(c, b.offset(g * og).get(), og, p, pc);
             }

@@ -1,7 +1,7 @@
 //! The geometry of a convolution: shapes, sizes and the choice of path.
 
 use crate::error::{Error, Result};
-use crate::kernels::matmul::MatRef;
+use crate::gemm::MatRef;
 
 /// The geometry of one convolution: input `[n, c_in, h, w]`, weight
 /// `[c_out, c_in / groups, kh, kw]`, output `[n, c_out, oh, ow]`.

@@ -2,7 +2,7 @@
 //! the input) and its adjoint, col2im.
 
 use super::Conv2d;
-use crate::kernels::matmul::MatRef;
+use crate::gemm::MatRef;
 
 impl Conv2d {
     /// For each im2col row r = (c, ky, kx), where its output (0, 0) reads

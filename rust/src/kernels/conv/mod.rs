@@ -23,8 +23,8 @@
 //!
 //! Where cols comes from changes speed, never bits: for stride 1 and k ≥ 32
 //! (`Conv2d::reads_padded_input`) the forward and the weight gradient read
-//! it from a zero-padded copy of the input (`gemm_offset_rows`,
-//! `gemm_offset_cols`: the same entries, the padding's +0 included); else
+//! it from a zero-padded copy of the input (the GEMM's `B::OffsetRows`,
+//! `B::OffsetCols`: the same entries, the padding's +0 included); else
 //! im2col writes it, a block of output rows at a time.
 //!
 //! Threads take whole (item, group) pairs, or fixed-size element chunks of

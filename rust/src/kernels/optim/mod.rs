@@ -46,20 +46,18 @@ pub use adam::*;
 pub use clip::*;
 pub use sgd::*;
 
-use super::CANONICAL_NAN;
+use super::canonical;
 use crate::dispatch::par_chunks;
 
 /// Elements per unit of work: a constant, so the chunking depends on the
 /// tensor sizes alone (and, the work being element-wise, not even on them).
 pub const CHUNK: usize = 8192;
 
+/// Every NaN these kernels write is the canonical one (the bit test of
+/// [`canonical`]).
 #[inline(always)]
 fn canon(x: f32) -> f32 {
-    if x.is_nan() {
-        f32::from_bits(CANONICAL_NAN)
-    } else {
-        x
-    }
+    canonical(x, true)
 }
 unsafe impl Sync for AdamSlot {}
 

@@ -1,5 +1,6 @@
 use super::*;
 use crate::dispatch::{available_paths, set_kernel_path, set_threads, KernelPath};
+use crate::kernels::CANONICAL_NAN;
 use std::sync::Mutex;
 
 // Tests that change the process-wide path or thread count take this.

@@ -163,11 +163,14 @@ pub unsafe fn gru_backward(
         // SAFETY: dzh row t is [B, 3H]; W_hh is [3H, H]; dh_rec is [B, H].
         unsafe {
             gemm(
+                Token::current(),
                 mode,
-                row_major(dzh.add(t * b * g3), b, g3),
-                row_major(w_hh, g3, h),
-                dh_rec.as_mut_ptr(),
-                h,
+                &Product::views(
+                    row_major(dzh.add(t * b * g3), b, g3),
+                    row_major(w_hh, g3, h),
+                    dh_rec.as_mut_ptr(),
+                    h,
+                ),
             )
         };
         for e in 0..bh {

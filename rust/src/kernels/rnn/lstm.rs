@@ -195,11 +195,14 @@ pub unsafe fn lstm_backward(
         // SAFETY: dz row t is [B, 4H]; W_hh is [4H, H]; dh_rec is [B, H].
         unsafe {
             gemm(
+                Token::current(),
                 mode,
-                row_major(dz.add(t * b * g4), b, g4),
-                row_major(w_hh, g4, h),
-                dh_rec.as_mut_ptr(),
-                h,
+                &Product::views(
+                    row_major(dz.add(t * b * g4), b, g4),
+                    row_major(w_hh, g4, h),
+                    dh_rec.as_mut_ptr(),
+                    h,
+                ),
             )
         };
     }

@@ -22,8 +22,9 @@
 //! Visiting order: t = 0..T for a forward layer, T-1..0 for a reverse one.
 
 use crate::dispatch::Mode;
+use crate::gemm::{gemm, MatRef, Product};
 use crate::kernels::elementwise::{unary, UnaryOp};
-use crate::kernels::matmul::{gemm, MatRef};
+use crate::simd::Token;
 use crate::storage::Buffer;
 
 mod gru;
@@ -101,11 +102,14 @@ unsafe fn prologue(
     // SAFETY: the caller's layouts; xp has T·B·G·H elements.
     unsafe {
         gemm(
+            Token::current(),
             mode,
-            row_major(x, d.t * d.b, d.i),
-            transposed(w_ih, gh, d.i),
-            xp.as_ptr() as *mut f32,
-            gh,
+            &Product::views(
+                row_major(x, d.t * d.b, d.i),
+                transposed(w_ih, gh, d.i),
+                xp.as_ptr() as *mut f32,
+                gh,
+            ),
         );
         (xp, contiguous_t(w_hh, gh, d.h))
     }
@@ -135,11 +139,14 @@ unsafe fn recurrent_product(
             std::ptr::copy_nonoverlapping(hcur.as_ptr(), dst, hcur.len());
         }
         gemm(
+            Token::current(),
             mode,
-            row_major(hcur.as_ptr(), b, h),
-            row_major(w_hh_t.as_ptr() as *const f32, h, gh),
-            hp,
-            gh,
+            &Product::views(
+                row_major(hcur.as_ptr(), b, h),
+                row_major(w_hh_t.as_ptr() as *const f32, h, gh),
+                hp,
+                gh,
+            ),
         )
     }
 }
@@ -246,29 +253,38 @@ unsafe fn parameter_gradients(
     unsafe {
         // dW_ih = dzxᵀ · x: [G·H, T·B] × [T·B, I], k = (t, b) rows ascending.
         gemm(
+            Token::current(),
             mode,
-            row_major(dzx, rows, gh).t(),
-            row_major(x, rows, d.i),
-            g.dw_ih,
-            d.i,
+            &Product::views(
+                row_major(dzx, rows, gh).t(),
+                row_major(x, rows, d.i),
+                g.dw_ih,
+                d.i,
+            ),
         );
         // dW_hh = dzhᵀ · h_prev.
         gemm(
+            Token::current(),
             mode,
-            row_major(dzh, rows, gh).t(),
-            row_major(h_prev, rows, d.h),
-            g.dw_hh,
-            d.h,
+            &Product::views(
+                row_major(dzh, rows, gh).t(),
+                row_major(h_prev, rows, d.h),
+                g.dw_hh,
+                d.h,
+            ),
         );
         column_sums(dzx, rows, gh, g.db_ih);
         column_sums(dzh, rows, gh, g.db_hh);
         // dx = dzx · W_ih: [T·B, G·H] × [G·H, I].
         gemm(
+            Token::current(),
             mode,
-            row_major(dzx, rows, gh),
-            row_major(w_ih, gh, d.i),
-            g.dx,
-            d.i,
+            &Product::views(
+                row_major(dzx, rows, gh),
+                row_major(w_ih, gh, d.i),
+                g.dx,
+                d.i,
+            ),
         );
     }
 }

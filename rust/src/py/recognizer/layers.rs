@@ -290,16 +290,6 @@ pub fn rec_ctc<'py>(
     Ok((loss, g.into_pyarray(py)))
 }
 
-/// The batch loss of the lines' losses (mean, infinite ones counted as 0);
-/// FloatingPointError naming a line whose loss is NaN.
-#[pyfunction]
-pub fn rec_batch_loss(line_losses: Vec<f64>) -> PyResult<f64> {
-    if line_losses.is_empty() {
-        return Err(Error::value("empty batch: give at least one line").into());
-    }
-    Ok(crate::recognizer::trainer::batch_loss(&line_losses)?)
-}
-
 /// AdamW step number `step` (≥ 1) on one tensor: (p, m, v).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -336,6 +326,5 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rec_linear, m)?)?;
     m.add_function(wrap_pyfunction!(rec_ctc, m)?)?;
     m.add_function(wrap_pyfunction!(rec_adamw, m)?)?;
-    m.add_function(wrap_pyfunction!(rec_batch_loss, m)?)?;
     Ok(())
 }

@@ -4,9 +4,13 @@
 //! around every forward/backward.
 //!
 //! `model.rs` binds the model (`CrnnCore`), `trainer.rs` the trainer
-//! (`TrainerCore`), `layers.rs` the single layers the per-layer parity
-//! fixtures call.
+//! (`TrainerCore`, `rec_batch_loss`), `layers.rs` the single layers the
+//! per-layer parity fixtures call (tests/test_recognizer_torch.py). Those are
+//! test-only: they are compiled with the `test-layers` cargo feature, which
+//! the editable (test) build turns on and the wheel leaves off
+//! (build_backend/portable_wheels.py, docs/install.md).
 
+#[cfg(feature = "test-layers")]
 mod layers;
 mod model;
 mod trainer;
@@ -48,5 +52,9 @@ fn flat(a: &PyReadonlyArray1<'_, f32>) -> PyResult<Vec<f32>> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CrnnCore>()?;
     m.add_class::<TrainerCore>()?;
-    layers::register(m)
+    m.add_function(wrap_pyfunction!(model::crnn_config_check, m)?)?;
+    m.add_function(wrap_pyfunction!(trainer::rec_batch_loss, m)?)?;
+    #[cfg(feature = "test-layers")]
+    layers::register(m)?;
+    Ok(())
 }

@@ -104,3 +104,20 @@ impl CrnnCore {
         Ok((logits.into_pyarray(py), t))
     }
 }
+
+/// Check an architecture (the core's rules, `recognizer::Config::validate`)
+/// and return `(min_width, features)`: the narrowest line that gives one time
+/// step, and the feature size of a time step. onemodel.recognizer's config
+/// takes both from here rather than computing them again.
+#[pyfunction]
+pub fn crnn_config_check(
+    height: usize,
+    channels: Vec<usize>,
+    pools: Vec<(usize, usize)>,
+    hidden: usize,
+    layers: usize,
+    classes: usize,
+) -> PyResult<(usize, usize)> {
+    let cfg = config(height, channels, pools, hidden, layers, classes)?;
+    Ok((cfg.min_width(), cfg.features()))
+}

@@ -279,3 +279,13 @@ impl TrainerCore {
         Ok(())
     }
 }
+
+/// The batch loss of the lines' losses (mean, infinite ones counted as 0);
+/// FloatingPointError naming a line whose loss is NaN.
+#[pyfunction]
+pub fn rec_batch_loss(line_losses: Vec<f64>) -> PyResult<f64> {
+    if line_losses.is_empty() {
+        return Err(Error::value("empty batch: give at least one line").into());
+    }
+    Ok(crate::recognizer::trainer::batch_loss(&line_losses)?)
+}

@@ -285,7 +285,7 @@ unsafe impl Lanes for Avx2 {
             let m = _mm256_cmpgt_epi32(b, _mm256_set1_epi32(0x7f80_0000));
             Avx2(_mm256_blendv_ps(
                 self.0,
-                _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc0_0000)),
+                _mm256_castsi256_ps(_mm256_set1_epi32(crate::simd::CANONICAL_NAN as i32)),
                 _mm256_castsi256_ps(m),
             ))
         }

@@ -246,7 +246,7 @@ unsafe impl Lanes for Avx512 {
             Avx512(_mm512_mask_blend_ps(
                 m,
                 self.0,
-                _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc0_0000)),
+                _mm512_castsi512_ps(_mm512_set1_epi32(crate::simd::CANONICAL_NAN as i32)),
             ))
         }
     }

@@ -241,7 +241,7 @@ unsafe impl Lanes for V128 {
             let m = _mm_cmpgt_epi32(b, _mm_set1_epi32(0x7f80_0000));
             V128(_mm_blendv_ps(
                 self.0,
-                _mm_castsi128_ps(_mm_set1_epi32(0x7fc0_0000)),
+                _mm_castsi128_ps(_mm_set1_epi32(crate::simd::CANONICAL_NAN as i32)),
                 _mm_castsi128_ps(m),
             ))
         }
