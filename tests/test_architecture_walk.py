@@ -67,7 +67,7 @@ def test_the_checks_see_a_missing_function():
     assert not _python_defines(conv, "Conv2dFn.no_such_method")
     assert not _python_defines(conv, "NoSuchClass.backward")
     loops = ROOT / "rust/src/gemm/loops.rs"
-    assert _rust_defines(loops, "Chunk::go")
+    assert _rust_defines(loops, "Chunk::call")
     assert not _rust_defines(loops, "Chunk::no_such_fn")
 
 

@@ -43,7 +43,7 @@ fn put(p: Out, i: usize, v: f32) {
 
 /// `(mean, biased variance)`, in f64, of the values of `runs` runs of `len`
 /// consecutive elements of `x` (run j from element `start(j)` on), in
-/// element order: the sum is the double chain of CONTRACT §2 through the
+/// element order: the sum is the double chain of docs/engine.md, "Arithmetic rules" through the
 /// blocked chain (`double_chain::add_terms`, the same bits faster), the
 /// squared deviations a plain f64 chain.
 fn stats(x: In, runs: usize, len: usize, start: impl Fn(usize) -> usize) -> (f64, f64) {
