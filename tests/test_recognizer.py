@@ -53,6 +53,13 @@ def test_config_errors():
         CrnnV0(CrnnV0Config(channels=(4, 4), pools=((2, 2),)))
     with pytest.raises(ValueError, match="pools down to 0"):
         CrnnV0(CrnnV0Config(height=4, channels=(4, 4, 4)))
+    # The core checks the architecture when the config is made, not later.
+    with pytest.raises(ValueError, match="pools down to 0"):
+        CrnnV0Config(height=4, channels=(4, 4, 4))
+    with pytest.raises(ValueError, match="pool widths multiply"):
+        CrnnV0Config(channels=(4, 4), pools=((1, 2**40), (1, 2**40)))
+    cfg = CrnnV0Config(pools=((2, 3), (2, 2), (2, 5)))
+    assert cfg.min_width == 3 * 2 * 5 and cfg.time_steps(61) == 2 and cfg.time_steps(59) == 1
 
 
 def test_logits_and_recognize():
