@@ -3,6 +3,7 @@
 
 use super::{canon, Plan};
 use crate::dispatch::par_chunks;
+use crate::ptr::Ptr;
 use crate::simd::{run_on, LaneFn, Lanes, Token};
 
 /// Which vector norm [`norm_term`] accumulates.
@@ -158,10 +159,10 @@ impl LaneFn for MapChunk {
 /// two may overlap.
 pub unsafe fn map_many(tensors: &[(*mut f32, usize)], op: ElementMap) {
     let token = Token::current();
-    let addrs: Vec<usize> = tensors.iter().map(|t| t.0 as usize).collect();
+    let ptrs: Vec<Ptr<*mut f32>> = tensors.iter().map(|&(p, n)| Ptr::new(p, n)).collect();
     Plan::new(tensors.iter().map(|t| t.1)).run(|s, a, b| {
-        // SAFETY: inside the caller's valid range; pieces are disjoint.
-        let ptr = unsafe { (addrs[s] as *mut f32).add(a) };
+        // Inside the caller's valid range; pieces are disjoint.
+        let ptr = ptrs[s].offset(a).get();
         run_on(token, MapChunk { ptr, n: b - a, op });
     });
 }
