@@ -22,7 +22,8 @@
 
 use super::storage::{check_extent, DType, Mem, Storage};
 use crate::error::{Error, Result};
-use crate::layout::is_contiguous;
+use crate::kernels::copy;
+use crate::layout::{contiguous_strides, is_contiguous};
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -264,4 +265,94 @@ pub fn check_disjoint(
         }
     }
     Ok(())
+}
+
+/// A float32 operand as contiguous memory for kernels that take many
+/// tensors at once (the optimizer steps): the tensor's own
+/// memory when it is contiguous, else a gathered copy that is scattered
+/// back after the kernel when the operand is written.
+pub struct Flat {
+    view: View,
+    temp: Option<Vec<f32>>,
+    write: bool,
+}
+
+impl Flat {
+    pub fn read(v: Strided<f32>) -> Flat {
+        Flat {
+            view: v.into_view(),
+            temp: None,
+            write: false,
+        }
+    }
+
+    pub fn written(v: StridedOut<f32>) -> Flat {
+        Flat {
+            view: v.into_view(),
+            temp: None,
+            write: true,
+        }
+    }
+
+    /// The operand, which must hold `n` elements (those of its parameter).
+    pub fn sized(self, op: &str, what: &str, n: usize) -> PyResult<Flat> {
+        if self.len() != n {
+            return Err(Error::Value(format!(
+                "{op}: the {what} has {} elements, the parameter {n}",
+                self.len()
+            ))
+            .into());
+        }
+        Ok(self)
+    }
+
+    pub fn len(&self) -> usize {
+        self.view.numel()
+    }
+
+    /// The bytes the view's elements span, and whether written.
+    pub fn span(&self) -> ((usize, usize), bool) {
+        (self.view.byte_span(), self.write)
+    }
+
+    /// Contiguous memory holding the operand (gathering a strided one).
+    /// Call without the GIL; the pointer is valid until `finish`.
+    pub fn ptr(&mut self) -> *mut f32 {
+        let v = &self.view;
+        if v.is_contiguous() {
+            return v.addr() as *mut f32;
+        }
+        let mut buf = vec![0f32; v.numel()];
+        // SAFETY: the view lies inside its storage (checked on extraction);
+        // `buf` holds numel contiguous elements.
+        unsafe {
+            copy::copy_strided(
+                &v.shape,
+                v.addr(),
+                &v.strides,
+                buf.as_mut_ptr() as *mut u8,
+                &contiguous_strides(&v.shape),
+                4,
+            )
+        };
+        self.temp.insert(buf).as_mut_ptr()
+    }
+
+    /// Scatter a gathered, written operand back into the tensor.
+    pub fn finish(&mut self) {
+        if let (Some(buf), true) = (self.temp.take(), self.write) {
+            let v = &self.view;
+            // SAFETY: as in `ptr`, in the other direction.
+            unsafe {
+                copy::copy_strided(
+                    &v.shape,
+                    buf.as_ptr() as *const u8,
+                    &contiguous_strides(&v.shape),
+                    v.addr(),
+                    &v.strides,
+                    4,
+                )
+            };
+        }
+    }
 }

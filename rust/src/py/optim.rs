@@ -4,104 +4,13 @@
 //! operands go through contiguous copies; written tensors get their storage
 //! version bumped (in-place updates, as autograd must see them).
 
-use super::operand::{check_disjoint, Strided, StridedOut, View};
+use super::operand::{check_disjoint, Flat, Strided, StridedOut};
 use crate::error::Error;
-use crate::kernels::copy;
 use crate::kernels::optim::{
     self as k, AdamScalars, AdamSlot, ElementMap, NormKind, SgdScalars, SgdSlot,
 };
-use crate::layout::contiguous_strides;
 use pyo3::intern;
 use pyo3::prelude::*;
-
-/// A float32 operand as contiguous memory for the kernels: the tensor's own
-/// memory when it is contiguous, else a gathered copy that is scattered
-/// back after the kernel when the operand is written.
-struct Flat {
-    view: View,
-    temp: Option<Vec<f32>>,
-    write: bool,
-}
-
-impl Flat {
-    fn read(v: Strided<f32>) -> Flat {
-        Flat {
-            view: v.into_view(),
-            temp: None,
-            write: false,
-        }
-    }
-
-    fn written(v: StridedOut<f32>) -> Flat {
-        Flat {
-            view: v.into_view(),
-            temp: None,
-            write: true,
-        }
-    }
-
-    /// The operand, which must hold `n` elements (those of its parameter).
-    fn sized(self, op: &str, what: &str, n: usize) -> PyResult<Flat> {
-        if self.len() != n {
-            return Err(Error::Value(format!(
-                "{op}: the {what} has {} elements, the parameter {n}",
-                self.len()
-            ))
-            .into());
-        }
-        Ok(self)
-    }
-
-    fn len(&self) -> usize {
-        self.view.numel()
-    }
-
-    /// The bytes the view's elements span, and whether written.
-    fn span(&self) -> ((usize, usize), bool) {
-        (self.view.byte_span(), self.write)
-    }
-
-    /// Contiguous memory holding the operand (gathering a strided one).
-    /// Call without the GIL; the pointer is valid until `finish`.
-    fn ptr(&mut self) -> *mut f32 {
-        let v = &self.view;
-        if v.is_contiguous() {
-            return v.addr() as *mut f32;
-        }
-        let mut buf = vec![0f32; v.numel()];
-        // SAFETY: the view lies inside its storage (checked on extraction);
-        // `buf` holds numel contiguous elements.
-        unsafe {
-            copy::copy_strided(
-                &v.shape,
-                v.addr(),
-                &v.strides,
-                buf.as_mut_ptr() as *mut u8,
-                &contiguous_strides(&v.shape),
-                4,
-            )
-        };
-        self.temp.insert(buf).as_mut_ptr()
-    }
-
-    /// Scatter a gathered, written operand back into the tensor.
-    fn finish(&mut self) {
-        if let (Some(buf), true) = (self.temp.take(), self.write) {
-            let v = &self.view;
-            // SAFETY: as in `ptr`, in the other direction.
-            unsafe {
-                copy::copy_strided(
-                    &v.shape,
-                    buf.as_ptr() as *const u8,
-                    &contiguous_strides(&v.shape),
-                    v.addr(),
-                    &v.strides,
-                    4,
-                )
-            };
-        }
-    }
-}
 
 /// The parameters, written in place, with the Python objects kept for
 /// [`bump`].
