@@ -3,26 +3,30 @@ scales them to more machines (docs/distributed.md, "Cost").
 
     python benchmarks/bench_distributed.py reduce [--workers 2 3 4] [--elems 1048576] [--repeat 7]
     python benchmarks/bench_distributed.py step [--workers 1 2 3 4] [--batch 16] [--repeat 3]
-    python benchmarks/bench_distributed.py memory [--per-worker 1 4 16]
-    python benchmarks/bench_distributed.py model --line-s T --hop-s O [--bandwidth 1.25e9]
+    python benchmarks/bench_distributed.py memory [--per-worker 1 4 16] [--batch 16] [--width 256]
+    python benchmarks/bench_distributed.py hop [--calls 100] [--repeat 5]
+    python benchmarks/bench_distributed.py model --line-s T --hop-s O --update-s U [--bandwidth 1.25e9]
 
-reduce: the ordered reduction as a step runs it (the vector broadcast down
-the chain of workers, each worker's part added in rank order slice by slice,
-the sums gathered by the driver: OrderedStep) against an unordered ring
-all-reduce (reduce-scatter then all-gather, each chunk summed in an order
-set by its place on the ring, as NCCL and gloo do) of the same vector on the
-same actors; both end with every participant able to read the sum. Medians
-and ranges of --repeat interleaved runs.
+reduce: the whole exchange of a step as OrderedStep runs it (the driver puts
+the vector, every worker copies it into its own buffer, each slice chained
+through the workers in rank order, the driver reads the sums) against an
+unordered ring all-reduce (reduce-scatter then all-gather, each chunk summed
+in an order set by its place on the ring, as NCCL and gloo do) of the same
+vector on the same actors; both end with every worker holding the result in
+its memory. The compute is left out (the parts' vectors are drawn once).
+Medians and ranges of --repeat interleaved runs.
 
-step: the recognizer (default crnn-v0, lines of 256 px) on W workers: the
-step's wall time, each worker's compute and chain seconds, and the bytes
-each link carries.
+step: the recognizer (default crnn-v0, lines of 32×256 px) in one process and
+on W workers, interleaved: the step's wall time, the slowest worker's
+compute, load and chain seconds, the driver's update, and the bytes moved.
 
-memory: one worker's peak resident memory with a batch of 16 lines when it
-may hold 1, 4 or 16 lines' gradients at once.
+memory: one worker's peak resident memory with a batch of --batch lines when
+it may hold c lines' gradients at once (a fresh worker for each c).
+
+hop: the cost of one actor call on this cluster (the model's o).
 
 model: steps/s at 8, 32 and 128 machines from the measured per-line compute
-time and per-hop overhead, on a link of --bandwidth bytes/s.
+time, update time and per-hop cost, on a link of --bandwidth bytes/s.
 
 One local Ray cluster (127.0.0.1) per invocation; a shared 2-core machine
 slows everything unevenly, hence medians of interleaved repeats. Not a test.
@@ -179,9 +183,9 @@ def _recognizer(arch):
     return Trainer(CrnnV0(CrnnV0Config(charset="0123456789 ", **sizes), seed=0), lr=1e-3)
 
 
-def _lines(batch, seed=0):
+def _lines(batch, seed=0, width=256):
     rng = np.random.default_rng(seed)
-    imgs = [rng.random((32, 256)).astype(np.float32) for _ in range(batch)]
+    imgs = [rng.random((32, width)).astype(np.float32) for _ in range(batch)]
     texts = ["".join(rng.choice(list("0123456789"), int(rng.integers(8, 20)))) for _ in range(batch)]
     return imgs, texts
 
@@ -200,8 +204,10 @@ def _timed_step(dt, imgs, texts):
 def cmd_step(args):
     """The one-process Trainer.step and W = 1.. workers, interleaved: every
     repeat runs one step of each, so load changes hit every column alike."""
+    from onemodel import compute
     from onemodel.distributed import DistributedTrainer, connect, disconnect
 
+    compute.set_threads(1)  # the one-process column and the driver: 1 thread, as each worker
     imgs, texts = _lines(args.batch)
     connect(num_cpus=sum(args.workers))
     one = _recognizer(args.arch)
@@ -272,7 +278,7 @@ def cmd_memory(args):
     fresh worker process."""
     from onemodel.distributed import DistributedTrainer, connect, disconnect
 
-    imgs, texts = _lines(args.batch)
+    imgs, texts = _lines(args.batch, width=args.width)
     connect(num_cpus=1)
     rows = []
     try:
@@ -285,7 +291,7 @@ def cmd_memory(args):
                 rows.append(dict(per=per, before=before, after=after, grad_bytes=4 * dt.grad_len))
     finally:
         disconnect()
-    print(f"recognizer {args.arch}, batch {args.batch} lines of 32×256 px, one worker, 1 thread; "
+    print(f"recognizer {args.arch}, batch {args.batch} lines of 32×{args.width} px, one worker, 1 thread; "
           f"a line's gradient {rows[0]['grad_bytes'] / 2**20:.2f} MiB")
     print("| lines held at once c | rounds | peak RSS before the step (MiB) | peak RSS after (MiB) | "
           "growth over c = {} (MiB) | per extra held line (MiB) |".format(rows[0]["per"]))
@@ -328,29 +334,37 @@ def step_model(w, line_s, lines, update_s, hop_s, elems, bandwidth, slices):
     """(compute, communication) seconds of one step on ``w`` machines: the
     weights relayed driver → machine 1 → … → machine w and the gradient
     chained machine 1 → … → machine w → driver, each a pipeline of
-    ``slices`` slices over w hops."""
-    comm = 2 * (w + slices - 1) * (hop_s + 4 * elems / (slices * bandwidth))
+    ``slices`` slices over w hops (plan.pipeline_seconds)."""
+    from onemodel.distributed import plan
+
+    comm = 2 * plan.pipeline_seconds(elems, w, slices, hop_s, bandwidth)
     return lines * line_s + update_s, comm
+
+
+def ring_seconds(w, hop_s, elems, bandwidth):
+    """A ring all-reduce of the same vector: 2(W − 1) hops of P/W each."""
+    return 2 * (w - 1) * (hop_s + 4 * elems / (w * bandwidth))
 
 
 def cmd_model(args):
     """t(W) = L·t_line + t_update + 2·(W + n_s − 1)·(o + 4P/(n_s·BW))."""
+    from onemodel.distributed import plan
+
     p = args.elems
     print(f"P = {p} elements ({4 * p / 2**20:.2f} MiB), t_line {args.line_s * 1e3:.1f} ms, t_update "
           f"{args.update_s * 1e3:.1f} ms, o {args.hop_s * 1e3:.2f} ms, BW {args.bandwidth * 8 / 1e9:.0f} Gb/s, "
           f"L = {args.lines_per_worker} lines per machine")
-    default_slices = -(-p // (1 << 18))
-    print("| machines | batch | slices | compute + update (s) | communication (s) | steps/s | lines/s |")
-    print("|---|---|---|---|---|---|---|")
+    print("| machines | batch | slices n_s | compute + update (s) | ordered communication (s) | "
+          "ring all-reduce (s) | ordered / ring | steps/s | lines/s |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for w in (8, 32, 128):
-        best = min(range(1, 4097), key=lambda n: step_model(w, args.line_s, args.lines_per_worker, args.update_s,
-                                                              args.hop_s, p, args.bandwidth, n)[1])
-        for n, tag in ((default_slices, "default"), (best, "best")):
-            comp, comm = step_model(w, args.line_s, args.lines_per_worker, args.update_s, args.hop_s, p,
-                                    args.bandwidth, n)
-            t = comp + comm
-            print(f"| {w} | {w * args.lines_per_worker} | {n} ({tag}) | {comp:.3f} | {comm:.3f} | {1 / t:.2f} "
-                  f"| {w * args.lines_per_worker / t:.0f} |")
+        n = plan.slice_count(p, w, args.hop_s, args.bandwidth)
+        comp, comm = step_model(w, args.line_s, args.lines_per_worker, args.update_s, args.hop_s, p,
+                                args.bandwidth, n)
+        ring = ring_seconds(w, args.hop_s, p, args.bandwidth)
+        t = comp + comm
+        print(f"| {w} | {w * args.lines_per_worker} | {n} | {comp:.3f} | {comm:.3f} | {ring:.3f} | {comm / ring:.2f} "
+              f"| {1 / t:.2f} | {w * args.lines_per_worker / t:.0f} |")
 
 
 def main():
@@ -369,6 +383,7 @@ def main():
     m = sub.add_parser("memory")
     m.add_argument("--per-worker", type=int, nargs="+", default=[1, 4, 16])
     m.add_argument("--batch", type=int, default=16)
+    m.add_argument("--width", type=int, default=256)
     m.add_argument("--arch", choices=["crnn-v0", "small"], default="crnn-v0")
     h = sub.add_parser("hop")
     h.add_argument("--calls", type=int, default=100)
