@@ -112,6 +112,25 @@ def test_a_worker_killed_in_the_middle_of_a_step_is_replaced_and_the_step_recomp
     assert len(lines) == 1 and f"pid {victim}" in lines[0] and "computed again" in lines[0]
 
 
+def test_weights_relayed_machine_to_machine_give_the_same_bits():
+    """Every worker told it is on a machine of its own: each relays the
+    weights to the next (the path a multi-machine cluster takes), and the
+    bits are one process's."""
+    om.compute.set_mode("exact")
+    make, batches = dm.build(dm.MLP), dm.classify_batches(2)
+    model, opt, _ = dm.one_process(make, dm.classify, batches, 3)
+    with DataParallel(make, dm.classify, dm.adamw, micro_batches=3, workers=3, threads=1, timeout=TIMEOUT,
+                      slice_elems=500) as dp:
+        for i, info in enumerate(dp.cluster.infos):
+            info["node"] = f"machine {i}"
+        for b in batches:
+            dp.step(b)
+        relayed = ray.get([a.relayed.remote() for a in dp.cluster.actors])
+        slices = len(dp.runner.last_slices)
+        assert dm.state_bytes(dp.model, dp.optimizer) == dm.state_bytes(model, opt)
+    assert slices > 1 and relayed == [slices * len(batches)] * 3
+
+
 def test_exact_mode_allows_mixed_kernel_paths_and_fast_mode_refuses_them():
     make, batches = dm.build(dm.MLP), dm.classify_batches(2)
     om.compute.set_mode("exact")
@@ -163,8 +182,9 @@ def test_recognizer_on_the_cluster_equals_trainer_step(workers, threads, per_wor
     ref_out = [ref.step(im, t) for im, t in batches]
     avail = om.compute.available_kernel_paths()
     paths = None if paths is None else [p if p in avail or p is None else None for p in paths]
+    # Rounds of one line each also cut the gradient into 7-ish slices.
     with DistributedTrainer(_recognizer(), workers=workers, threads=threads, lines_per_worker=per_worker,
-                            timeout=TIMEOUT, kernel_path=paths) as dt:
+                            timeout=TIMEOUT, kernel_path=paths, slice_elems=None if per_worker is None else 5000) as dt:
         out = [dt.step(im, t) for im, t in batches]
         assert _trainer_bytes(dt.trainer) == _trainer_bytes(ref)
         assert out == ref_out

@@ -241,12 +241,15 @@ def test_joining_a_running_cluster_with_ray_address_auto(data, one_process, tmp_
     # The head on 127.0.0.1 only, with Ray's token authentication, which a
     # joining driver uses when told to (RAY_AUTH_MODE).
     env = dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0", RAY_AUTH_MODE="token")
-    ray_cli = os.path.join(os.path.dirname(sys.executable), "ray")
+    # Ray's command line run by this interpreter (its `ray` script need not
+    # sit beside it, e.g. in a venv over the system's site-packages), so the
+    # head's workers import this onemodel.
+    ray_cli = [sys.executable, "-m", "ray.scripts.scripts"]
     log = tmp_path / "head.log"
     # A short folder of its own: Ray's socket paths must fit in 107 bytes.
     temp = tempfile.mkdtemp(prefix="omray", dir="/tmp")
     with open(log, "w") as f:
-        head = subprocess.Popen([ray_cli, "start", "--head", "--block", f"--port={port}", "--num-cpus=4",
+        head = subprocess.Popen([*ray_cli, "start", "--head", "--block", f"--port={port}", "--num-cpus=4",
                                  "--include-dashboard=false", f"--temp-dir={temp}"],
                                 stdout=f, stderr=subprocess.STDOUT, env=env)
     try:

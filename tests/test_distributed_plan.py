@@ -43,6 +43,26 @@ def test_schedule_covers_the_parts_in_order_with_the_memory_bound(parts, workers
             assert all(b.stop - b.start <= per for b in blocks)
 
 
+def test_weights_reach_each_machine_once():
+    # All workers on the driver's machine: every one reads the driver's copy.
+    assert plan.weight_sources("d", ["d", "d", "d"]) == [("read", None)] * 3
+    # Machines a, a, b, b, c: the first worker of each further machine relays
+    # the copy of the machine before it; the others read their machine's.
+    assert plan.weight_sources("d", ["a", "a", "b", "b", "c"]) == [
+        ("relay", None), ("read", 0), ("relay", 0), ("read", 2), ("relay", 2)]
+    # A worker on the driver's machine after others: the driver's copy.
+    assert plan.weight_sources("d", ["a", "d", "a"]) == [("relay", None), ("read", None), ("read", 0)]
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 4, 8, 32, 128])
+def test_the_default_slice_count_is_the_fastest_pipeline(workers):
+    p = 1_012_203  # the default crnn-v0's gradient
+    cost = lambda n: (workers + n - 1) * (1e-3 + 4 * p / (n * 1.25e9))  # noqa: E731 (the formula, written out)
+    best = min(range(1, 2000), key=cost)
+    assert plan.slice_count(p, workers) == best
+    assert len(plan.slices(p, None, workers)) == best
+
+
 def test_slices_cover_the_vector():
     assert plan.slices(10, 4) == [(0, 4), (4, 7), (7, 10)]
     assert plan.slices(0, 4) == [(0, 0)]

@@ -83,3 +83,9 @@ def node_address() -> str:
     """The address of the node this process runs on."""
     ray = require()
     return ray.util.get_node_ip_address()
+
+
+def node_id() -> str:
+    """Ray's id of the node (machine) this process runs on."""
+    ray = require()
+    return ray.get_runtime_context().get_node_id()

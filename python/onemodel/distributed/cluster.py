@@ -43,6 +43,8 @@ class Cluster:
         # a smaller machine (they then share its cores: slower, same bits).
         self._owned = _ray.connect(address, num_cpus=max(os.cpu_count() or 1, workers * threads))
         self._actor = self.ray.remote(Worker)
+        #: Ray's id of the driver's machine (where the weights are put).
+        self.driver_node = _ray.node_id()
         self.actors = [None] * workers
         self.infos = [None] * workers
         self.replacements = 0

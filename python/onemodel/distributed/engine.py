@@ -22,7 +22,7 @@ from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import _ray, emissions, plan
 from .cluster import Cluster
-from .reduction import SLICE_ELEMS, STEP_TIMEOUT_S, OrderedStep
+from .reduction import STEP_TIMEOUT_S, OrderedStep
 
 
 def _to_wire(x):
@@ -141,7 +141,7 @@ class DataParallel:
 
     def __init__(self, build_model, loss_fn, optimizer, micro_batches: int, workers: int, threads: int | None = None,
                  address: str | None = None, kernel_path: str | None = None,
-                 micro_batches_per_worker: int | None = None, slice_elems: int = SLICE_ELEMS,
+                 micro_batches_per_worker: int | None = None, slice_elems: int | None = None,
                  timeout: float = STEP_TIMEOUT_S, log=None, _worker_kernel_paths=None):
         _ray.require()
         self.micro_batches = int(micro_batches)

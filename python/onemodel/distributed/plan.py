@@ -86,13 +86,59 @@ def schedule(parts: int, workers: int, per_round: int | None = None) -> list:
     return rounds
 
 
-def slices(length: int, slice_elems: int) -> list:
-    """``[lo, hi)`` ranges of at most ``slice_elems`` elements covering a
-    vector of ``length`` (at least one range, even when empty)."""
+#: The link the default slice count is chosen for: a 10 Gb/s network (bytes/s)
+#: and a cost per call of 1 ms (a Ray actor call carrying an object).
+LINK_BYTES_PER_S = 1.25e9
+HOP_S = 1e-3
+
+
+def pipeline_seconds(length: int, workers: int, count: int, hop_s: float = HOP_S,
+                     bandwidth: float = LINK_BYTES_PER_S) -> float:
+    """One direction of a step's exchange on ``workers`` machines (the
+    weights driver → 1 → … → W, or the gradient 1 → … → W → driver): a
+    pipeline of ``count`` slices over W hops, (W + n − 1)·(o + 4·length/(n·BW))."""
+    return (workers + count - 1) * (hop_s + 4 * length / (count * bandwidth))
+
+
+def slice_count(length: int, workers: int, hop_s: float = HOP_S, bandwidth: float = LINK_BYTES_PER_S) -> int:
+    """How many slices pipeline a vector of ``length`` float32 best over
+    ``workers`` machines: the integer next to n = √((W − 1)·4·length/(o·BW)),
+    where ``pipeline_seconds`` is least (docs/distributed.md, "Cost")."""
+    n = ((workers - 1) * 4 * length / (hop_s * bandwidth)) ** 0.5
+    cands = {max(1, min(int(n), length)), max(1, min(int(n) + 1, length))}
+    return min(sorted(cands), key=lambda c: pipeline_seconds(length, workers, c, hop_s, bandwidth))
+
+
+def slices(length: int, slice_elems: int | None = None, workers: int = 1) -> list:
+    """``[lo, hi)`` ranges covering a vector of ``length`` (at least one
+    range, even when empty): of at most ``slice_elems`` elements, or (None)
+    ``slice_count(length, workers)`` ranges."""
+    if slice_elems is None:
+        return even_bounds(length, slice_count(length, workers))
     if slice_elems < 1:
         raise ValueError(f"slice_elems must be at least 1, got {slice_elems}")
     count = max(1, -(-length // slice_elems))
     return even_bounds(length, count)
+
+
+def weight_sources(driver_node, nodes) -> list:
+    """How the weights reach the workers, whose machines are ``nodes`` in
+    rank order: for each worker, the rank whose relayed copy it reads, or
+    None for the driver's own copy. The first worker on a machine that holds
+    no copy yet relays the copy of the machine before it (the driver's
+    first), so each machine receives the weights once and the driver sends
+    them once; the other workers on a machine read its copy in place."""
+    holder = {driver_node: None}
+    last = None
+    out = []
+    for rank, node in enumerate(nodes):
+        if node not in holder:
+            holder[node] = rank
+            out.append(("relay", last))
+            last = rank
+        else:
+            out.append(("read", holder[node]))
+    return out
 
 
 def flat_layout(numels) -> list:

@@ -17,7 +17,7 @@ import numpy as np
 from .. import _core
 from . import _ray, plan
 from .cluster import Cluster
-from .reduction import SLICE_ELEMS, STEP_TIMEOUT_S, OrderedStep
+from .reduction import STEP_TIMEOUT_S, OrderedStep
 
 #: Default bound on the line gradients one worker holds at once.
 GRAD_MEMORY_BYTES = 256 << 20
@@ -34,6 +34,7 @@ class RecognizerJob:
         self.trainer = Trainer(self.model)
         self.shapes = [self.model.parameter_shapes()[n] for n in self.model.parameter_names]
         self.layout = plan.flat_layout(int(np.prod(s)) for s in self.shapes)
+        self.acc = None
 
     def load(self, flat: np.ndarray, shared) -> None:
         self.model._core.set_params([np.ascontiguousarray(flat[o:o + n]) for o, n in self.layout])
@@ -45,10 +46,13 @@ class RecognizerJob:
         return self.trainer._core.compute_lines(self.model._core, images, labels, batch)
 
     def chain(self, lo: int, hi: int, incoming):
-        if incoming is None:
-            acc = np.empty(hi - lo, np.float32)
-        else:
-            acc = np.array(incoming, dtype=np.float32)
+        # The running sum in a buffer kept between steps (no allocation per
+        # slice), returned as a view: Ray copies it into the object store.
+        if self.acc is None:
+            self.acc = np.empty(self.trainer._core.flat_len(), np.float32)
+        acc = self.acc[lo:hi]
+        if incoming is not None:
+            np.copyto(acc, incoming)
         self.trainer._core.chain_lines(lo, acc, incoming is None)
         return acc
 
@@ -77,7 +81,7 @@ class DistributedTrainer:
 
     def __init__(self, trainer, workers: int, threads: int | None = None, address: str | None = None,
                  lines_per_worker: int | None = None, grad_memory: int = GRAD_MEMORY_BYTES,
-                 slice_elems: int = SLICE_ELEMS, timeout: float = STEP_TIMEOUT_S, log=None, kernel_path=None):
+                 slice_elems: int | None = None, timeout: float = STEP_TIMEOUT_S, log=None, kernel_path=None):
         _ray.require()
         self.trainer = trainer
         paths = [kernel_path] * int(workers) if kernel_path is None or isinstance(kernel_path, str) else kernel_path

@@ -1,9 +1,11 @@
 """One data-parallel step on a Cluster, driven from this process.
 
-1. The weights go down the chain of workers slice by slice: the driver puts
-   each slice in Ray's object store once, the first worker takes it and
-   returns it, the next reads it from there, and so on (each link carries
-   the vector once, and slices overlap in time).
+1. The weights: the driver puts each slice in Ray's object store once. A
+   worker reads them from its machine's store as arguments of its first
+   compute call; the first worker on each further machine relays them
+   (a call returning the slice), so every machine receives the weights once
+   and the driver sends them once (plan.weight_sources). On one machine no
+   worker relays: all read the driver's copy in shared memory.
 2. Each round, every worker computes its block of consecutive parts.
 3. The ordered reduction: each slice of the gradient visits the round's
    workers in part order; a worker adds its own parts' contributions in
@@ -25,11 +27,6 @@ import numpy as np
 
 from . import plan
 
-#: Default slice length: 2^18 float32 elements (1 MiB), large enough that a
-#: slice's transfer dwarfs Ray's per-call cost, small enough to pipeline the
-#: recognizer's 1 M parameters over 4 slices.
-SLICE_ELEMS = 1 << 18
-
 #: Seconds one step may take before the driver gives up on it.
 STEP_TIMEOUT_S = 3600.0
 
@@ -40,15 +37,17 @@ class WorkerLost(RuntimeError):
 
 class OrderedStep:
     """Runs steps on ``cluster``. ``per_round``: most parts a worker holds
-    at once (None: all of its parts). ``slice_elems``: elements per slice.
+    at once (None: all of its parts). ``slice_elems``: elements per slice
+    (None: as many slices as pipeline best over the workers,
+    plan.slice_count).
     ``attempts``: tries of one step when workers die. ``log``: where worker
     replacements are reported (a callable taking a line)."""
 
-    def __init__(self, cluster, per_round: int | None = None, slice_elems: int = SLICE_ELEMS,
+    def __init__(self, cluster, per_round: int | None = None, slice_elems: int | None = None,
                  timeout: float = STEP_TIMEOUT_S, attempts: int = 3, log=None):
         self.cluster = cluster
         self.per_round = per_round
-        self.slice_elems = int(slice_elems)
+        self.slice_elems = None if slice_elems is None else int(slice_elems)
         self.timeout = float(timeout)
         self.attempts = int(attempts)
         self.log = log
@@ -58,6 +57,8 @@ class OrderedStep:
         self.after_submit = None
         #: Per attempt of the last step: (rank, part indices) of each block.
         self.last_blocks = []
+        #: The gradient slices of the last step, (lo, hi) each.
+        self.last_slices = []
 
     def run(self, weights: np.ndarray, shared, parts: list, grad_len: int, mode: str):
         """One step: returns (the chain's last value for each gradient slice
@@ -90,19 +91,29 @@ class OrderedStep:
         active = sorted({b.worker for blocks in rounds for b in blocks})
 
         weights = np.ascontiguousarray(weights, dtype=np.float32)
-        wsl = plan.slices(len(weights), self.slice_elems)
-        pieces = [ray.put(weights[a:b]) for a, b in wsl]
-        for r in active:
-            pieces = [actors[r].recv.remote(token, a, len(weights), p) for (a, _), p in zip(wsl, pieces)]
-        shared_ref = ray.put(shared)
+        pieces = [ray.put(weights[a:b]) for a, b in plan.slices(len(weights), self.slice_elems, len(active))]
+        copies = {None: pieces}  # rank (None: the driver) -> the weight slices on its machine
+        held = {}
+        infos = self.cluster.infos
+        for r, (kind, src) in zip(active, plan.weight_sources(self.cluster.driver_node,
+                                                                [infos[r]["node"] for r in active])):
+            src = None if src is None else active[src]
+            if kind == "relay":
+                copies[r] = [actors[r].relay.remote(p) for p in copies[src]]
+                held[r] = copies[r]
+            else:
+                held[r] = copies[src]
+        # What every worker reads goes in the object store once; a block's
+        # own parts travel with its call (Ray stores large ones itself).
+        shared_ref = None if shared is None else ray.put(shared)
 
-        gsl = plan.slices(grad_len, self.slice_elems)
+        gsl = self.last_slices = plan.slices(grad_len, self.slice_elems, len(active))
         carry = [None] * len(gsl)
         results = []
         for k, blocks in enumerate(rounds):
             for b in blocks:
-                payload = ray.put([(i, parts[i]) for i in range(b.start, b.stop)])
-                results.append(actors[b.worker].compute.remote(token, k, mode, shared_ref, payload))
+                payload = [(i, parts[i]) for i in range(b.start, b.stop)]
+                results.append(actors[b.worker].compute.remote(token, k, mode, shared_ref, payload, *held[b.worker]))
             for s, (lo, hi) in enumerate(gsl):
                 x = carry[s]
                 for b in blocks:

@@ -2,12 +2,14 @@
 or the recognizer), pinned to its thread count, kernel path and mode.
 
 A step reaches a worker as a sequence of calls, which Ray runs in the order
-the driver submitted them: ``recv`` for each slice of the weights (returning
-the slice, so that the next worker reads it from this one), ``compute`` for
-a round of parts (the contributions are kept here), then ``chain`` for each
-slice of the gradient (the incoming running sum plus this worker's parts, in
-part order). The worker keeps nothing that the next step needs: a replaced
-worker recomputes a step from the same inputs.
+the driver submitted them: ``relay`` for each slice of the weights when this
+worker is the first of its machine on the weights' way (returning the slice,
+so that it is stored on this machine for the workers after it), ``compute``
+for a round of parts (its arguments include the step's weights, read from
+this machine's object store; the contributions are kept here), then
+``chain`` for each slice of the gradient (the incoming running sum plus this
+worker's parts, in part order). The worker keeps nothing that the next step
+needs: a replaced worker recomputes a step from the same inputs.
 """
 
 from __future__ import annotations
@@ -28,18 +30,19 @@ class Worker:
             compute.set_kernel_path(kernel_path)
         compute.set_mode(mode)
         self.job = job_factory()
-        self._weights = None  # (step token, flat vector being received)
         self._loaded = None  # the token whose weights the job holds
+        self._flat = None  # the buffer the weights' slices are assembled in
         self._held = None  # (token, round) of the kept contributions
         self._log = []  # (token, round, part indices) of every compute
-        self._seconds = {"recv": 0.0, "compute": 0.0, "chain": 0.0}  # time spent in each call, summed
+        self._seconds = {"load": 0.0, "compute": 0.0, "chain": 0.0}  # time spent in each call, summed
+        self._relayed = 0  # weight slices this worker passed on
 
     def info(self) -> dict:
         from .. import compute
         from . import _ray
 
-        return {"host": socket.gethostname(), "address": _ray.node_address(), "pid": os.getpid(),
-                "threads": compute.get_threads(), "kernel_path": compute.kernel_path(),
+        return {"host": socket.gethostname(), "address": _ray.node_address(), "node": _ray.node_id(),
+                "pid": os.getpid(), "threads": compute.get_threads(), "kernel_path": compute.kernel_path(),
                 "kernel_paths": list(compute.available_kernel_paths()), "mode": compute.get_mode()}
 
     def set_kernel_path(self, name: str | None) -> str:
@@ -48,34 +51,47 @@ class Worker:
         compute.set_kernel_path(name)
         return compute.kernel_path()
 
-    def recv(self, token, lo: int, total: int, piece: np.ndarray) -> np.ndarray:
-        """Store slice ``[lo, lo + len(piece))`` of the step's weights and
-        pass it on."""
-        t0 = time.perf_counter()
-        if self._weights is None or self._weights[0] != token:
-            self._weights = (token, np.empty(total, np.float32))
-        self._weights[1][lo:lo + len(piece)] = piece
-        self._seconds["recv"] += time.perf_counter() - t0
+    def relay(self, piece: np.ndarray) -> np.ndarray:
+        """Pass a slice of the weights on: returning it stores a copy in
+        this machine's object store, where the workers after this one on the
+        machine read it, and the next machine's relay fetches it."""
+        self._relayed += 1
         return piece
 
-    def compute(self, token, round_: int, mode: str, shared, parts: list) -> list:
-        """Compute ``parts`` (a list of (index, payload)), keeping their
-        contributions for ``chain``; returns each part's result (its loss)."""
+    def relayed(self) -> int:
+        """How many weight slices this worker has relayed."""
+        return self._relayed
+
+    def compute(self, token, round_: int, mode: str, shared, parts: list, *weights) -> list:
+        """Compute ``parts`` (a list of (index, payload)) at the step's
+        weights (their slices in order), keeping the contributions for
+        ``chain``; returns each part's result (its loss)."""
         from .. import compute
 
         t0 = time.perf_counter()
         compute.set_mode(mode)
         if self._loaded != token:
-            if self._weights is None or self._weights[0] != token:
-                raise RuntimeError(f"worker {os.getpid()}: no weights received for step {token}")
-            self.job.load(self._weights[1], shared)
+            self.job.load(self._assemble(weights), shared)
             self._loaded = token
+        t1 = time.perf_counter()
         self._held = None
         results = self.job.compute(parts)
         self._held = (token, round_)
         self._log.append((token, round_, [i for i, _ in parts]))
-        self._seconds["compute"] += time.perf_counter() - t0
+        self._seconds["load"] += t1 - t0
+        self._seconds["compute"] += time.perf_counter() - t1
         return results
+
+    def _assemble(self, pieces) -> np.ndarray:
+        """The weights' slices as one vector: the slice itself when there is
+        one (read in place from the object store), else copied into a buffer
+        kept between steps (no fresh allocation per step)."""
+        if len(pieces) == 1:
+            return pieces[0]
+        total = sum(len(p) for p in pieces)
+        if self._flat is None or len(self._flat) != total:
+            self._flat = np.empty(total, np.float32)
+        return np.concatenate(pieces, out=self._flat)
 
     def chain(self, token, round_: int, lo: int, hi: int, incoming):
         """Add this worker's parts of the round, in order, to the running sum
@@ -94,7 +110,7 @@ class Worker:
         return getattr(self.job, name)(*args)
 
     def take_seconds(self) -> dict:
-        """Seconds spent in recv, compute and chain since the last call."""
+        """Seconds spent loading weights, computing and chaining since the last call."""
         out, self._seconds = self._seconds, {k: 0.0 for k in self._seconds}
         return out
 
