@@ -74,6 +74,7 @@ def seeded(name: str, seed: int = 1234):
 # tools/tensor_oracle.py, read by tests/test_tensor_torch.py). A new table is
 # a module of tests/ with its own CASES, made with `registrar`, and a line here.
 SUITES = {"tensor_cases": "cases.npz"}
+SUITES["breadth_cases"] = "breadth.npz"  # tests/breadth_cases.py: products, einsum, diagonals, search, statistics
 
 
 def registrar(cases: dict) -> Callable:

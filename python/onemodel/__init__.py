@@ -174,6 +174,56 @@ from .ops.reduce import (
     var_mean,
 )
 from .ops.shape_ops import chunk, split
+# The rest of torch's tensor surface (docs/api.md, "Products, diagonals, stacking, search").
+from .ops.products import addbmm, addmm, addmv, addr, baddbmm, cross, dot, ger, inner, kron, mv, outer, tensordot, vdot
+from .ops.einsum import einsum
+from .ops.diagonal import diag, diag_embed, diagflat, diagonal, diagonal_scatter, trace, tril_indices, triu_indices
+from .ops.stacking import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block_diag,
+    broadcast_tensors,
+    cartesian_prod,
+    column_stack,
+    combinations,
+    concat,
+    concatenate,
+    dsplit,
+    dstack,
+    hsplit,
+    hstack,
+    meshgrid,
+    narrow_copy,
+    ravel,
+    rot90,
+    row_stack,
+    select_scatter,
+    slice_scatter,
+    take,
+    tensor_split,
+    vsplit,
+    vstack,
+)
+from .ops.bucketing import bincount, bucketize, histc, isin, searchsorted, unique_consecutive, unravel_index
+from .ops.statistics import (
+    cdist,
+    corrcoef,
+    cov,
+    cumulative_trapezoid,
+    diff,
+    logcumsumexp,
+    nanmedian,
+    pdist,
+    renorm,
+    trapezoid,
+    trapz,
+    vander,
+)
+from .ops.tensor_extras import as_strided, index_reduce, put
+from .ops.dtype_rules import can_cast, promote_types, result_type
+from .ops.convert import clone
+from ._printoptions import set_printoptions
 from .ops.softmax import log_softmax, softmax
 from .ops.views import (
     broadcast_to,

@@ -98,3 +98,7 @@ __all__ += ["cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_los
 from .ops.embedding_bag import embedding_bag  # noqa: E402
 
 __all__ += ["embedding_bag"]
+
+from .ops.statistics import pdist  # noqa: E402
+
+__all__ += ["pdist"]

@@ -27,3 +27,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None
 
 
 __all__ = ["matrix_norm", "norm", "vector_norm"]
+
+from .ops.products import linalg_cross as cross  # noqa: E402
+
+__all__ += ["cross"]

@@ -53,3 +53,8 @@ class cummax(NamedTuple):
 class cummin(NamedTuple):
     values: Tensor
     indices: Tensor
+
+
+class nanmedian(NamedTuple):
+    values: Tensor
+    indices: Tensor

@@ -29,6 +29,7 @@ from ._methods import (
     ReductionMethods,
     SelectionMethods,
     ShapeMethods,
+    SurfaceMethods,
 )
 from .grad_mode import is_grad_enabled
 
@@ -134,6 +135,7 @@ class Tensor(
     ShapeMethods,
     ConversionMethods,
     CreationMethods,
+    SurfaceMethods,
 ):
     """A float32, int64 or bool n-dimensional array with reverse-mode autograd.
 
@@ -388,7 +390,9 @@ class Tensor(
 
     def __repr__(self) -> str:
         try:
-            body = np.array2string(self.numpy(force=True), separator=", ", prefix="tensor(", precision=4)
+            from ._printoptions import array2string_kwargs
+
+            body = np.array2string(self.numpy(force=True), separator=", ", prefix="tensor(", **array2string_kwargs())
         except RuntimeError as e:  # released storage
             return f"tensor(<{e}>)"
         extra = []

@@ -17,5 +17,6 @@ from .math import MathMethods
 from .reduction import ReductionMethods
 from .selection import SelectionMethods
 from .shape import ShapeMethods
+from .surface import SurfaceMethods
 
-__all__ = ["ArithmeticMethods", "ComparisonMethods", "ConversionMethods", "CreationMethods", "MathMethods", "ReductionMethods", "SelectionMethods", "ShapeMethods"]
+__all__ = ["ArithmeticMethods", "ComparisonMethods", "ConversionMethods", "CreationMethods", "MathMethods", "ReductionMethods", "SelectionMethods", "ShapeMethods", "SurfaceMethods"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 from .. import _kernels, scope
 from ..grad_mode import _set_enabled, is_grad_enabled
 from ..tensor import Tensor
+from . import hooks
 from .function import Function
 
 
@@ -43,6 +44,7 @@ def topological_order(root: Function) -> list:
 
 
 def _accumulate_leaf(leaf: Tensor, grad: Tensor) -> None:
+    grad = hooks.leaf_grad(leaf, grad)
     if leaf._grad is None:
         leaf._grad = _kernels.clone_contiguous(grad)
     else:
@@ -50,6 +52,8 @@ def _accumulate_leaf(leaf: Tensor, grad: Tensor) -> None:
 
 
 def _capture(capture: dict, key, grad: Tensor) -> None:
+    if isinstance(key, Tensor):
+        grad = hooks.leaf_grad(key, grad)
     k = id(key)
     if k in capture:
         prev = capture[k]
@@ -98,6 +102,8 @@ def backward(root: Tensor, gradient=None, retain_graph: bool = False, capture: d
             pending = {record: seed_t}
             for rec in reversed(order):
                 g = pending.pop(rec, None)
+                if g is not None:
+                    g = hooks.record_grad(rec, g)  # Tensor.register_hook on a non-leaf
                 if g is not None and capture is not None:
                     _capture(capture, rec, g)
                 if g is not None:

@@ -1,0 +1,249 @@
+"""The rest of torch's tensor surface (products, einsum, diagonals,
+stacking and splitting, search and counts, statistics, Tensor extras), as
+a case table for tools/tensor_oracle.py and tests/test_tensor_torch.py
+(fixture testdata/tensor/breadth.npz). See tests/tensor_cases.py for the
+Case protocol.
+
+Tolerances: products and sums are rounded in a different order from
+torch's BLAS and vectorised loops (onemodel's order is CONTRACT §2's), so
+their cases allow 2e-6 of the largest reference value (a few ulp of a sum
+of ~16 terms); copies, views, selections and integer results are bit for
+bit (tol None).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensor_cases import bools, ints, normal, registrar, special, ties
+
+CASES: dict = {}
+case = registrar(CASES)
+P = 2e-6  # products and sums (see the module docstring)
+
+
+def pos(rng, *shape):
+    return (rng.random(shape) + 0.5).astype(np.float32)
+
+
+# ---------------------------------------------------------------------------
+# Products
+# ---------------------------------------------------------------------------
+
+case("dot_vdot", lambda r: [normal(r, 7), normal(r, 7)], lambda T, a, b: [T.dot(a, b), a.dot(b), T.vdot(a, b)], tol=P)
+case("dot_empty", lambda r: [normal(r, 0), normal(r, 0)], lambda T, a, b: T.dot(a, b), tol=P)
+case("dot_length_mismatch", lambda r: [normal(r, 3), normal(r, 4)], lambda T, a, b: T.dot(a, b))
+case("dot_2d_refused", lambda r: [normal(r, 2, 3), normal(r, 3)], lambda T, a, b: T.dot(a, b))
+case("mv", lambda r: [normal(r, 4, 6), normal(r, 6)], lambda T, m, v: [T.mv(m, v), m.mv(v), T.mv(m.t().t(), v)], tol=P)
+case("mv_transposed_view", lambda r: [normal(r, 6, 4), normal(r, 6)], lambda T, m, v: T.mv(m.t(), v), tol=P)
+case("mv_mismatch", lambda r: [normal(r, 4, 6), normal(r, 5)], lambda T, m, v: T.mv(m, v))
+case("outer_ger", lambda r: [special(r, 5), normal(r, 3)], lambda T, a, b: [T.outer(a, b), T.ger(b, a), a.outer(b)])
+case("outer_signed_zero", lambda r: [np.array([0.0, -0.0, 1.0], np.float32), np.array([-1.0, 2.0], np.float32)], lambda T, a, b: T.outer(a, b))
+case("inner", lambda r: [normal(r, 2, 3, 5), normal(r, 4, 5)], lambda T, a, b: [T.inner(a, b), T.inner(a[0, 0], b[1])], tol=P)
+case("inner_scalar", lambda r: [normal(r), normal(r, 3, 2)], lambda T, a, b: T.inner(a, b), tol=P)
+case("addmm", lambda r: [normal(r, 3, 5), normal(r, 3, 4), normal(r, 4, 5)],
+     lambda T, c, a, b: [T.addmm(c, a, b), T.addmm(c, a, b, beta=0.5, alpha=-2.0), c.addmm(a, b, alpha=3)], tol=P)
+case("addmm_broadcast_bias", lambda r: [normal(r, 5), normal(r, 3, 4), normal(r, 4, 5)], lambda T, c, a, b: T.addmm(c, a, b), tol=P)
+case("addmm_beta_zero_ignores_nan", lambda r: [np.full((2, 3), np.nan, np.float32), normal(r, 2, 4), normal(r, 4, 3)],
+     lambda T, c, a, b: T.addmm(c, a, b, beta=0), tol=P, no_grad=(0,))
+case("addmm_bad_shapes", lambda r: [normal(r, 3, 5), normal(r, 3, 4), normal(r, 3, 5)], lambda T, c, a, b: T.addmm(c, a, b))
+case("addmv_addr", lambda r: [normal(r, 4), normal(r, 4, 3), normal(r, 3), normal(r, 4, 3), normal(r, 4), normal(r, 3)],
+     lambda T, c, m, v, c2, x, y: [T.addmv(c, m, v, beta=2.0), T.addr(c2, x, y, alpha=0.5), c2.addr(x, y)], tol=P)
+case("baddbmm", lambda r: [normal(r, 2, 3, 5), normal(r, 2, 3, 4), normal(r, 2, 4, 5)],
+     lambda T, c, a, b: [T.baddbmm(c, a, b), T.baddbmm(c[0], a, b, beta=0.25, alpha=1.5), c.baddbmm(a, b)], tol=P)
+case("baddbmm_batch_mismatch", lambda r: [normal(r, 2, 3, 5), normal(r, 2, 3, 4), normal(r, 3, 4, 5)], lambda T, c, a, b: T.baddbmm(c, a, b))
+case("addbmm", lambda r: [normal(r, 3, 5), normal(r, 4, 3, 2), normal(r, 4, 2, 5)],
+     lambda T, c, a, b: [T.addbmm(c, a, b), T.addbmm(c, a, b, beta=0.0, alpha=2.0)], tol=P)
+case("addmm_inplace_graph", lambda r: [normal(r, 3, 5), normal(r, 3, 4), normal(r, 4, 5)],
+     lambda T, c, a, b: (lambda y: (y.addmm_(a, b, beta=0.5), y * 2)[1])(c * 1.0), tol=P)
+case("tensordot_int_dims", lambda r: [normal(r, 3, 4, 5), normal(r, 4, 5, 2)], lambda T, a, b: [T.tensordot(a, b, dims=2), T.tensordot(a, b, 0).sum(), T.tensordot(a[0], b[0], 1)], tol=P)
+case("tensordot_lists", lambda r: [normal(r, 3, 4, 5), normal(r, 5, 3, 2)],
+     lambda T, a, b: [T.tensordot(a, b, dims=([0, 2], [1, 0])), T.tensordot(a, b, dims=([-1], [0]))], tol=P)
+case("tensordot_size_mismatch", lambda r: [normal(r, 3, 4), normal(r, 3, 4)], lambda T, a, b: T.tensordot(a, b, dims=([0], [1])))
+case("kron", lambda r: [normal(r, 2, 3), normal(r, 3, 2)], lambda T, a, b: [T.kron(a, b), T.kron(a[0], b), a.kron(b[0])])
+case("kron_int", lambda r: [ints(r, -3, 4, 2, 2), ints(r, -3, 4, 3)], lambda T, a, b: T.kron(a, b), grad=False)
+case("cross", lambda r: [normal(r, 4, 3), normal(r, 4, 3)], lambda T, a, b: [T.cross(a, b, dim=1), T.linalg.cross(a, b), a.cross(b, dim=-1)], tol=P)
+case("cross_broadcast_dim0", lambda r: [normal(r, 3, 5), normal(r, 3, 1)], lambda T, a, b: T.cross(a, b, dim=0), tol=P)
+case("cross_bad_size", lambda r: [normal(r, 4, 2), normal(r, 4, 2)], lambda T, a, b: T.cross(a, b, dim=1))
+case("matmul_family_special", lambda r: [special(r, 3, 4), normal(r, 4, 2)], lambda T, a, b: [T.mm(a, b), T.addmm(b[:1, :], a, b)], tol=P)
+
+# ---------------------------------------------------------------------------
+# einsum
+# ---------------------------------------------------------------------------
+
+case("einsum_matmul", lambda r: [normal(r, 3, 4), normal(r, 4, 5)], lambda T, a, b: [T.einsum("ij,jk->ik", a, b), T.einsum("ij,jk", a, b), T.einsum("ij,kj->ik", a, b.t())], tol=P)
+case("einsum_batched_attention", lambda r: [normal(r, 2, 3, 5, 4), normal(r, 2, 3, 6, 4), normal(r, 2, 3, 6, 4)],
+     lambda T, q, k, v: T.einsum("bhqk,bhkd->bhqd", T.softmax(T.einsum("bhqd,bhkd->bhqk", q, k) * 0.5, dim=-1), v), tol=P)
+case("einsum_trace_diag_sum", lambda r: [normal(r, 4, 4), normal(r, 3, 4)],
+     lambda T, a, b: [T.einsum("ii", a), T.einsum("ii->i", a), T.einsum("ij->", b), T.einsum("ij->j", b), T.einsum("ji", b)], tol=P)
+case("einsum_outer_and_hadamard", lambda r: [special(r, 3), normal(r, 4), normal(r, 3, 4), normal(r, 3, 4)],
+     lambda T, a, b, c, d: [T.einsum("i,j->ij", a, b), T.einsum("ij,ij->ij", c, d), T.einsum("ij,ij->", c, d)], tol=P)
+case("einsum_ellipsis", lambda r: [normal(r, 2, 3, 4, 5), normal(r, 5, 6)],
+     lambda T, a, b: [T.einsum("...ij,jk->...ik", a, b), T.einsum("b...j,jk->b...k", a, b), T.einsum("...j->...", a)], tol=P)
+case("einsum_ellipsis_broadcast", lambda r: [normal(r, 2, 1, 3, 4), normal(r, 5, 4, 2)], lambda T, a, b: T.einsum("...ij,...jk->...ik", a, b), tol=P)
+case("einsum_three_operands", lambda r: [normal(r, 3, 4), normal(r, 4, 5), normal(r, 5, 2)],
+     lambda T, a, b, c: [T.einsum("ij,jk,kl->il", a, b, c), T.einsum("ij,jk,kl", [a, b, c])], tol=P)
+case("einsum_bilinear", lambda r: [normal(r, 4, 3), normal(r, 6, 3, 5), normal(r, 4, 5)],
+     lambda T, x1, w, x2: T.einsum("bi,oij,bj->bo", x1, w, x2), tol=P)
+case("einsum_size_one_broadcast", lambda r: [normal(r, 1, 4), normal(r, 3, 4)], lambda T, a, b: [T.einsum("ij,ij->ij", a, b), T.einsum("ij,ij->i", a, b)], tol=P)
+case("einsum_repeated_in_operand_and_output", lambda r: [normal(r, 3, 3, 2), normal(r, 2, 4)], lambda T, a, b: T.einsum("iij,jk->ik", a, b), tol=P)
+case("einsum_sublist", lambda r: [normal(r, 3, 4), normal(r, 4, 2)], lambda T, a, b: T.einsum(a, [0, 1], b, [1, 2], [0, 2]), tol=P)
+case("einsum_uppercase_order", lambda r: [normal(r, 2, 3), normal(r, 3, 4)], lambda T, a, b: T.einsum("aB,Bc", a, b), tol=P)
+case("einsum_zero_size", lambda r: [normal(r, 3, 0), normal(r, 0, 4)], lambda T, a, b: T.einsum("ij,jk->ik", a, b), tol=P)
+case("einsum_bad_subscripts", lambda r: [normal(r, 3, 4)], lambda T, a: T.einsum("ijk->i", a))
+case("einsum_bad_sizes", lambda r: [normal(r, 3, 4), normal(r, 5, 2)], lambda T, a, b: T.einsum("ij,jk->ik", a, b))
+case("einsum_output_not_in_input", lambda r: [normal(r, 3, 4)], lambda T, a: T.einsum("ij->ik", a))
+
+# ---------------------------------------------------------------------------
+# Diagonals
+# ---------------------------------------------------------------------------
+
+case("diagonal_views", lambda r: [normal(r, 4, 5)],
+     lambda T, x: [T.diagonal(x), x.diagonal(1), x.diagonal(-2), T.diagonal(x, 7), x.diagonal(0, 1, 0), x.t().diagonal(1)])
+case("diagonal_batched_dims", lambda r: [normal(r, 2, 3, 4)], lambda T, x: [T.diagonal(x, 0, 1, 2), T.diagonal(x, 1, -1, 0), x.diagonal(dim1=-2, dim2=-1, offset=-1)])
+case("diagonal_is_view", lambda r: [normal(r, 3, 3)], lambda T, x: (lambda y: (y.diagonal().mul_(2.0), y)[1])(x * 1.0))
+case("diagonal_same_dims", lambda r: [normal(r, 3, 3)], lambda T, x: T.diagonal(x, 0, 1, 1))
+case("diag_1d_2d", lambda r: [special(r, 4), normal(r, 3, 5)], lambda T, v, m: [T.diag(v), T.diag(v, 2), T.diag(v, -1), T.diag(m), T.diag(m, 1), m.diag(-2), v.diag()])
+case("diag_int", lambda r: [ints(r, -5, 5, 3), ints(r, -5, 5, 3, 3)], lambda T, v, m: [T.diag(v), T.diag(m, -1), T.trace(m)], grad=False)
+case("diag_3d_refused", lambda r: [normal(r, 2, 2, 2)], lambda T, x: T.diag(x))
+case("diag_embed", lambda r: [normal(r, 2, 3)], lambda T, x: [T.diag_embed(x), T.diag_embed(x, 1), T.diag_embed(x, -1, 0, 2), x.diag_embed(dim1=0, dim2=1)])
+case("diagflat", lambda r: [normal(r, 2, 2)], lambda T, x: [T.diagflat(x), T.diagflat(x, -1), x.diagflat(2)])
+case("trace", lambda r: [normal(r, 3, 5)], lambda T, x: [T.trace(x), x.trace(), T.trace(x.t())], tol=P)
+case("trace_1d_refused", lambda r: [normal(r, 3)], lambda T, x: T.trace(x))
+case("diagonal_scatter", lambda r: [normal(r, 3, 4), normal(r, 3), normal(r, 2)],
+     lambda T, x, s, s1: [T.diagonal_scatter(x, s), T.diagonal_scatter(x, s1, 2), x.diagonal_scatter(s1, -1)])
+case("fill_diagonal", lambda r: [normal(r, 3, 3), normal(r, 7, 3), normal(r, 3, 3, 3)],
+     lambda T, a, b, c: [a.clone().fill_diagonal_(5.0), b.clone().fill_diagonal_(-1.0), b.clone().fill_diagonal_(2.0, wrap=True), c.clone().fill_diagonal_(0.0)])
+case("fill_diagonal_wide", lambda r: [normal(r, 3, 6)], lambda T, a: [a.clone().fill_diagonal_(1.5), a.clone().fill_diagonal_(1.5, True)])
+case("fill_diagonal_graph", lambda r: [normal(r, 4, 4)], lambda T, a: (lambda y: (y.fill_diagonal_(0.0), y * y)[1])(a * 2.0))
+case("tri_indices", lambda r: [], lambda T: [T.tril_indices(4, 3), T.triu_indices(4, 3), T.tril_indices(3, 5, 1), T.triu_indices(3, 5, -1), T.tril_indices(0, 3), T.triu_indices(3, 3, 4)], grad=False)
+
+# ---------------------------------------------------------------------------
+# Stacking, splitting, grids
+# ---------------------------------------------------------------------------
+
+case("hstack_vstack_dstack", lambda r: [normal(r, 3), normal(r, 2), normal(r, 2, 3), normal(r, 1, 3)],
+     lambda T, a, b, m, n: [T.hstack([a, b]), T.hstack((m, m)), T.vstack([a, m, n]), T.row_stack([m, a]), T.dstack([a, a]), T.dstack([m, n.expand(2, 3)]), T.column_stack([a, m.t()])])
+case("stack_family_scalars", lambda r: [normal(r), normal(r)], lambda T, a, b: [T.hstack([a, b]), T.vstack([a, b]), T.dstack([a, b]), T.column_stack([a, b])])
+case("concat_aliases", lambda r: [normal(r, 2, 3), normal(r, 1, 3)], lambda T, a, b: [T.concat([a, b]), T.concatenate([a, b], axis=0), T.concat((a.t(), b.t()), dim=-1)])
+case("hstack_mismatch", lambda r: [normal(r, 2, 3), normal(r, 3, 3)], lambda T, a, b: T.hstack([a, b]))
+case("atleast", lambda r: [normal(r), normal(r, 3), normal(r, 2, 3), normal(r, 1, 2, 3)],
+     lambda T, s, v, m, c: [T.atleast_1d(s), T.atleast_2d(s), T.atleast_3d(s), T.atleast_2d(v), T.atleast_3d(v), T.atleast_3d(m), T.atleast_1d(c), *T.atleast_2d(s, v), *T.atleast_3d([m, c])])
+case("tensor_split_sections", lambda r: [normal(r, 7, 2)], lambda T, x: [*T.tensor_split(x, 3), *x.tensor_split(2, dim=1), *T.tensor_split(x, 9)])
+case("tensor_split_indices", lambda r: [normal(r, 7, 2)], lambda T, x: [*T.tensor_split(x, [1, 5]), *T.tensor_split(x, (6, 2, 9)), *T.tensor_split(x, [-2], dim=0), *T.tensor_split(x, T.tensor([1, 1]))])
+case("tensor_split_zero_sections", lambda r: [normal(r, 4)], lambda T, x: T.tensor_split(x, 0))
+case("hsplit_vsplit_dsplit", lambda r: [normal(r, 4, 6, 2), normal(r, 6)],
+     lambda T, x, v: [*T.hsplit(x, 3), *T.vsplit(x, [1, 3]), *T.dsplit(x, 2), *T.hsplit(v, [2, 4]), *x.hsplit(2)])
+case("hsplit_not_divisible", lambda r: [normal(r, 4, 5)], lambda T, x: T.hsplit(x, 2))
+case("vsplit_1d_refused", lambda r: [normal(r, 4)], lambda T, x: T.vsplit(x, 2))
+case("meshgrid", lambda r: [normal(r, 3), normal(r, 4), normal(r, 2)],
+     lambda T, a, b, c: [*T.meshgrid(a, b, indexing="ij"), *T.meshgrid(a, b, indexing="xy"), *T.meshgrid([a, b, c], indexing="xy"), *T.meshgrid(a, indexing="ij")])
+case("meshgrid_int_scalar", lambda r: [ints(r, 0, 9, 3), ints(r, 0, 9)], lambda T, a, s: [*T.meshgrid(a, s, indexing="ij")], grad=False)
+case("meshgrid_2d_refused", lambda r: [normal(r, 2, 2)], lambda T, a: T.meshgrid(a, a, indexing="ij"))
+case("broadcast_tensors", lambda r: [normal(r, 3, 1), normal(r, 4), normal(r)], lambda T, a, b, c: [*T.broadcast_tensors(a, b, c)])
+case("broadcast_tensors_mismatch", lambda r: [normal(r, 3), normal(r, 4)], lambda T, a, b: T.broadcast_tensors(a, b))
+case("cartesian_prod", lambda r: [normal(r, 3), normal(r, 2), normal(r, 2)], lambda T, a, b, c: [T.cartesian_prod(a, b), T.cartesian_prod(a, b, c), T.cartesian_prod(a)])
+case("combinations", lambda r: [normal(r, 4)], lambda T, x: [T.combinations(x), T.combinations(x, 3), T.combinations(x, 2, with_replacement=True), T.combinations(x, 5), T.combinations(x, 0)])
+case("combinations_int", lambda r: [ints(r, 0, 9, 4)], lambda T, x: T.combinations(x, with_replacement=True), grad=False)
+case("ravel_take", lambda r: [normal(r, 3, 4), ints(r, -12, 12, 2, 3)], lambda T, x, i: [T.ravel(x.t()), x.ravel(), T.take(x, i), x.t().take(i), T.take(x, T.tensor([5, 5, 5]))])
+case("take_out_of_range", lambda r: [normal(r, 2, 2)], lambda T, x: T.take(x, T.tensor([4])))
+case("rot90", lambda r: [normal(r, 2, 3, 4)], lambda T, x: [T.rot90(x), T.rot90(x, 2), T.rot90(x, -1, [1, 2]), x.rot90(3, [2, 0]), T.rot90(x, 4)])
+case("rot90_same_dims", lambda r: [normal(r, 2, 3)], lambda T, x: T.rot90(x, 1, [0, 0]))
+case("select_slice_scatter", lambda r: [normal(r, 3, 5), normal(r, 5), normal(r, 3, 2), normal(r, 3)],
+     lambda T, x, s, t, u: [T.select_scatter(x, s, 0, 1), T.select_scatter(x, u, 1, -1), T.slice_scatter(x, t, 1, 1, 5, 2), x.slice_scatter(t, dim=1, start=3), T.slice_scatter(x, x * 2)])
+case("slice_scatter_bad_shape", lambda r: [normal(r, 3, 5), normal(r, 3, 3)], lambda T, x, t: T.slice_scatter(x, t, 1, 0, 2))
+case("narrow_copy", lambda r: [normal(r, 4, 5)], lambda T, x: [T.narrow_copy(x, 1, 1, 3), x.narrow_copy(0, 2, 2)], grad=False)
+case("block_diag", lambda r: [normal(r, 2, 2), normal(r, 3), normal(r), normal(r, 1, 2)], lambda T, a, b, c, d: [T.block_diag(a, b, c, d), T.block_diag(a)])
+case("block_diag_mixed_dtypes", lambda r: [ints(r, 0, 5, 2, 2), normal(r, 1, 2)], lambda T, a, b: T.block_diag(a, b))
+
+# ---------------------------------------------------------------------------
+# Search and counts
+# ---------------------------------------------------------------------------
+
+case("searchsorted", lambda r: [np.sort(normal(r, 6)), special(r, 3, 4)],
+     lambda T, s, v: [T.searchsorted(s, v), T.searchsorted(s, v, right=True), T.searchsorted(s, v, side="right"), T.searchsorted(s, 0.25)], grad=False)
+case("searchsorted_ties_batched", lambda r: [np.array([[0, 1, 1, 1, 3], [-2, -2, 0, 5, 5]], np.float32), ties(r, 2, 6)],
+     lambda T, s, v: [T.searchsorted(s, v), T.searchsorted(s, v, right=True)], grad=False)
+case("searchsorted_int_sorter", lambda r: [np.array([5, 1, 3, 9, 7], np.int64), ints(r, 0, 11, 6)],
+     lambda T, s, v: [T.searchsorted(s, v, sorter=T.argsort(s)), T.searchsorted(s, v, sorter=T.argsort(s), side="right")], grad=False)
+case("searchsorted_nan_boundaries", lambda r: [np.array([1.0, 2.0, np.nan], np.float32), np.array([0.0, 1.5, 3.0, np.nan, np.inf], np.float32)],
+     lambda T, s, v: [T.searchsorted(s, v), T.searchsorted(s, v, right=True)], grad=False)
+case("searchsorted_side_conflict", lambda r: [np.sort(normal(r, 4)), normal(r, 3)], lambda T, s, v: T.searchsorted(s, v, right=True, side="left"), grad=False)
+case("searchsorted_shape_mismatch", lambda r: [np.sort(normal(r, 2, 4), axis=1), normal(r, 3, 3)], lambda T, s, v: T.searchsorted(s, v), grad=False)
+case("bucketize", lambda r: [special(r, 3, 5), np.array([-1.0, 0.0, 0.5, 2.0], np.float32)],
+     lambda T, x, b: [T.bucketize(x, b), T.bucketize(x, b, right=True), T.bucketize(1.0, b)], grad=False)
+case("bincount", lambda r: [ints(r, 0, 6, 20), normal(r, 20)],
+     lambda T, x, w: [T.bincount(x), T.bincount(x, w), T.bincount(x, minlength=10), x.bincount(w, 3), T.bincount(x[:0])], grad=False, tol=P)
+case("bincount_negative", lambda r: [np.array([0, -1, 2], np.int64)], lambda T, x: T.bincount(x), grad=False)
+case("bincount_2d_refused", lambda r: [ints(r, 0, 3, 2, 2)], lambda T, x: T.bincount(x), grad=False)
+case("histc", lambda r: [special(r, 30), normal(r, 50)],
+     lambda T, x, y: [T.histc(y), T.histc(y, bins=7, min=-1.0, max=1.0), y.histc(4, -0.5, 0.5), T.histc(x, bins=5, min=-2, max=2), T.histc(y[:1], bins=3)], grad=False)
+case("histc_edges", lambda r: [np.array([0.0, 0.25, 0.5, 0.75, 1.0, 1.0, -0.0, 0.1, 0.3, 0.7], np.float32)], lambda T, x: [T.histc(x, bins=4, min=0, max=1), T.histc(x, bins=3, min=0, max=1), T.histc(x, bins=10)], grad=False)
+case("isin", lambda r: [ties(r, 3, 4), np.array([0.0, 2.0, np.nan, -3.0], np.float32), ints(r, 0, 5, 6)],
+     lambda T, x, t, i: [T.isin(x, t), T.isin(x, t, invert=True), T.isin(i, T.tensor([1, 3])), T.isin(i, 2), T.isin(3, i), T.isin(x, t, assume_unique=True)], grad=False)
+case("isin_special", lambda r: [special(r, 10), special(r, 4)], lambda T, x, t: T.isin(x, t), grad=False)
+case("unique_consecutive", lambda r: [np.array([1, 1, 2, 2, 3, 1, 1, 2], np.int64), np.array([0.0, 0.0, np.nan, np.nan, -0.0, 0.0, 1.0], np.float32)],
+     lambda T, a, f: [T.unique_consecutive(a), *T.unique_consecutive(a, return_inverse=True, return_counts=True), *T.unique_consecutive(f, return_counts=True), a.unique_consecutive()], grad=False)
+case("unique_consecutive_dim", lambda r: [np.array([[1, 1, 2], [1, 1, 2], [3, 3, 3], [1, 1, 2]], np.int64)],
+     lambda T, a: [*T.unique_consecutive(a, return_inverse=True, return_counts=True, dim=0), *T.unique_consecutive(a, return_counts=True, dim=1)], grad=False)
+case("unravel_index", lambda r: [ints(r, -24, 24, 2, 3)], lambda T, i: [*T.unravel_index(i, (2, 3, 4)), *T.unravel_index(T.tensor(7), (3, 4)), *T.unravel_index(T.tensor([0, 5, 3]), 6), *T.unravel_index(T.tensor([-1, 30]), (2, 3, 4))], grad=False)
+case("unravel_index_out_of_range", lambda r: [np.array([24], np.int64)], lambda T, i: T.unravel_index(i, (2, 3, 4)), grad=False)
+
+# ---------------------------------------------------------------------------
+# Distances and statistics
+# ---------------------------------------------------------------------------
+
+case("cdist_p2", lambda r: [normal(r, 5, 3), normal(r, 4, 3)], lambda T, a, b: [T.cdist(a, b), T.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist")], tol=P)
+case("cdist_p_values", lambda r: [normal(r, 2, 5, 3), normal(r, 2, 4, 3)], lambda T, a, b: [T.cdist(a, b, p=1), T.cdist(a, b, p=3.0), T.cdist(a, b, p=float("inf"))], tol=P, grad_tol=1e-5)
+case("cdist_broadcast_batch", lambda r: [normal(r, 2, 1, 5, 3), normal(r, 4, 3)], lambda T, a, b: T.cdist(a, b), tol=P)
+case("cdist_bad_cols", lambda r: [normal(r, 5, 3), normal(r, 4, 2)], lambda T, a, b: T.cdist(a, b))
+case("pdist", lambda r: [normal(r, 5, 3)], lambda T, x: [T.pdist(x), T.pdist(x, p=1), T.nn.functional.pdist(x, 3)], tol=P, grad_tol=1e-5)
+case("pdist_one_row", lambda r: [normal(r, 1, 3)], lambda T, x: T.pdist(x), tol=P)
+case("cov_corrcoef", lambda r: [normal(r, 3, 8), normal(r, 8)],
+     lambda T, x, v: [T.cov(x), T.cov(x, correction=0), x.cov(correction=2), T.cov(v), T.corrcoef(x), x.corrcoef()], tol=P, grad_tol=1e-5)
+case("cov_weights", lambda r: [normal(r, 2, 6), ints(r, 1, 4, 6), pos(r, 6)],
+     lambda T, x, f, a: [T.cov(x, fweights=f), T.cov(x, aweights=a), T.cov(x, fweights=f, aweights=a, correction=0)], tol=P, grad_tol=1e-5)
+case("cov_3d_refused", lambda r: [normal(r, 2, 2, 2)], lambda T, x: T.cov(x))
+case("diff", lambda r: [special(r, 3, 5), normal(r, 3, 1), normal(r, 3, 2)],
+     lambda T, x, p, a: [T.diff(x), T.diff(x, dim=0), T.diff(x, n=2), T.diff(x, n=3, prepend=p, append=a), x.diff(n=0), T.diff(x, n=7)])
+case("diff_int_bool", lambda r: [ints(r, -9, 9, 6), bools(r, 6)], lambda T, i, b: [T.diff(i), T.diff(i, 2), T.diff(b)], grad=False)
+case("trapezoid", lambda r: [normal(r, 3, 6), np.sort(normal(r, 6)), np.sort(normal(r, 3, 6), axis=1)],
+     lambda T, y, x, x2: [T.trapezoid(y), T.trapezoid(y, dx=0.5), T.trapezoid(y, x), T.trapezoid(y, x2), T.trapezoid(y, dim=0), T.trapz(y, x)], tol=P)
+case("cumulative_trapezoid", lambda r: [normal(r, 3, 6), np.sort(normal(r, 6))],
+     lambda T, y, x: [T.cumulative_trapezoid(y), T.cumulative_trapezoid(y, dx=2.0), T.cumulative_trapezoid(y, x), T.cumulative_trapezoid(y, dim=0)], tol=P)
+case("vander", lambda r: [normal(r, 4)], lambda T, x: [T.vander(x), T.vander(x, N=3), T.vander(x, 5, increasing=True), T.vander(x, 0), T.vander(x, 1)], tol=P, grad=False)
+case("vander_int", lambda r: [ints(r, -3, 4, 4)], lambda T, x: T.vander(x), grad=False)
+case("renorm", lambda r: [normal(r, 3, 4, 2) * 2], lambda T, x: [T.renorm(x, 2, 0, 1.5), x.renorm(1, 1, 2.0), T.renorm(x, 3, 2, 100.0)], tol=P, grad_tol=1e-5)
+case("nanmedian", lambda r: [special(r, 4, 5), np.array([[np.nan, np.nan], [1.0, np.nan]], np.float32)],
+     lambda T, x, n: [T.nanmedian(x), *T.nanmedian(x, 1), *T.nanmedian(x, 0, keepdim=True), *n.nanmedian(dim=1), T.nanmedian(n)])
+case("nanmedian_ties", lambda r: [ties(r, 3, 6)], lambda T, x: [*T.nanmedian(x, -1), T.nanmedian(x)])
+case("logcumsumexp", lambda r: [normal(r, 3, 6) * 3, np.array([-np.inf, -np.inf, 0.0, np.inf, 1.0, np.nan, 2.0], np.float32)],
+     lambda T, x, s: [T.logcumsumexp(x, 1), x.logcumsumexp(0), T.logcumsumexp(s, 0)], tol=4e-6, grad_tol=1e-5, no_grad=(1,))
+
+# ---------------------------------------------------------------------------
+# Tensor extras: windows, strided views, index writes, in-place views, metadata
+# ---------------------------------------------------------------------------
+
+case("unfold_windows", lambda r: [normal(r, 2, 9)], lambda T, x: [x.unfold(1, 3, 2), x.unfold(1, 4, 1), x.unfold(0, 1, 1), x.unfold(-1, 9, 5), x.t().unfold(0, 2, 3)])
+case("unfold_overlap_grad_special", lambda r: [special(r, 12)], lambda T, x: x.unfold(0, 5, 2) * 3.0)
+case("unfold_too_big", lambda r: [normal(r, 4)], lambda T, x: x.unfold(0, 5, 1))
+case("as_strided", lambda r: [normal(r, 4, 4)], lambda T, x: [T.as_strided(x, (3, 3), (4, 1)), x.as_strided((2, 2), (1, 4), 5), T.as_strided(x, (3, 2), (2, 1), 1)])
+case("put", lambda r: [normal(r, 3, 4), ints(r, -12, 12, 5), normal(r, 5)],
+     lambda T, x, i, s: [T.put(x, T.tensor([0, 5, 11]), s[:3]), x.put(i, s, accumulate=True), x.clone().put_(T.tensor([1, 1]), s[:2], accumulate=True)])
+case("put_graph", lambda r: [normal(r, 2, 3), normal(r, 2)], lambda T, x, s: (lambda y: (y.put_(T.tensor([4, 0]), s), y * y)[1])(x * 1.0))
+case("index_reduce", lambda r: [normal(r, 4, 3), normal(r, 5, 3), ints(r, 0, 4, 5)],
+     lambda T, x, s, i: [x.index_reduce(0, i, s, "prod"), x.index_reduce(0, i, s, "mean", include_self=False), x.index_reduce(0, i, s, "amax"), T.index_reduce(x, 0, i, s, "amin", include_self=False)], tol=P, grad_tol=1e-5)
+case("index_reduce_dim1", lambda r: [normal(r, 3, 4), normal(r, 3, 6), ints(r, 0, 4, 6)], lambda T, x, s, i: [x.index_reduce(1, i, s, "mean"), x.clone().index_reduce_(1, i, s, "amax")], tol=P)
+case("index_reduce_bad_reduce", lambda r: [normal(r, 3, 4), normal(r, 2, 4)], lambda T, x, s: x.index_reduce(0, T.tensor([0, 1]), s, "sum"))
+case("inplace_view_ops", lambda r: [normal(r, 2, 1, 3)],
+     lambda T, x: (lambda y: [y.squeeze_(1) * 1, y.unsqueeze_(0) * 1, y.transpose_(0, 2) * 1, y.squeeze_() * 1, y.t_() * 1, y.swapdims_(0, 1) * 1, y])(x * 1.0))
+case("inplace_view_on_leaf_refused", lambda r: [normal(r, 2, 3)], lambda T, x: x.unsqueeze_(0))
+case("metadata_aliases", lambda r: [normal(r, 2, 3), ints(r, 0, 3, 4), bools(r, 5)],
+     lambda T, x, i, b: [x.nelement(), x.ndimension(), x.nbytes, i.nbytes, b.nbytes, x.itemsize, i.itemsize, x.is_complex(), i.is_signed(), b.is_signed(), x.H, x.mH, x.adjoint(), x.conj()], grad=False)
+case("H_3d_refused", lambda r: [normal(r, 2, 2, 2)], lambda T, x: x.H, grad=False)
+case("clone_function", lambda r: [special(r, 3, 4)], lambda T, x: [T.clone(x), T.clone(x.t()), T.clone(x) * 2])
+case("result_type", lambda r: [normal(r, 2), ints(r, 0, 3, 2), bools(r, 2), normal(r), ints(r, 0, 3)],
+     lambda T, f, i, b, f0, i0: [str(T.result_type(x, y)).split(".")[-1] for x, y in [(f, i), (i, 1.5), (i, 2), (b, 1), (b, True), (i0, f), (f0, i), (i, f0), (b, i0), (i, i0), (f0, 2), (i0, 2.5)]], grad=False)
+case("promote_types_can_cast", lambda r: [],
+     lambda T: [str(T.promote_types(a, b)).split(".")[-1] for a, b in [(T.uint8, T.int8), (T.float16, T.bfloat16), (T.int32, T.float16), (T.bool, T.uint8), (T.int64, T.float32), (T.complex64, T.float64), (T.int16, T.int32)]]
+     + [T.can_cast(a, b) for a, b in [(T.float32, T.int64), (T.int64, T.float32), (T.bool, T.int64), (T.int64, T.bool), (T.float64, T.float16), (T.complex64, T.float32)]], grad=False)
