@@ -16,6 +16,9 @@ Sections (all by default):
   schedules  learning rates of every scheduler step by step -> schedules.json
   init       nn.init's gains, fans and bounds  -> init.json
   ports      the six ported programs' losses (tests/ports/)  -> ports.json
+  breadth    the rest of torch.nn: pads, fold, RMSNorm, ... and the margin
+             losses (tests/breadth_layer_cases.py), ASGD/Rprop/LBFGS
+             (tests/breadth_optim_cases.py)  -> breadth_{layers,losses,optim}.npz
 """
 
 from __future__ import annotations
@@ -63,15 +66,17 @@ def _save_npz(name: str, arrays: dict) -> None:
     np.savez_compressed(os.path.join(OUT, name), **arrays)
 
 
-def layers() -> None:
+def layers(cases=None, out_name: str = "layers.npz") -> None:
     """Every layer case: seeded parameters, inputs and output gradients G;
     torch's outputs, the gradients of sum(out · G), buffers and parameters
     after the call."""
-    import surface_layer_cases as lc
+    if cases is None:
+        import surface_layer_cases as lc
 
+        cases = lc.LAYER_CASES
     rng = np.random.default_rng(SEED)
     arrays = {}
-    for name, case in lc.LAYER_CASES.items():
+    for name, case in cases.items():
         torch.manual_seed(0)
         m = case["build"](torch)
         m.train(case["train"])
@@ -110,7 +115,7 @@ def layers() -> None:
                 arrays[f"{name}/input_grad/{i}"] = t.grad.numpy().copy()
         for bn, b in m.named_buffers():
             arrays[f"{name}/buffer_after/{bn}"] = b.numpy().copy()
-    _save_npz("layers.npz", arrays)
+    _save_npz(out_name, arrays)
 
 
 def _loss_input(rng, kind: str, shape):
@@ -143,14 +148,16 @@ def _loss_input(rng, kind: str, shape):
     return (lp if kind == "lp" else np.exp(lp)).astype(np.float32)
 
 
-def losses() -> None:
+def losses(cases=None, out_name: str = "losses.npz") -> None:
     """Every loss case: its inputs, torch's loss and the gradients of
     sum(loss · G) for the inputs that require grad."""
-    import surface_loss_cases as lcs
+    if cases is None:
+        import surface_loss_cases as lcs
 
+        cases = lcs.LOSS_CASES
     rng = np.random.default_rng(SEED + 1)
     arrays = {}
-    for name, (specs, fn) in lcs.LOSS_CASES.items():
+    for name, (specs, fn) in cases.items():
         tensors = []
         for i, (kind, shape) in enumerate(specs):
             a = _loss_input(rng, kind, shape)
@@ -164,7 +171,7 @@ def losses() -> None:
         for i, t in enumerate(tensors):
             if t.grad is not None:
                 arrays[f"{name}/input_grad/{i}"] = t.grad.numpy().copy()
-    _save_npz("losses.npz", arrays)
+    _save_npz(out_name, arrays)
 
 
 def optim() -> None:
@@ -323,8 +330,47 @@ def runtime() -> None:
     _write_json("runtime.json", {"torch": torch.__version__, "finfo": fi, "iinfo": ii, "size_numel": torch.Size([2, 3, 4]).numel()})
 
 
+def breadth() -> None:
+    """The rest of torch.nn (tests/breadth_layer_cases.py): layers and
+    losses as the layers and losses sections record them, into
+    breadth_layers.npz and breadth_losses.npz; the optimizers ASGD, Rprop
+    and LBFGS into breadth_optim.npz (tests/breadth_optim_cases.py)."""
+    import breadth_layer_cases as bc
+
+    layers(bc.LAYER_CASES, "breadth_layers.npz")
+    losses(bc.LOSS_CASES, "breadth_losses.npz")
+    breadth_optim()
+
+
+def breadth_optim() -> None:
+    import breadth_optim_cases as oc
+
+    arrays = oc.inputs()
+    for name, cls_name, kwargs in oc.OPTIM_CASES:
+        params = [torch.tensor(arrays[f"init/{i}"], requires_grad=True) for i in range(len(oc.SHAPES))]
+        opt = getattr(torch.optim, cls_name)(params, **kwargs)
+        for s in range(oc.STEPS):
+            if cls_name == "LBFGS":
+                def closure():
+                    opt.zero_grad()
+                    loss = oc.objective(torch, params)
+                    loss.backward()
+                    return loss
+                arrays[f"{name}/{s}/loss"] = np.asarray(opt.step(closure).detach().numpy())
+            else:
+                for i, p in enumerate(params):
+                    p.grad = torch.tensor(arrays[f"grad/{s}/{i}"])
+                opt.step()
+            for i, p in enumerate(params):
+                arrays[f"{name}/{s}/param/{i}"] = p.detach().numpy().copy()
+                for key, value in opt.state[p].items():
+                    if torch.is_tensor(value) and value.shape == p.shape:
+                        arrays[f"{name}/{s}/{key}/{i}"] = value.detach().numpy().copy()
+    _save_npz("breadth_optim.npz", arrays)
+
+
 SECTIONS = {"runtime": runtime, "structure": structure, "layers": layers, "losses": losses, "optim": optim, "schedules": schedules, "init": init,
-            "data": data, "ports": ports}
+            "data": data, "ports": ports, "breadth": breadth}
 
 
 def main(argv) -> None:

@@ -102,3 +102,25 @@ __all__ += ["embedding_bag"]
 from .ops.statistics import pdist  # noqa: E402
 
 __all__ += ["pdist"]
+
+# The rest of torch.nn.functional's layers (docs/api.md, "More layers").
+from .ops.padding import fold, unfold  # noqa: E402
+from .ops.layer_extras import (  # noqa: E402
+    alpha_dropout,
+    bilinear,
+    feature_alpha_dropout,
+    gumbel_softmax,
+    local_response_norm,
+    lp_pool1d,
+    lp_pool2d,
+    max_unpool1d,
+    max_unpool2d,
+    rms_norm,
+    softmax2d,
+)
+from .ops.margin_losses import gaussian_nll_loss, multi_margin_loss, multilabel_margin_loss  # noqa: E402
+from .ops.grid_sample import affine_grid, grid_sample  # noqa: E402
+
+__all__ += ["fold", "unfold", "alpha_dropout", "bilinear", "feature_alpha_dropout", "gumbel_softmax", "local_response_norm",
+            "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "rms_norm", "gaussian_nll_loss", "multi_margin_loss",
+            "multilabel_margin_loss", "affine_grid", "grid_sample"]

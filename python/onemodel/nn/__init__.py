@@ -63,6 +63,31 @@ from .pooling import (
     UpsamplingNearest2d,
 )
 from .sparse import Embedding, EmbeddingBag
+from .extra_layers import (
+    AlphaDropout,
+    Bilinear,
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    FeatureAlphaDropout,
+    Fold,
+    LazyLinear,
+    LocalResponseNorm,
+    LPPool1d,
+    LPPool2d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    RMSNorm,
+    Softmax2d,
+    Unfold,
+)
+from .extra_losses import GaussianNLLLoss, MultiLabelMarginLoss, MultiMarginLoss
 from .transformer import Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
 
 # `import onemodel.nn.functional as F` finds the one functional module (the
@@ -86,4 +111,8 @@ __all__ = [
     "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "PixelShuffle", "PixelUnshuffle",
     "CosineSimilarity", "PairwiseDistance", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss",
     "TripletMarginLoss", "PoissonNLLLoss", "MultiLabelSoftMarginLoss",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d",
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "Fold", "Unfold", "RMSNorm", "LocalResponseNorm", "LPPool1d", "LPPool2d",
+    "MaxUnpool1d", "MaxUnpool2d", "Bilinear", "Softmax2d", "AlphaDropout", "FeatureAlphaDropout", "LazyLinear",
+    "MultiMarginLoss", "MultiLabelMarginLoss", "GaussianNLLLoss",
 ]

@@ -87,11 +87,16 @@ class PadFn(Function):
 
 
 def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
-    """torch.nn.functional.pad, constant mode: `pad` lists (left, right) for
-    the last dim, then the one before, …; negative values crop."""
-    if mode != "constant":
-        raise ValueError(f"pad: mode {mode!r} is not supported (only 'constant')")
+    """torch.nn.functional.pad: `pad` lists (left, right) for the last dim,
+    then the one before, …; negative values crop. Modes other than
+    'constant' are in ops/padding.py."""
     pad = tuple(int(p) for p in pad)
+    if mode != "constant":
+        from .padding import pad_nonconstant
+
+        if value is not None and value != 0:
+            raise ValueError(f"pad: padding mode \"{mode}\" doesn't take in value argument")
+        return pad_nonconstant(input, pad, mode)
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise ValueError(f"pad: padding {pad} must have an even length of at most 2·{input.ndim} for shape {tuple(input.shape)}")
     pads = [(0, 0)] * input.ndim

@@ -12,7 +12,8 @@ from __future__ import annotations
 from . import lr_scheduler
 from .adam import Adam, AdamW
 from .elementwise_optimizers import Adadelta, Adagrad, Adamax, NAdam, RAdam, RMSprop
+from .extra_optimizers import ASGD, LBFGS, Rprop
 from .optimizer import Optimizer, required
 from .sgd import SGD
 
-__all__ = ["Optimizer", "AdamW", "Adam", "SGD", "Adadelta", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "lr_scheduler", "required"]
+__all__ = ["Optimizer", "AdamW", "Adam", "SGD", "Adadelta", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "LBFGS", "lr_scheduler", "required"]
