@@ -1,0 +1,87 @@
+"""Bit-identity of the rest of the tensor and nn surface (CONTRACT §7): the
+exact-mode gradients of graphs using the new operators (einsum, addmm and
+baddbmm on the canonical GEMM, tensordot, cdist/pdist, cov, diagonals,
+unfold/fold, the pad modes, RMSNorm, LocalResponseNorm, grid_sample,
+logcumsumexp, bincount's weighted double sum, the §8 scatter-adds of
+overlapping windows and gathers) hash to one pinned value on every kernel
+path × threads {1, 3, 8}; fast mode is equal across threads. The products
+have K = 300..700 so the GEMM's blocked and threaded paths are used."""
+
+import numpy as np
+
+import onemodel as om
+import onemodel.nn.functional as F
+from conftest import PATHS, THREAD_COUNTS, sha256_of
+
+# sha256 of _products_gradients() in exact mode (input order, then the loss).
+PRODUCTS_EXACT_SHA256 = "bc7442bc4e1c0c4cf1e2ac5293ac3f0d7e870408508bca4c710dcf842bfd7e0a"
+# sha256 of _layers_gradients() in exact mode.
+LAYERS_EXACT_SHA256 = "9409c86c28a09811e053a158684ad367bb00337ec6cd13afdf41ee9f05f256ce"
+
+
+def _products_gradients():
+    gen = om.Generator().manual_seed(21)
+    x = om.randn(24, 700, generator=gen).requires_grad_()
+    w = (om.randn(700, 32, generator=gen) * 0.05).requires_grad_()
+    c = om.randn(32, generator=gen).requires_grad_()
+    b1 = (om.randn(4, 24, 300, generator=gen) * 0.1).requires_grad_()
+    b2 = (om.randn(4, 300, 16, generator=gen) * 0.1).requires_grad_()
+    h = om.addmm(c, x, w, beta=0.5, alpha=1.5)  # [24, 32]
+    e = om.einsum("bij,bjk->bik", b1, b2)  # [4, 24, 16]
+    t = om.tensordot(b1, b2, dims=([0, 2], [0, 1]))  # [24, 16]
+    a = om.baddbmm(e, b1, b2, beta=0.25) + om.addbmm(t, b1, b2)
+    q = om.einsum("ik,jk->ij", h, h) * 0.01 + om.outer(h[:, 0], h[0]).sum()
+    d = om.cdist(h[:, :8], h[:12, :8]) + om.pdist(h[:6, :4]).sum() + om.cov(h.t()[:5]).sum()
+    diag = om.diagonal(q).sum() + om.trace(q[:16, :16]) + om.diag_embed(h[:3, :5]).sum() + om.kron(h[:2, :2], h[:3, :3]).sum()
+    win = h.unfold(1, 5, 2)  # overlapping windows: the §8 scatter-add backward
+    lc = om.logcumsumexp(h[:4] * 0.3, 1)
+    loss = (a * a).sum() + (q * q).sum() + d.sum() + diag + (win * win).sum() + lc.sum() + om.cross(h[:, :3], h[1:2, 3:6], dim=1).sum()
+    loss.backward()
+    return [x.grad.numpy(), w.grad.numpy(), c.grad.numpy(), b1.grad.numpy(), b2.grad.numpy(), loss.detach().reshape(1).numpy()]
+
+
+def _layers_gradients():
+    gen = om.Generator().manual_seed(22)
+    img = om.randn(2, 3, 12, 12, generator=gen).requires_grad_()
+    wt = (om.randn(3, 12, 12, generator=gen) * 0.1).requires_grad_()
+    g = (om.rand(12, generator=gen) + 0.5).requires_grad_()
+    y = F.pad(img, (2, 1, 1, 2), "reflect") + 0.0
+    y = y[..., :12, :12] + F.pad(img, (1, 1, 1, 1), "replicate")[..., 1:13, :12] + F.pad(img, (3, 0, 0, 3), "circular")[..., :12, 3:15]
+    cols = F.unfold(y, 3, padding=1, stride=1)  # [2, 27, 144]
+    back = F.fold(cols * 0.5, (12, 12), 3, padding=1)
+    r = F.rms_norm(back, (12,), g) + F.local_response_norm(back, 3)
+    grid = om.tensor(np.random.default_rng(7).uniform(-1.1, 1.1, (2, 5, 6, 2)).astype(np.float32))
+    s = F.grid_sample(r, grid, align_corners=False)
+    z = om.einsum("nchw,chw->n", r, wt)
+    idx = om.tensor(np.random.default_rng(8).integers(0, 10, 200))
+    counts = om.bincount(idx, r.reshape(-1)[:200].detach(), minlength=10)
+    loss = (s * s).sum() + z.sum() + (counts * counts.detach()).sum() * 0.0 + (r * r).mean()
+    loss.backward()
+    return [img.grad.numpy(), wt.grad.numpy(), g.grad.numpy(), counts.numpy(), loss.detach().reshape(1).numpy()]
+
+
+def test_exact_mode_hash_is_pinned_on_every_path_and_thread_count():
+    for fn, pinned in ((_products_gradients, PRODUCTS_EXACT_SHA256), (_layers_gradients, LAYERS_EXACT_SHA256)):
+        seen = {}
+        for path in PATHS:
+            for threads in THREAD_COUNTS:
+                with om.compute.settings(mode="exact", kernel_path=path, threads=threads):
+                    seen[(path, threads)] = sha256_of(fn())
+        assert len(set(seen.values())) == 1, seen
+        assert next(iter(seen.values())) == pinned, (fn.__name__, next(iter(seen.values())))
+
+
+def test_fast_mode_does_not_depend_on_threads():
+    for fn in (_products_gradients, _layers_gradients):
+        hashes = set()
+        for threads in THREAD_COUNTS:
+            with om.compute.settings(mode="fast", threads=threads):
+                hashes.add(sha256_of(fn()))
+        assert len(hashes) == 1
+
+
+def test_gradients_are_finite_and_nonzero():
+    with om.compute.settings(mode="exact"):
+        for fn in (_products_gradients, _layers_gradients):
+            for g in fn():
+                assert np.isfinite(g).all() and np.abs(g).max() > 0
