@@ -247,3 +247,16 @@ case("result_type", lambda r: [normal(r, 2), ints(r, 0, 3, 2), bools(r, 2), norm
 case("promote_types_can_cast", lambda r: [],
      lambda T: [str(T.promote_types(a, b)).split(".")[-1] for a, b in [(T.uint8, T.int8), (T.float16, T.bfloat16), (T.int32, T.float16), (T.bool, T.uint8), (T.int64, T.float32), (T.complex64, T.float64), (T.int16, T.int32)]]
      + [T.can_cast(a, b) for a, b in [(T.float32, T.int64), (T.int64, T.float32), (T.bool, T.int64), (T.int64, T.bool), (T.float64, T.float16), (T.complex64, T.float32)]], grad=False)
+
+
+# ---------------------------------------------------------------------------
+# Tensor hooks
+# ---------------------------------------------------------------------------
+
+case("register_hook_nonleaf", lambda r: [normal(r, 3, 4)],
+     lambda T, x: (lambda y: (y.register_hook(lambda g: g * 2.0), y.register_hook(lambda g: g + 1.0), y * y)[2])(x * 3.0))
+case("register_hook_leaf", lambda r: [normal(r, 3, 4), normal(r, 4)],
+     lambda T, x, w: (x.register_hook(lambda g: g * -1.0), w.register_hook(lambda g: None), (x * w).sum(0))[2], tol=P)
+case("register_hook_removed", lambda r: [normal(r, 5)],
+     lambda T, x: (lambda y, h: (h.remove(), y * 2.0)[1])(*(lambda y: (y, y.register_hook(lambda g: g * 100.0)))(x + 1.0)))
+case("register_hook_no_grad_refused", lambda r: [normal(r, 3)], lambda T, x: x.detach().register_hook(lambda g: g), grad=False)

@@ -135,7 +135,39 @@ class _LstmCellSeries:
         return Series()
 
 
+def _hooked_mlp(t):
+    """Module hooks as torch's: a full backward hook doubling the first
+    layer's grad_input, a backward pre-hook halving the Tanh's grad_output,
+    a forward hook adding to an output, a forward pre-hook scaling an input."""
+    m = t.nn.Sequential(t.nn.Linear(4, 6), t.nn.Tanh(), t.nn.Linear(6, 3))
+    m[0].register_full_backward_hook(lambda mod, gi, go: tuple(g * 2.0 if g is not None else None for g in gi))
+    m[1].register_full_backward_pre_hook(lambda mod, go: (go[0] * 0.5,))
+    m[2].register_forward_hook(lambda mod, args, out: out + 1.0)
+    m[2].register_forward_pre_hook(lambda mod, args: (args[0] * 3.0,))
+    seen = []
+    m[2].register_full_backward_hook(lambda mod, gi, go: seen.append((gi[0].shape, go[0].shape)) and None)
+    return m
+
+
+class _TwoInput:
+    @staticmethod
+    def build(t):
+        class Pair(t.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = t.nn.Linear(3, 3)
+
+            def forward(self, a, b):
+                return self.lin(a) * b, a - b
+
+        m = Pair()
+        m.register_full_backward_hook(lambda mod, gi, go: (gi[0] * 3.0, gi[1]))
+        return m
+
+
 LAYER_CASES = {
+    "module_backward_hooks": _mod(_hooked_mlp, [("f", (5, 4))]),
+    "module_backward_hook_two_inputs": _mod(_TwoInput.build, [("f", (2, 3)), ("f", (2, 3))]),
     "reflection_pad1d": _mod(lambda t: t.nn.ReflectionPad1d((2, 3)), [("f", (2, 3, 5))]),
     "reflection_pad2d": _mod(lambda t: t.nn.ReflectionPad2d((1, 2, 2, 0)), [("f", (2, 2, 4, 5))]),
     "reflection_pad2d_unbatched": _mod(lambda t: t.nn.ReflectionPad2d(1), [("f", (3, 3, 4))]),

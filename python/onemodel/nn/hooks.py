@@ -62,7 +62,28 @@ class _ModuleHooks:
         flags = [(self._forward_hooks_with_kwargs, with_kwargs), (self._forward_hooks_always_called, always_call)]
         return _add_hook(self._forward_hooks, hook, prepend, flags)
 
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` when the gradients of
+        the inputs are computed; a non-None result replaces grad_input (nn/backward_hooks.py)."""
+        from .backward_hooks import register
+
+        return register(self, "_backward_hooks", hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_output)`` when the outputs' gradients are known; may replace them."""
+        from .backward_hooks import register
+
+        return register(self, "_backward_pre_hooks", hook, prepend)
+
     def _call_with_hooks(self, args, kwargs):
+        d = self.__dict__
+        if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+            from .backward_hooks import call
+
+            return call(self, args, kwargs, self._call_forward_hooks)
+        return self._call_forward_hooks(args, kwargs)
+
+    def _call_forward_hooks(self, args, kwargs):
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)

@@ -367,7 +367,7 @@ class Module(_ModuleState, _ModuleHooks):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         d = self.__dict__
-        if d.get("_forward_hooks") or d.get("_forward_pre_hooks"):
+        if d.get("_forward_hooks") or d.get("_forward_pre_hooks") or d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
