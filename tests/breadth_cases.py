@@ -260,3 +260,23 @@ case("register_hook_leaf", lambda r: [normal(r, 3, 4), normal(r, 4)],
 case("register_hook_removed", lambda r: [normal(r, 5)],
      lambda T, x: (lambda y, h: (h.remove(), y * 2.0)[1])(*(lambda y: (y, y.register_hook(lambda g: g * 100.0)))(x + 1.0)))
 case("register_hook_no_grad_refused", lambda r: [normal(r, 3)], lambda T, x: x.detach().register_hook(lambda g: g), grad=False)
+
+
+# ---------------------------------------------------------------------------
+# torch.distributions (log_prob, entropy, moments: deterministic parts)
+# ---------------------------------------------------------------------------
+
+case("categorical_logits", lambda r: [normal(r, 3, 5), ints(r, 0, 5, 4, 3)],
+     lambda T, x, v: (lambda d: [d.log_prob(v), d.entropy(), d.probs, d.logits, d.mode, list(d.batch_shape)])(T.distributions.Categorical(logits=x)), tol=P)
+case("categorical_probs", lambda r: [pos(r, 2, 4), ints(r, 0, 4, 2)],
+     lambda T, p, v: (lambda d: [d.log_prob(v), d.entropy(), d.probs, d.logits, d.enumerate_support()])(T.distributions.Categorical(probs=p)), tol=P)
+case("categorical_zero_prob_entropy", lambda r: [np.array([[0.0, 0.5, 0.5], [1.0, 0.0, 0.0]], np.float32)],
+     lambda T, p: T.distributions.Categorical(probs=p).entropy(), tol=P, grad=False)
+case("bernoulli", lambda r: [(r.random((3, 4)) * 0.9 + 0.05).astype(np.float32), normal(r, 4), bools(r, 3, 4)],
+     lambda T, p, l, v: [T.distributions.Bernoulli(probs=p).log_prob(v.float()), T.distributions.Bernoulli(probs=p).entropy(), T.distributions.Bernoulli(logits=l).log_prob(v.float()),
+                         T.distributions.Bernoulli(logits=l).probs, T.distributions.Bernoulli(probs=p).variance, T.distributions.Bernoulli(logits=l).entropy()], tol=P)
+case("normal", lambda r: [normal(r, 3, 4), pos(r, 4), normal(r, 3, 4)],
+     lambda T, m, s, x: (lambda d: [d.log_prob(x), d.entropy(), d.mean, d.stddev, d.variance, d.cdf(x), list(d.batch_shape)])(T.distributions.Normal(m, s)), tol=P, grad_tol=1e-5)
+case("normal_scalar_params", lambda r: [normal(r, 5)], lambda T, x: [T.distributions.Normal(0.5, 2.0).log_prob(x), T.distributions.Normal(0.0, 1.0).entropy()], tol=P)
+case("uniform", lambda r: [normal(r, 4) - 2.0, pos(r, 4) * 3, r.random((3, 4)).astype(np.float32)],
+     lambda T, lo, w, u: (lambda d, x: [d.log_prob(x), d.entropy(), d.mean, d.variance, d.cdf(x)])(T.distributions.Uniform(lo, lo + w), (lo + w * u).detach()), tol=P)

@@ -267,6 +267,7 @@ from ._runtime import (
     use_deterministic_algorithms,
 )
 from . import amp, backends, cuda, jit, utils
+from . import distributions
 from .amp import autocast
 from ._typeinfo import channels_last, channels_last_3d, contiguous_format, finfo, iinfo, memory_format, preserve_format
 

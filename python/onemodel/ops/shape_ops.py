@@ -95,7 +95,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
         from .padding import pad_nonconstant
 
         if value is not None and value != 0:
-            raise ValueError(f"pad: padding mode \"{mode}\" doesn't take in value argument")
+            raise RuntimeError(f"pad: padding mode \"{mode}\" doesn't take in value argument")
         return pad_nonconstant(input, pad, mode)
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise ValueError(f"pad: padding {pad} must have an even length of at most 2·{input.ndim} for shape {tuple(input.shape)}")
