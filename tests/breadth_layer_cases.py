@@ -166,6 +166,9 @@ class _TwoInput:
 
 
 LAYER_CASES = {
+    "conv2d_padding_mode_reflect": _mod(lambda t: t.nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect"), [("f", (2, 2, 5, 5))]),
+    "conv2d_padding_mode_circular_same": _mod(lambda t: t.nn.Conv2d(2, 2, (3, 2), padding="same", padding_mode="circular", dilation=(1, 2)), [("f", (1, 2, 4, 6))]),
+    "conv1d_padding_mode_replicate": _mod(lambda t: t.nn.Conv1d(3, 2, 3, stride=2, padding=2, padding_mode="replicate"), [("f", (2, 3, 7))]),
     "module_backward_hooks": _mod(_hooked_mlp, [("f", (5, 4))]),
     "module_backward_hook_two_inputs": _mod(_TwoInput.build, [("f", (2, 3)), ("f", (2, 3))]),
     "reflection_pad1d": _mod(lambda t: t.nn.ReflectionPad1d((2, 3)), [("f", (2, 3, 5))]),

@@ -36,8 +36,10 @@ class _ConvNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise ValueError(f"{op}: padding_mode {padding_mode!r} is not supported (only 'zeros')")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got padding_mode='{padding_mode}'")
+        if transposed and padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {op}')
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
@@ -59,6 +61,22 @@ class _ConvNd(Module):
         else:
             self.register_parameter("bias", None)
         self.reset_parameters(generator)
+
+    def _mode_padded(self, input):
+        """padding_mode other than 'zeros': F.pad with that mode, then a
+        convolution without padding (torch's forward)."""
+        if self.padding_mode == "zeros":
+            return input, self.padding
+        pads = []
+        for i in reversed(range(self._dims)):
+            if self.padding == "same":
+                total = self.dilation[i] * (self.kernel_size[i] - 1)
+                pads += [total // 2, total - total // 2]
+            elif self.padding == "valid":
+                pads += [0, 0]
+            else:
+                pads += [self.padding[i], self.padding[i]]
+        return F.pad(input, tuple(pads), mode=self.padding_mode), (0,) * self._dims
 
     def _tuple(self, name, value, minimum):
         if self._dims == 1:
@@ -102,7 +120,8 @@ class Conv1d(_ConvNd):
                          device, dtype, generator)
 
     def forward(self, input) -> Tensor:
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        input, padding = self._mode_padded(input)
+        return F.conv1d(input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class Conv2d(_ConvNd):
@@ -114,7 +133,8 @@ class Conv2d(_ConvNd):
                          device, dtype, generator)
 
     def forward(self, input) -> Tensor:
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        input, padding = self._mode_padded(input)
+        return F.conv2d(input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class _ConvTransposeNd(_ConvNd):

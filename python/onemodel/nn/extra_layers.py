@@ -13,6 +13,7 @@ from ..creation import empty, ones
 from ..grad_mode import no_grad
 from . import init
 from .layers import Linear, _check_factory
+from .dropout import _DropoutNd
 from .module import Module
 from .parameter import Parameter
 
@@ -219,20 +220,11 @@ class Softmax2d(Module):
         return F.softmax2d(input)
 
 
-class _AlphaDropoutNd(Module):
+class _AlphaDropoutNd(_DropoutNd):
+    """The dropout modules' constructor, checks and printout; the forward
+    calls F.alpha_dropout / F.feature_alpha_dropout."""
+
     _fn = "alpha_dropout"
-
-    def __init__(self, p: float = 0.5, inplace: bool = False, generator=None):
-        super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p, self.inplace, self.generator = p, inplace, generator
-
-    def forward(self, input):
-        return getattr(F, self._fn)(input, self.p, self.training, False, generator=self.generator)
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}, inplace={self.inplace}"
 
 
 class AlphaDropout(_AlphaDropoutNd):

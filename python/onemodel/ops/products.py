@@ -46,26 +46,24 @@ def _need_ndim(op: str, t: Tensor, ndim: int, what: str) -> None:
         raise RuntimeError(f"{op}: {what} must be a {ndim}-D tensor, got shape {tuple(t.shape)}")
 
 
+def _dot(op: str, a: Tensor, b: Tensor) -> Tensor:
+    _tensor(op, a, b)
+    _need_ndim(op, a, 1, "input")
+    _need_ndim(op, b, 1, "other")
+    _same_dtype(op, a, b)
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"{op}: inconsistent tensor size, expected {a.shape[0]} and {b.shape[0]} elements to be equal")
+    return linalg.matmul(a, b)
+
+
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """torch.dot: the inner product of two 1-D tensors of equal length."""
-    _tensor("dot", input, tensor)
-    _need_ndim("dot", input, 1, "input")
-    _need_ndim("dot", tensor, 1, "tensor")
-    _same_dtype("dot", input, tensor)
-    if input.shape[0] != tensor.shape[0]:
-        raise RuntimeError(f"dot: inconsistent tensor size, expected {input.shape[0]} and {tensor.shape[0]} elements to be equal")
-    return linalg.matmul(input, tensor)
+    return _dot("dot", input, tensor)
 
 
 def vdot(input: Tensor, other: Tensor) -> Tensor:
     """torch.vdot: dot with the first operand conjugated (real here: dot)."""
-    _tensor("vdot", input, other)
-    _need_ndim("vdot", input, 1, "input")
-    _need_ndim("vdot", other, 1, "other")
-    _same_dtype("vdot", input, other)
-    if input.shape[0] != other.shape[0]:
-        raise RuntimeError(f"vdot: inconsistent tensor size, expected {input.shape[0]} and {other.shape[0]} elements to be equal")
-    return linalg.matmul(input, other)
+    return _dot("vdot", input, other)
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
