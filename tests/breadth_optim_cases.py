@@ -21,6 +21,7 @@ OPTIM_CASES = [
     ("rprop_maximize", "Rprop", {"lr": 0.1, "maximize": True, "foreach": False}),
     ("lbfgs", "LBFGS", {"lr": 1, "max_iter": 5}),
     ("lbfgs_history_lr", "LBFGS", {"lr": 0.5, "max_iter": 4, "history_size": 2}),
+    ("lbfgs_strong_wolfe", "LBFGS", {"lr": 1, "max_iter": 6, "line_search_fn": "strong_wolfe"}),
 ]
 
 

@@ -8,8 +8,9 @@ of an independent NumPy float32 model of torch's formulas (below, one
 operation per rounding), and within 16 ulps of M = max(|old|, |new|,
 |new − old|) of torch's, at least 90% within 1 ulp (torch fuses some
 multiply-adds). LBFGS: its dot products are canonical GEMMs, torch's are
-BLAS sdot, and the two-loop recursion amplifies the difference; the
-parameters after each step agree to 2e-5·max(1, |p|)."""
+BLAS sdot, and the two-loop recursion (and the strong-Wolfe line search's
+cubic steps) amplify the difference; the parameters after each step agree
+to 2e-5·max(1, |p|)."""
 
 from __future__ import annotations
 
@@ -139,18 +140,26 @@ def test_elementwise_optimizer_is_the_model_and_near_torch(name, fix):
 @pytest.mark.parametrize("name", [n for n, c, _ in OPTIM_CASES if c == "LBFGS"])
 def test_lbfgs_follows_torch(name, fix):
     ours = _run_onemodel(name, fix)
+    losses = [float(fix[f"{name}/{s}/loss"]) for s in range(STEPS)]
+    # Once the loss stops moving in float32 the minimum is flat to float32
+    # resolution and the stopping tests (|Δloss| < tolerance_change) end the
+    # two runs at different points of that flat region: the parameters after
+    # step s are compared while the loss they give (losses[s + 1]) still
+    # differs from the next one.
+    flat = next((c for c in range(STEPS - 1) if abs(losses[c] - losses[c + 1]) <= 1e-6 * abs(losses[c])), STEPS)
+    assert flat >= 1, f"{name}: the case converges at once; it tests nothing"
     for s in range(STEPS):
-        assert abs(ours[s]["loss"] - float(fix[f"{name}/{s}/loss"])) <= 2e-5 * max(1.0, abs(float(fix[f"{name}/{s}/loss"])))
+        assert abs(ours[s]["loss"] - losses[s]) <= 2e-5 * max(1.0, abs(losses[s]))
+        if s + 1 >= flat:
+            continue
         for i in range(len(SHAPES)):
             ref = fix[f"{name}/{s}/param/{i}"]
             err = np.abs(ours[s][f"param/{i}"] - ref).max()
             assert err <= 2e-5 * max(1.0, float(np.abs(ref).max())), f"{name} step {s} param {i}: {err:.3g}"
 
 
-def test_lbfgs_refuses_strong_wolfe_clearly():
+def test_lbfgs_refuses_other_line_searches():
     p = om.zeros(3, requires_grad=True)
-    with pytest.raises(NotImplementedError, match="strong_wolfe"):
-        om.optim.LBFGS([p], line_search_fn="strong_wolfe")
     with pytest.raises(RuntimeError, match="only 'strong_wolfe'"):
         om.optim.LBFGS([p], line_search_fn="backtracking")
 
@@ -174,3 +183,31 @@ def test_asgd_rprop_state_dict_round_trip(fix):
             opt2.step()
         for a, b in zip(params, clone):
             assert np.array_equal(a.detach().numpy(), b.detach().numpy()), cls
+
+
+def test_report(fix):
+    """The distance table of docs/optim.md (``pytest tests/test_breadth_optim.py -k report -s``)."""
+    print("\n| case | values | > 1 ulp from torch | max ulps of M |")
+    for name, cls, _ in OPTIM_CASES:
+        if cls == "LBFGS":
+            continue
+        ours = _run_onemodel(name, fix)
+        total = over1 = 0
+        worst = 0.0
+        old = [fix[f"init/{i}"] for i in range(len(SHAPES))]
+        for s in range(STEPS):
+            for i in range(len(SHAPES)):
+                for key in [k.split("/")[0] for k in ours[s] if k.endswith(f"/{i}")]:
+                    tv = fix.get(f"{name}/{s}/{key}/{i}")
+                    if tv is None:
+                        continue
+                    got = ours[s][f"{key}/{i}"]
+                    if key == "param":
+                        scale = np.maximum(np.maximum(np.abs(old[i]), np.abs(tv)), np.abs(tv - old[i]))
+                        old[i] = tv
+                    else:
+                        scale = np.abs(tv)
+                    worst = max(worst, float(_ulps(got, tv, scale).max()))
+                    over1 += int((_ulps(got, tv, tv) > 1).sum())
+                    total += got.size
+        print(f"| {name} | {total} | {over1} ({100 * over1 / total:.1f}%) | {worst:.2f} |")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, float32, int64
-from ._spatial_util import check_float
+from .operands import check_float
 from . import views
 
 

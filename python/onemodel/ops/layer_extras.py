@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _core, _shape
 from ..tensor import Tensor, float32, int64
-from ._spatial_util import check_float, pair
+from .operands import check_float, pair
 from . import views
 
 

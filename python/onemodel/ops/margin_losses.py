@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..tensor import Tensor, bool_, float32, int64
-from ._spatial_util import check_float
+from .operands import check_float
 from .loss import reduce_loss, reduction_of
 from . import views
 

@@ -16,7 +16,7 @@ import numpy as np
 from .._numpy_exact import canonical_nan, ieee
 from ..autograd.function import Function
 from ..tensor import Tensor, float32
-from ._spatial_util import check_float, pair
+from .operands import check_float, pair
 
 
 def _source(mode: str, n: int, before: int, after: int) -> np.ndarray:
@@ -38,7 +38,7 @@ def pad_nonconstant(input: Tensor, pad: tuple, mode: str) -> Tensor:
     """torch.nn.functional.pad for mode reflect / replicate / circular:
     `pad` lists (left, right) from the last dim backwards, for 1 to 3 dims
     of an input with one or two more leading dims (a batch, channels)."""
-    from .index import Take
+    from .take_put import Take
 
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")

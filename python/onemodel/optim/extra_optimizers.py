@@ -10,8 +10,8 @@ exp, no libm), so the scalars are the same bits everywhere.
 LBFGS runs torch's algorithm (two-loop recursion, history, the stopping
 tests) on onemodel tensors; its dot products are canonical GEMMs (one
 float32 accumulator, increasing index) and its sums and maxima are the
-library's reductions. ``line_search_fn='strong_wolfe'`` is not
-implemented (a clear error).
+library's reductions; ``line_search_fn='strong_wolfe'`` is torch's
+line search (optim/line_search.py).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import numpy as np
 from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 from . import _elementwise as E
-from .elementwise_optimizers import _ElementwiseOptimizer, _full_like, _refuse_differentiable
-from .optimizer import Optimizer, _zeros_like
+from .elementwise_optimizers import _ElementwiseOptimizer, _full_like
+from .optimizer import Optimizer, _check_non_negative, _refuse_differentiable, _zeros_like
 
 __all__ = ["ASGD", "Rprop", "LBFGS"]
 
@@ -77,10 +77,7 @@ class ASGD(_ElementwiseOptimizer):
         super().__init__(params, defaults)
 
     def _check_options(self, group: dict, where: str) -> None:
-        if not 0.0 <= group["lr"]:
-            raise ValueError(f"Invalid learning rate: {group['lr']}")
-        if not 0.0 <= group["weight_decay"]:
-            raise ValueError(f"Invalid weight_decay value: {group['weight_decay']}")
+        _check_non_negative(group, "lr", "weight_decay")
         _refuse_differentiable(group)
 
     def _init_state(self, group, p, state):
@@ -126,8 +123,7 @@ class Rprop(_ElementwiseOptimizer):
         super().__init__(params, defaults)
 
     def _check_options(self, group: dict, where: str) -> None:
-        if not 0.0 <= group["lr"]:
-            raise ValueError(f"Invalid learning rate: {group['lr']}")
+        _check_non_negative(group, "lr")
         etaminus, etaplus = group["etas"]
         if not 0.0 < etaminus < 1.0 < etaplus:
             raise ValueError(f"Invalid eta values: {etaminus}, {etaplus}")
@@ -154,7 +150,7 @@ class Rprop(_ElementwiseOptimizer):
 
 
 class LBFGS(Optimizer):
-    """torch.optim.LBFGS without a line search (torch's default): every
+    """torch.optim.LBFGS (line_search_fn None or 'strong_wolfe'): every
     parameter in one group, ``step(closure)`` required."""
 
     def __init__(self, params, lr: float = 1, max_iter: int = 20, max_eval=None, tolerance_grad: float = 1e-7,
@@ -165,10 +161,8 @@ class LBFGS(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        if line_search_fn is not None:
-            if line_search_fn != "strong_wolfe":
-                raise RuntimeError("only 'strong_wolfe' is supported")
-            raise NotImplementedError("LBFGS: line_search_fn='strong_wolfe' is not implemented in onemodel (use line_search_fn=None)")
+        if line_search_fn is not None and line_search_fn != "strong_wolfe":
+            raise RuntimeError("only 'strong_wolfe' is supported")
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
                         history_size=history_size, line_search_fn=line_search_fn)
         super().__init__(params, defaults)
@@ -194,6 +188,15 @@ class LBFGS(Optimizer):
             n = p.numel()
             p.add_(d[offset : offset + n].view_as(p), alpha=t)
             offset += n
+
+    def _directional_evaluate(self, closure, x, t, d):
+        self._add_grad(t, d)
+        with enable_grad():
+            loss = float(closure())
+        flat_grad = self._flat_grad()
+        for p, saved in zip(self._params, x):
+            p.copy_(saved)
+        return loss, flat_grad
 
     def step(self, closure):  # noqa: C901 - torch's algorithm, kept in one piece to compare line by line
         if closure is None:
@@ -262,15 +265,24 @@ class LBFGS(Optimizer):
                 gtd = dot(flat_grad, d)
                 if float(gtd) > -tolerance_change:
                     break
-                self._add_grad(t, d)
                 ls_func_evals = 0
-                if n_iter != max_iter:
+                if group["line_search_fn"] == "strong_wolfe":
+                    from .line_search import strong_wolfe
+
+                    x_init = [p.detach().clone() for p in self._params]
+                    loss, flat_grad, t, ls_func_evals = strong_wolfe(
+                        lambda x, step, direction: self._directional_evaluate(closure, x, step, direction), x_init, t, d, loss, flat_grad, gtd)
+                    self._add_grad(t, d)
+                    opt_cond = float(flat_grad.abs().max()) <= tolerance_grad
+                elif n_iter != max_iter:
+                    self._add_grad(t, d)
                     with enable_grad():
                         loss = float(closure())
                     flat_grad = self._flat_grad()
                     opt_cond = float(flat_grad.abs().max()) <= tolerance_grad
                     ls_func_evals = 1
                 else:
+                    self._add_grad(t, d)
                     opt_cond = False
                 current_evals += ls_func_evals
                 state["func_evals"] += ls_func_evals
