@@ -17,7 +17,7 @@ import numbers
 import numpy as np
 
 from .. import _shape
-from .._numpy_exact import ieee
+from .._numpy_exact import canonical_nan, ieee
 from ..tensor import Tensor, bool_, float32, int64
 
 
@@ -149,11 +149,9 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     with ieee():
         acc = np.zeros(n, np.float64)
         np.add.at(acc, x, w.astype(np.float64))
-        res = acc.astype(np.float32) if weights.dtype is float32 else acc
-    if weights.dtype is float32:
-        return _out(res, float32)
-    # int64 / bool weights: torch counts in double; onemodel has no float64.
-    return _out(res.astype(np.float32), float32)
+        res = canonical_nan(acc.astype(np.float32))
+    # (int64 / bool weights: torch counts in double; onemodel has no float64.)
+    return _out(res, float32)
 
 
 def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002 - torch's names
