@@ -9,26 +9,7 @@ import onemodel as om
 import onemodel.nn.functional as F
 from onemodel.gradcheck import gradient_check
 
-GEN = om.Generator().manual_seed(8)
-
-
-def leaf(*shape, scale=1.0):
-    return (om.randn(*shape, generator=GEN) * scale).requires_grad_()
-
-
-def positive(*shape):
-    return (om.rand(*shape, generator=GEN) + 0.5).requires_grad_()
-
-
-def strided(rows, cols):
-    base = om.randn(cols * 2, rows, generator=GEN)
-    return base[::2].t().detach().requires_grad_()
-
-
-@pytest.fixture(params=["fast", "exact"])
-def mode(request):
-    om.compute.set_mode(request.param)
-    return request.param
+from test_tensor_gradcheck import GEN, leaf, mode, positive, strided  # noqa: F401  (mode: the fast/exact fixture)
 
 
 def _grid_points():

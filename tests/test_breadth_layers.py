@@ -7,7 +7,8 @@ in eval and at p=0, affine_grid + grid_sample, four small programs (a
 LLaMA-style block with RMSNorm, rotary embeddings and einsum attention; a
 CNN with reflection padding, PixelShuffle and LocalResponseNorm; a siamese
 encoder with cdist/pdist; an LSTMCell time series), and the margin and
-Gaussian losses. Outputs, parameter and input gradients.
+Gaussian losses. Outputs, parameter and input gradients, parameters and
+buffers after the call.
 
 Tolerance: the layer and loss tests' |ours − torch| ≤ 2e-5·|torch| +
 2e-6·max(1, max|torch|) (different but equally exact float32 orders)."""
@@ -22,7 +23,7 @@ import pytest
 
 import onemodel as om
 from breadth_layer_cases import LAYER_CASES, LOSS_CASES
-from test_surface_layers import _close, _flatten
+from test_surface_layers import _close, check_layer_case
 
 DATA = Path(__file__).resolve().parent.parent / "testdata" / "surface"
 
@@ -41,35 +42,7 @@ def losses_fix():
 
 @pytest.mark.parametrize("name", sorted(LAYER_CASES))
 def test_layer_matches_torch(name, layers_fix):
-    fix = layers_fix
-    case = LAYER_CASES[name]
-    m = case["build"](om)
-    m.train(case["train"])
-    prefix = f"{name}/state/"
-    state = {k[len(prefix):]: v for k, v in fix.items() if k.startswith(prefix)}
-    result = m.load_state_dict(state)
-    assert not result.missing_keys and not result.unexpected_keys
-    inputs = []
-    for i, (kind, _) in enumerate(case["inputs"]):
-        a = fix[f"{name}/input/{i}"]
-        inputs.append(om.tensor(a, requires_grad=True) if kind == "f" else om.tensor(a))
-    outs = _flatten(case["call"](m, *inputs))
-    loss = None
-    for k, o in enumerate(outs):
-        _close(o.detach().numpy(), fix[f"{name}/out/{k}"], f"{name} output {k}")
-        term = (o * om.tensor(fix[f"{name}/G/{k}"])).sum()
-        loss = term if loss is None else loss + term
-    loss.backward()
-    for pn, p in m.named_parameters():
-        key = f"{name}/grad/{pn}"
-        if key in fix:
-            assert p.grad is not None, f"{name}: no gradient for {pn}"
-            _close(p.grad.numpy(), fix[key], f"{name} grad {pn}")
-    for i, t in enumerate(inputs):
-        key = f"{name}/input_grad/{i}"
-        if key in fix:
-            assert t.grad is not None, f"{name}: no gradient for input {i}"
-            _close(t.grad.numpy(), fix[key], f"{name} input grad {i}")
+    check_layer_case(name, LAYER_CASES[name], layers_fix)
 
 
 @pytest.mark.parametrize("name", sorted(LOSS_CASES))

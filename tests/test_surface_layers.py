@@ -49,7 +49,12 @@ def _flatten(out):
 
 @pytest.mark.parametrize("name", sorted(LAYER_CASES))
 def test_layer_matches_torch(name, fix):
-    case = LAYER_CASES[name]
+    check_layer_case(name, LAYER_CASES[name], fix)
+
+
+def check_layer_case(name: str, case: dict, fix: dict) -> None:
+    """One layer case against its fixture entries (also used by
+    tests/test_breadth_layers.py)."""
     m = case["build"](om)
     m.train(case["train"])
     prefix = f"{name}/"
