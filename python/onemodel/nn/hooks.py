@@ -76,14 +76,17 @@ class _ModuleHooks:
         return register(self, "_backward_pre_hooks", hook, prepend)
 
     def _call_with_hooks(self, args, kwargs):
+        # torch's order: forward pre-hooks, the backward hooks' identity on
+        # the inputs, forward, forward hooks, the identity on the outputs.
+        args, kwargs = self._run_forward_pre_hooks(args, kwargs)
         d = self.__dict__
         if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
             from .backward_hooks import call
 
-            return call(self, args, kwargs, self._call_forward_hooks)
-        return self._call_forward_hooks(args, kwargs)
+            return call(self, args, kwargs, self._run_forward_and_hooks)
+        return self._run_forward_and_hooks(args, kwargs)
 
-    def _call_forward_hooks(self, args, kwargs):
+    def _run_forward_pre_hooks(self, args, kwargs):
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
@@ -95,6 +98,9 @@ class _ModuleHooks:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+        return args, kwargs
+
+    def _run_forward_and_hooks(self, args, kwargs):
         output = self.forward(*args, **kwargs)
         for hook_id, hook in list(self._forward_hooks.items()):
             if hook_id in self._forward_hooks_with_kwargs:
