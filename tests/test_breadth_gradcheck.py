@@ -65,7 +65,7 @@ CASES = {
     "logcumsumexp": (lambda a: om.logcumsumexp(a * 2.0, 1), lambda: (leaf(3, 5),)),
     "nanmedian_renorm_vander": (lambda a, v: om.nanmedian(a, 1).values + om.renorm(a, 2, 0, 1.0).sum(1) + om.vander(v, 3).sum(1), lambda: (leaf(3, 5), leaf(3))),
     # layers and losses
-    "pads": (lambda a: F.pad(a, (2, 1, 1, 2), "reflect").sum() * F.pad(a, (1, 3, 0, 0), "replicate")[..., :4] + F.pad(a, (2, 2, 1, 0), "circular")[..., 1:, 1:5],
+    "pads": (lambda a: F.pad(a, (2, 1, 1, 2), "reflect").mean() * F.pad(a, (1, 3, 0, 0), "replicate")[..., :4] + F.pad(a, (2, 2, 1, 0), "circular")[..., 1:, 1:5],
              lambda: (leaf(1, 2, 3, 4),)),
     "fold_unfold": (lambda a: F.fold(F.unfold(a, 2, padding=1, stride=1) * 1.5, (3, 4), 2, padding=1), lambda: (leaf(1, 2, 3, 4),)),
     "rms_norm_lrn": (lambda a, w: F.rms_norm(a, (4,), w) + F.local_response_norm(a, 3, alpha=0.5), lambda: (leaf(2, 3, 4), positive(4))),
@@ -75,6 +75,12 @@ CASES = {
     "grid_sample_affine_grid": (_grid_case, lambda: (leaf(2, 2, 3, 4), _grid_points(), leaf(2, 2, 3))),
     "margin_losses": (lambda a: F.multi_margin_loss(a, om.tensor([0, 2, 1]), p=2, margin=0.5) + F.multilabel_margin_loss(a, om.tensor([[1, -1, 0], [0, 2, -1], [2, 1, 0]])),
                       lambda: (leaf(3, 3),)),
+    "addmv_vdot": (lambda c, m, v: om.addmv(c, m, v, beta=2.0, alpha=0.5) * om.vdot(v, v), lambda: (leaf(3), leaf(3, 4), leaf(4))),
+    "block_column_atleast_broadcast": (lambda a, b: om.block_diag(a, b).sum(0) [:3] + om.column_stack([b, b]).sum(1) [:1] + om.atleast_3d(a).sum()
+                                       + om.broadcast_tensors(a, b[:1])[1].sum(0), lambda: (leaf(2, 3), leaf(3))),
+    "distributions": (lambda logits, loc, scale: om.distributions.Categorical(logits=logits).log_prob(om.tensor([0, 2])) * om.distributions.Categorical(logits=logits).entropy()
+                      + om.distributions.Normal(loc, scale).log_prob(om.tensor([0.5, -1.0])) + om.distributions.Bernoulli(logits=loc).entropy(),
+                      lambda: (leaf(2, 3), leaf(2), positive(2))),
     "gaussian_nll": (lambda a, t, v: F.gaussian_nll_loss(a, t, v, full=True), lambda: (leaf(4, 2), om.randn(4, 2, generator=GEN), positive(4, 1))),
 }
 
