@@ -280,3 +280,11 @@ case("normal", lambda r: [normal(r, 3, 4), pos(r, 4), normal(r, 3, 4)],
 case("normal_scalar_params", lambda r: [normal(r, 5)], lambda T, x: [T.distributions.Normal(0.5, 2.0).log_prob(x), T.distributions.Normal(0.0, 1.0).entropy()], tol=P)
 case("uniform", lambda r: [normal(r, 4) - 2.0, pos(r, 4) * 3, r.random((3, 4)).astype(np.float32)],
      lambda T, lo, w, u: (lambda d, x: [d.log_prob(x), d.entropy(), d.mean, d.variance, d.cdf(x)])(T.distributions.Uniform(lo, lo + w), (lo + w * u).detach()), tol=P)
+case("distribution_validation", lambda r: [normal(r, 3), np.array([1.0, -0.5, 2.0], np.float32)],
+     lambda T, m, s: T.distributions.Normal(m, s), grad=False)
+case("distribution_support_validation", lambda r: [normal(r, 2, 3)],
+     lambda T, x: T.distributions.Categorical(logits=x).log_prob(T.tensor([0, 3])), grad=False)
+case("distribution_bernoulli_support", lambda r: [normal(r, 3)],
+     lambda T, x: T.distributions.Bernoulli(logits=x).log_prob(T.tensor([0.0, 0.5, 1.0])), grad=False)
+case("distribution_validation_off", lambda r: [normal(r, 3), np.array([1.0, 0.5, 2.0], np.float32)],
+     lambda T, m, s: T.distributions.Normal(m, s, validate_args=False).log_prob(T.tensor([0.1, 0.2, 0.3])), tol=P)

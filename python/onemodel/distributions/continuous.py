@@ -13,6 +13,10 @@ class Normal(Distribution):
     """Normal(loc, scale); rsample = loc + ε·scale with ε ~ N(0, 1)."""
 
     has_rsample = True
+    arg_constraints = {"loc": "real", "scale": "positive"}
+
+    def _support_ok(self, v):
+        return v == v
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
@@ -45,6 +49,7 @@ class Normal(Distribution):
     def log_prob(self, value) -> Tensor:
         if not isinstance(value, Tensor):
             value = broadcast_all(value)[0]
+        self._validate_sample(value)
         var = self.scale * self.scale
         d = value - self.loc
         return -(d * d) / (2 * var) - self.scale.log() - math.log(math.sqrt(2 * math.pi))
@@ -68,6 +73,12 @@ class Uniform(Distribution):
         self.low, self.high = broadcast_all(low, high)
         scalar = isinstance(low, numbers.Number) and isinstance(high, numbers.Number)
         super().__init__(() if scalar else tuple(self.low.shape), (), validate_args)
+        if self._validate_args and not bool((self.low < self.high).all()):
+            raise ValueError("Uniform is not defined when low>= high")
+
+    def _support_ok(self, v):
+        lo, hi = self.low.detach().numpy(force=True), self.high.detach().numpy(force=True)
+        return (v >= lo) & (v <= hi)
 
     @property
     def mean(self) -> Tensor:
@@ -86,6 +97,7 @@ class Uniform(Distribution):
         return self.low.expand(shape) + u * (self.high - self.low).expand(shape)
 
     def log_prob(self, value) -> Tensor:
+        self._validate_sample(value)
         inside = (value >= self.low).float() * (value < self.high).float()
         return (inside.log()) - (self.high - self.low).log()
 

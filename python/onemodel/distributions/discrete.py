@@ -16,6 +16,13 @@ class Categorical(Distribution):
     """Categorical(probs=None, logits=None): probs are normalised along the
     last dim, logits normalised by logsumexp."""
 
+    @property
+    def arg_constraints(self):
+        return {"_probs": "simplex"} if self._probs is not None else {"_logits": "real_vector"}
+
+    def _support_ok(self, v):
+        return (v == np.floor(v)) & (v >= 0) & (v <= self._num_events - 1)
+
     def __init__(self, probs=None, logits=None, validate_args=None):
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
@@ -77,6 +84,8 @@ class Categorical(Distribution):
 
     def log_prob(self, value: Tensor) -> Tensor:
         from ..ops.index import gather
+
+        self._validate_sample(value)
         from ..ops.stacking import broadcast_tensors
 
         value = value.long().unsqueeze(-1)
@@ -105,6 +114,13 @@ def _bce_with_logits(logits: Tensor, target: Tensor) -> Tensor:
 
 class Bernoulli(Distribution):
     """Bernoulli(probs=None, logits=None)."""
+
+    @property
+    def arg_constraints(self):
+        return {"_probs": "unit_interval"} if self._probs is not None else {"_logits": "real"}
+
+    def _support_ok(self, v):
+        return (v == 0) | (v == 1)
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         if (probs is None) == (logits is None):
@@ -151,6 +167,7 @@ class Bernoulli(Distribution):
     def log_prob(self, value: Tensor) -> Tensor:
         from ..ops.stacking import broadcast_tensors
 
+        self._validate_sample(value)
         logits, value = broadcast_tensors(self.logits, value if value.dtype is float32 else value.float())
         return -_bce_with_logits(logits, value)
 

@@ -50,13 +50,62 @@ def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
     return logits.sigmoid() if is_binary else logits.softmax(-1)
 
 
+# The constraints torch checks by default (validate_args): name -> a test
+# on the detached values (NumPy), True where valid.
+CONSTRAINTS = {
+    "real": lambda v: v == v,
+    "real_vector": lambda v: np.all(v == v, axis=-1),
+    "positive": lambda v: v > 0,
+    "unit_interval": lambda v: (v >= 0) & (v <= 1),
+    "simplex": lambda v: np.all(v >= 0, axis=-1) & (np.abs(v.sum(-1) - 1) < 1e-6),
+    "boolean": lambda v: (v == 0) | (v == 1),
+}
+
+
+def _values(t) -> np.ndarray:
+    return t.detach().numpy(force=True) if isinstance(t, Tensor) else np.asarray(t)
+
+
 class Distribution:
     has_rsample = False
+    #: param -> constraint name (CONSTRAINTS), checked at construction.
+    arg_constraints: dict = {}
+    _default_validate_args = True
+
+    @staticmethod
+    def set_default_validate_args(value: bool) -> None:
+        if value not in (True, False):
+            raise ValueError
+        Distribution._default_validate_args = value
 
     def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
         self._batch_shape = tuple(batch_shape)
         self._event_shape = tuple(event_shape)
-        self._validate_args = bool(validate_args)
+        self._validate_args = Distribution._default_validate_args if validate_args is None else bool(validate_args)
+        if self._validate_args:
+            for param, name in self.arg_constraints.items():
+                value = getattr(self, param, None)
+                if value is None:
+                    continue
+                if not np.all(CONSTRAINTS[name](_values(value))):
+                    raise ValueError(
+                        f"Expected parameter {param.lstrip('_')} (Tensor of shape {tuple(value.shape)}) of distribution {self!r} "
+                        f"to satisfy the constraint {name}, but found invalid values:\n{value}"
+                    )
+
+    def _support_ok(self, v: np.ndarray) -> np.ndarray:  # subclasses
+        return np.ones(v.shape, bool)
+
+    def _validate_sample(self, value) -> None:
+        if not self._validate_args:
+            return
+        if not isinstance(value, Tensor):
+            raise ValueError("The value argument to log_prob must be a Tensor")
+        if not np.all(self._support_ok(_values(value))):
+            raise ValueError(
+                f"Expected value argument (Tensor of shape {tuple(value.shape)}) to be within the support of the "
+                f"distribution {self!r}, but found invalid values:\n{value}"
+            )
 
     @property
     def batch_shape(self) -> Size:
