@@ -165,7 +165,21 @@ class _TwoInput:
         return m
 
 
+def _interp(**kw):
+    return lambda m, x: _lib(m).nn.functional.interpolate(x, **kw)
+
+
 LAYER_CASES = {
+    "interpolate_bicubic": _mod(lambda t: t.nn.Identity(), [("f", (2, 2, 4, 5))], call=_interp(size=(7, 3), mode="bicubic", align_corners=False)),
+    "interpolate_bicubic_align_scale": _mod(lambda t: t.nn.Identity(), [("f", (1, 2, 3, 4))], call=_interp(scale_factor=2.5, mode="bicubic", align_corners=True)),
+    "interpolate_linear_1d": _mod(lambda t: t.nn.Identity(), [("f", (2, 3, 5))], call=_interp(size=9, mode="linear", align_corners=False)),
+    "interpolate_linear_1d_align": _mod(lambda t: t.nn.Identity(), [("f", (2, 3, 5))], call=_interp(scale_factor=1.7, mode="linear", align_corners=True)),
+    "interpolate_nearest_1d": _mod(lambda t: t.nn.Identity(), [("f", (2, 3, 5))], call=_interp(scale_factor=2.0)),
+    "interpolate_nearest_exact": _mod(lambda t: t.nn.Identity(), [("f", (1, 2, 4, 5))], call=_interp(size=(7, 3), mode="nearest-exact")),
+    "interpolate_nearest_exact_1d_scale": _mod(lambda t: t.nn.Identity(), [("f", (1, 2, 6))], call=_interp(scale_factor=1.5, mode="nearest-exact")),
+    "interpolate_area": _mod(lambda t: t.nn.Identity(), [("f", (2, 2, 6, 7))], call=_interp(size=(3, 4), mode="area")),
+    "interpolate_area_scale_1d": _mod(lambda t: t.nn.Identity(), [("f", (2, 2, 9))], call=_interp(scale_factor=0.5, mode="area")),
+    "upsample_bicubic_module": _mod(lambda t: t.nn.Upsample(scale_factor=2, mode="bicubic"), [("f", (1, 1, 3, 3))]),
     "conv2d_padding_mode_reflect": _mod(lambda t: t.nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect"), [("f", (2, 2, 5, 5))]),
     "conv2d_padding_mode_circular_same": _mod(lambda t: t.nn.Conv2d(2, 2, (3, 2), padding="same", padding_mode="circular", dilation=(1, 2)), [("f", (1, 2, 4, 6))]),
     "conv1d_padding_mode_replicate": _mod(lambda t: t.nn.Conv1d(3, 2, 3, stride=2, padding=2, padding_mode="replicate"), [("f", (2, 3, 7))]),

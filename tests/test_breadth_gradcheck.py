@@ -81,6 +81,9 @@ CASES = {
     "distributions": (lambda logits, loc, scale: om.distributions.Categorical(logits=logits).log_prob(om.tensor([0, 2])) * om.distributions.Categorical(logits=logits).entropy()
                       + om.distributions.Normal(loc, scale).log_prob(om.tensor([0.5, -1.0])) + om.distributions.Bernoulli(logits=loc).entropy(),
                       lambda: (leaf(2, 3), leaf(2), positive(2))),
+    "interpolate_modes": (lambda a, b: F.interpolate(a, size=(5, 3), mode="bicubic", align_corners=False).sum(3)
+                          + F.interpolate(a, size=(5, 4), mode="nearest-exact").sum(3) + F.interpolate(a, size=(5, 2), mode="area").sum(3)
+                          + F.interpolate(b, size=5, mode="linear", align_corners=True), lambda: (leaf(1, 2, 3, 4), leaf(1, 2, 3))),
     "gaussian_nll": (lambda a, t, v: F.gaussian_nll_loss(a, t, v, full=True), lambda: (leaf(4, 2), om.randn(4, 2, generator=GEN), positive(4, 1))),
 }
 

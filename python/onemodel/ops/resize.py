@@ -1,6 +1,7 @@
 """interpolate (torch.nn.functional.interpolate) for 4-D NCHW input, modes
 'nearest' and 'bilinear', with torch's source coordinates; kernels in
-rust/src/kernels/resize.rs."""
+rust/src/kernels/resize.rs. The other modes and 3-D inputs are in
+ops/resize_modes.py."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ class Resize2dFn(Function):
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None, antialias=False) -> Tensor:
     op = "interpolate"
     check_float(op, input=input)
+    if mode in ("area", "nearest-exact", "bicubic", "linear") or input.ndim == 3:
+        return _interpolate_more(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
     if input.ndim != 4:
         raise ValueError(f"{op}: only 4-D (N, C, H, W) input is supported, got shape {tuple(input.shape)}")
     if mode not in ("nearest", "bilinear"):
@@ -57,6 +60,28 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if out_hw[0] <= 0 or out_hw[1] <= 0 or h == 0 or w == 0:
         raise ValueError(f"{op}: input of shape {tuple(input.shape)} and output size {out_hw} must be non-empty")
     return Resize2dFn.apply(input, out_hw, mode, bool(align_corners), scales)
+
+
+_MODE_RANKS = {"nearest": (3, 4), "nearest-exact": (3, 4), "area": (3, 4), "linear": (3,), "bilinear": (4,), "bicubic": (4,)}
+
+
+def _interpolate_more(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias) -> Tensor:
+    """The modes and ranks of ops/resize_modes.py, with torch's checks."""
+    from .resize_modes import interpolate_more, output_size
+
+    op = "interpolate"
+    if mode not in _MODE_RANKS and mode != "trilinear":
+        raise ValueError(f"{op}: mode {mode!r} is not supported (nearest, nearest-exact, area, linear, bilinear, bicubic)")
+    if mode == "trilinear" or input.ndim not in _MODE_RANKS[mode]:
+        raise NotImplementedError(f"{op}: got a {input.ndim}D input for mode {mode!r} (onemodel: nearest/nearest-exact/area take 3-D or 4-D, linear 3-D, bilinear/bicubic 4-D)")
+    if mode in ("nearest", "nearest-exact", "area") and align_corners is not None:
+        raise ValueError(f"{op}: align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear")
+    if antialias:
+        raise ValueError(f"{op}: antialias=True is not supported")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    out, scales = output_size(op, input, size, scale_factor, recompute_scale_factor, mode)
+    return interpolate_more(input, out, scales, mode, align_corners)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None) -> Tensor:
