@@ -170,6 +170,12 @@ def _interp(**kw):
 
 
 LAYER_CASES = {
+    "weight_norm_linear": _mod(lambda t: t.nn.utils.weight_norm(t.nn.Linear(4, 3)), [("f", (5, 4))]),
+    "weight_norm_conv_dim_none": _mod(lambda t: t.nn.utils.weight_norm(t.nn.Conv1d(2, 3, 3), dim=None), [("f", (2, 2, 6))]),
+    "weight_norm_dim1": _mod(lambda t: t.nn.utils.weight_norm(t.nn.Linear(3, 4), dim=1), [("f", (2, 3))]),
+    "spectral_norm_linear_train": _mod(lambda t: t.nn.utils.spectral_norm(t.nn.Linear(5, 4), n_power_iterations=2), [("f", (3, 5))]),
+    "spectral_norm_conv_eval": _mod(lambda t: t.nn.utils.spectral_norm(t.nn.Conv2d(2, 3, 2)), [("f", (1, 2, 4, 4))], train=False),
+    "spectral_norm_conv_transpose": _mod(lambda t: t.nn.utils.spectral_norm(t.nn.ConvTranspose2d(2, 3, 2)), [("f", (1, 2, 3, 3))]),
     "interpolate_bicubic": _mod(lambda t: t.nn.Identity(), [("f", (2, 2, 4, 5))], call=_interp(size=(7, 3), mode="bicubic", align_corners=False)),
     "interpolate_bicubic_align_scale": _mod(lambda t: t.nn.Identity(), [("f", (1, 2, 3, 4))], call=_interp(scale_factor=2.5, mode="bicubic", align_corners=True)),
     "interpolate_linear_1d": _mod(lambda t: t.nn.Identity(), [("f", (2, 3, 5))], call=_interp(size=9, mode="linear", align_corners=False)),
