@@ -288,3 +288,17 @@ case("distribution_bernoulli_support", lambda r: [normal(r, 3)],
      lambda T, x: T.distributions.Bernoulli(logits=x).log_prob(T.tensor([0.0, 0.5, 1.0])), grad=False)
 case("distribution_validation_off", lambda r: [normal(r, 3), np.array([1.0, 0.5, 2.0], np.float32)],
      lambda T, m, s: T.distributions.Normal(m, s, validate_args=False).log_prob(T.tensor([0.1, 0.2, 0.3])), tol=P)
+
+
+# ---------------------------------------------------------------------------
+# Small pieces
+# ---------------------------------------------------------------------------
+
+case("sum_to_size", lambda r: [normal(r, 2, 3, 4)], lambda T, x: [x.sum_to_size(3, 1), x.sum_to_size((1, 3, 4)), x.sum_to_size(2, 1, 1), x.sum_to_size(4)], tol=P)
+case("sum_to_size_bad", lambda r: [normal(r, 2, 3)], lambda T, x: x.sum_to_size(2, 2))
+case("channel_shuffle", lambda r: [normal(r, 2, 6, 2, 2)], lambda T, x: [T.nn.functional.channel_shuffle(x, 3), T.nn.ChannelShuffle(2)(x)])
+case("zero_pad3d", lambda r: [normal(r, 1, 2, 2, 2, 3)], lambda T, x: T.nn.ZeroPad3d((1, 0, 2, 1, 0, 1))(x))
+case("chain_matmul_scalar_misc", lambda r: [normal(r, 2, 3), normal(r, 3, 4), normal(r, 4, 2)],
+     lambda T, a, b, c: [T.chain_matmul(a, b, c), T.scalar_tensor(2.5), T.is_nonzero(T.tensor([3])), T.is_complex(a), T.typename(a), a.is_sparse], tol=P)
+case("post_accumulate_grad_hook", lambda r: [normal(r, 3)],
+     lambda T, x: (x.register_post_accumulate_grad_hook(lambda p: (p.grad.mul_(2.0), None)[1]), (x * 3.0))[1])

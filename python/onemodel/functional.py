@@ -124,3 +124,6 @@ from .ops.grid_sample import affine_grid, grid_sample  # noqa: E402
 __all__ += ["fold", "unfold", "alpha_dropout", "bilinear", "feature_alpha_dropout", "gumbel_softmax", "local_response_norm",
             "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "rms_norm", "gaussian_nll_loss", "multi_margin_loss",
             "multilabel_margin_loss", "affine_grid", "grid_sample"]
+from .ops.misc_surface import channel_shuffle  # noqa: E402
+
+__all__ += ["channel_shuffle"]

@@ -182,6 +182,19 @@ class SurfaceMethods:
     def swapaxes_(self, axis0: int, axis1: int):
         return self.transpose_(axis0, axis1)
 
+    def sum_to_size(self, *size):
+        return _ops.misc_surface.sum_to_size(self, *size)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Run ``hook(tensor)`` on a leaf after its ``.grad`` was accumulated."""
+        from ..autograd.hooks import register_post_accumulate_grad_hook
+
+        return register_post_accumulate_grad_hook(self, hook)
+
+    @property
+    def is_sparse(self) -> bool:
+        return False
+
     # -- metadata aliases --------------------------------------------------------------------------
     def nelement(self) -> int:
         return self.numel()

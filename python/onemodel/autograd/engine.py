@@ -49,6 +49,7 @@ def _accumulate_leaf(leaf: Tensor, grad: Tensor) -> None:
         leaf._grad = _kernels.clone_contiguous(grad)
     else:
         _kernels.add_into(leaf._grad, grad)
+    hooks.after_accumulate(leaf)
 
 
 def _capture(capture: dict, key, grad: Tensor) -> None:

@@ -59,6 +59,35 @@ def register_hook(t: Tensor, hook) -> TensorHookHandle:
     return TensorHookHandle(hooks, key)
 
 
+_POST_HOOKS: dict = {}
+
+
+def register_post_accumulate_grad_hook(t: Tensor, hook) -> TensorHookHandle:
+    """``hook(t)`` after a gradient was added into the leaf's ``.grad``."""
+    if not callable(hook):
+        raise TypeError(f"register_post_accumulate_grad_hook: hook must be callable, got {type(hook).__name__}")
+    if t._record is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if not t.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    entry = _POST_HOOKS.get(id(t))
+    if entry is None or entry[0]() is not t:
+        key = id(t)
+        entry = (weakref.ref(t, lambda _r, k=key: _POST_HOOKS.pop(k, None)), OrderedDict())
+        _POST_HOOKS[key] = entry
+    k = next(_ids)
+    entry[1][k] = hook
+    return TensorHookHandle(entry[1], k)
+
+
+def after_accumulate(leaf: Tensor) -> None:
+    entry = _POST_HOOKS.get(id(leaf))
+    if entry is not None and entry[0]() is leaf:
+        for hook in list(entry[1].values()):
+            if hook(leaf) is not None:
+                raise RuntimeError("post accumulate grad hooks must return None")
+
+
 def _apply(hooks, grad: Tensor) -> Tensor:
     for hook in list(hooks.values()):
         r = hook(grad)

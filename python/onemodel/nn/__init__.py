@@ -66,6 +66,7 @@ from .sparse import Embedding, EmbeddingBag
 from .extra_layers import (
     AlphaDropout,
     Bilinear,
+    ChannelShuffle,
     CircularPad1d,
     CircularPad2d,
     CircularPad3d,
@@ -86,6 +87,7 @@ from .extra_layers import (
     RMSNorm,
     Softmax2d,
     Unfold,
+    ZeroPad3d,
 )
 from .extra_losses import GaussianNLLLoss, MultiLabelMarginLoss, MultiMarginLoss
 from .transformer import Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
@@ -114,5 +116,5 @@ __all__ = [
     "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d",
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "Fold", "Unfold", "RMSNorm", "LocalResponseNorm", "LPPool1d", "LPPool2d",
     "MaxUnpool1d", "MaxUnpool2d", "Bilinear", "Softmax2d", "AlphaDropout", "FeatureAlphaDropout", "LazyLinear",
-    "MultiMarginLoss", "MultiLabelMarginLoss", "GaussianNLLLoss",
+    "MultiMarginLoss", "MultiLabelMarginLoss", "GaussianNLLLoss", "ZeroPad3d", "ChannelShuffle",
 ]

@@ -78,6 +78,30 @@ class CircularPad3d(_PadNd):
     _n, _mode = 3, "circular"
 
 
+class ZeroPad3d(Module):
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _ntuple(padding, 3, "ZeroPad3d")
+
+    def forward(self, input):
+        return F.pad(input, self.padding, "constant", 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ChannelShuffle(Module):
+    def __init__(self, groups: int):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
+
+
 class Unfold(Module):
     def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
