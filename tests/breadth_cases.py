@@ -302,3 +302,26 @@ case("chain_matmul_scalar_misc", lambda r: [normal(r, 2, 3), normal(r, 3, 4), no
      lambda T, a, b, c: [T.chain_matmul(a, b, c), T.scalar_tensor(2.5), T.is_nonzero(T.tensor([3])), T.is_complex(a), T.typename(a), a.is_sparse], tol=P)
 case("post_accumulate_grad_hook", lambda r: [normal(r, 3)],
      lambda T, x: (x.register_post_accumulate_grad_hook(lambda p: (p.grad.mul_(2.0), None)[1]), (x * 3.0))[1])
+
+
+# ---------------------------------------------------------------------------
+# Zero sizes and degenerate shapes
+# ---------------------------------------------------------------------------
+
+case("zero_size_products", lambda r: [normal(r, 0, 3), normal(r, 3, 4), normal(r, 0, 4), normal(r, 2, 0), normal(r, 0, 5)],
+     lambda T, a, b, c, d, e: [T.addmm(c, a, b), T.mv(d, T.zeros(0)), T.outer(T.zeros(0), T.ones(3)), T.einsum("ij,jk->ik", d, e), T.tensordot(a, b, 1), T.kron(a, b)], tol=P)
+case("zero_size_diagonals", lambda r: [normal(r, 0, 3), normal(r, 0)],
+     lambda T, m, v: [T.diagonal(m), T.diag(v), T.diag(m), T.diag_embed(m), T.trace(T.zeros(0, 0)), T.tril_indices(0, 0), T.triu_indices(2, 0)])
+case("zero_size_stacking", lambda r: [normal(r, 0), normal(r, 3), normal(r, 0, 2)],
+     lambda T, e, v, m: [T.hstack([e, v]), T.vstack([m, T.ones(1, 2)]), *T.tensor_split(e, 3), *T.tensor_split(m, [1, 2]), T.column_stack([e, e]), T.block_diag(m, v),
+                         T.cartesian_prod(e, v), T.combinations(e), T.ravel(m), T.rot90(m), *T.meshgrid(e, v, indexing="ij")])
+case("zero_size_search", lambda r: [normal(r, 0), np.sort(normal(r, 4)), ints(r, 0, 3, 0)],
+     lambda T, e, s, i: [T.searchsorted(s, e), T.searchsorted(e, s), T.bucketize(e, s), T.histc(e, bins=3), T.isin(e, s), T.isin(s, e), T.unique_consecutive(e), T.bincount(i, minlength=2)], grad=False)
+case("zero_size_statistics", lambda r: [normal(r, 0, 3), normal(r, 4, 3), normal(r, 1), normal(r, 2, 0)],
+     lambda T, e, x, one, z: [T.cdist(e, x), T.cdist(x, e), T.diff(one), T.diff(z), T.trapezoid(one), T.trapezoid(z), T.cumulative_trapezoid(one), T.vander(T.zeros(0)), T.logcumsumexp(z, 1), T.logcumsumexp(e, 0)], tol=P)
+# (torch 2.15's pdist backward of an empty input crashes the process: forward only.)
+case("pdist_empty_forward", lambda r: [normal(r, 0, 3), normal(r, 1, 3)], lambda T, e, one: [T.pdist(e), T.pdist(one)], grad=False)
+case("degenerate_statistics", lambda r: [normal(r, 3, 1), normal(r, 2, 2)],
+     lambda T, one_obs, x: [T.cov(one_obs), T.cov(one_obs, correction=0), T.corrcoef(x[:, :1] * 0 + x), T.renorm(x, 2, 0, 0.0)], tol=P, grad=False)
+case("zero_size_windows_and_layers", lambda r: [normal(r, 0, 5), normal(r, 0, 2, 4, 4), normal(r, 0, 6)],
+     lambda T, e, img, seq: [e.unfold(1, 2, 1), T.nn.functional.pad(img, (1, 1, 1, 1), "reflect"), T.nn.functional.unfold(img, 2), T.nn.functional.rms_norm(seq, (6,)), T.nn.functional.fold(T.zeros(0, 8, 9), (4, 4), 2)])

@@ -58,7 +58,14 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     a = views.unsqueeze(x1, -2)  # [*, P, 1, M]
     b = views.unsqueeze(x2, -3)  # [*, 1, R, M]
-    return _pnorm(a - b, float(p), -1)
+    d = a - b
+    if d.numel() == 0:
+        # (The reduction kernels take no empty output.) No features: zero
+        # distances; no pairs: an empty view.
+        if d.shape[-1] == 0 and _shape.numel(d.shape[:-1]):
+            return x1.sum(-1, keepdim=True) * 0.0 + views.unsqueeze(x2.sum(-1) * 0.0, -2)
+        return d[..., 0] if d.shape[-1] else Tensor._empty(tuple(d.shape[:-1]), float32)
+    return _pnorm(d, float(p), -1)
 
 
 def pdist(input: Tensor, p: float = 2) -> Tensor:
