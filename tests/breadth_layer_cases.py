@@ -169,7 +169,25 @@ def _interp(**kw):
     return lambda m, x: _lib(m).nn.functional.interpolate(x, **kw)
 
 
+def _with_indices(m, x):
+    out, idx = m(x)
+    return out, idx.float()
+
+
 LAYER_CASES = {
+    "conv3d": _mod(lambda t: t.nn.Conv3d(2, 4, 3, stride=(1, 2, 1), padding=1), [("f", (2, 2, 4, 5, 4))]),
+    "conv3d_groups_dilation_nobias": _mod(lambda t: t.nn.Conv3d(4, 6, (2, 3, 2), dilation=(1, 2, 1), groups=2, bias=False), [("f", (1, 4, 3, 6, 4))]),
+    "conv3d_same_reflect_unbatched": _mod(lambda t: t.nn.Conv3d(2, 2, 3, padding="same", padding_mode="reflect"), [("f", (2, 4, 4, 4))]),
+    "max_pool3d": _mod(lambda t: t.nn.MaxPool3d(2), [("f", (2, 2, 4, 5, 4))]),
+    "max_pool3d_pad_ceil_indices": _mod(lambda t: t.nn.MaxPool3d(3, stride=2, padding=1, ceil_mode=True, return_indices=True), [("f", (1, 2, 5, 6, 5))],
+                                        call=_with_indices),
+    "avg_pool3d": _mod(lambda t: t.nn.AvgPool3d(2, stride=1), [("f", (2, 2, 3, 4, 3))]),
+    "avg_pool3d_pad_exclude_ceil": _mod(lambda t: t.nn.AvgPool3d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False), [("f", (1, 2, 5, 6, 4))]),
+    "avg_pool3d_divisor": _mod(lambda t: t.nn.AvgPool3d((2, 2, 1), divisor_override=3), [("f", (1, 1, 4, 4, 3))]),
+    "adaptive_avg_pool3d": _mod(lambda t: t.nn.AdaptiveAvgPool3d((2, 3, None)), [("f", (2, 2, 5, 7, 3))]),
+    "adaptive_max_pool3d_indices": _mod(lambda t: t.nn.AdaptiveMaxPool3d(2, return_indices=True), [("f", (1, 2, 5, 4, 3))], call=_with_indices),
+    "batch_norm3d": _mod(lambda t: t.nn.BatchNorm3d(3), [("f", (2, 3, 2, 3, 2))]),
+    "instance_norm3d": _mod(lambda t: t.nn.InstanceNorm3d(2, affine=True), [("f", (2, 2, 3, 2, 3))]),
     "weight_norm_linear": _mod(lambda t: t.nn.utils.weight_norm(t.nn.Linear(4, 3)), [("f", (5, 4))]),
     "weight_norm_conv_dim_none": _mod(lambda t: t.nn.utils.weight_norm(t.nn.Conv1d(2, 3, 3), dim=None), [("f", (2, 2, 6))]),
     "weight_norm_dim1": _mod(lambda t: t.nn.utils.weight_norm(t.nn.Linear(3, 4), dim=1), [("f", (2, 3))]),

@@ -84,6 +84,9 @@ CASES = {
     "interpolate_modes": (lambda a, b: F.interpolate(a, size=(5, 3), mode="bicubic", align_corners=False).sum(3)
                           + F.interpolate(a, size=(5, 4), mode="nearest-exact").sum(3) + F.interpolate(a, size=(5, 2), mode="area").sum(3)
                           + F.interpolate(b, size=5, mode="linear", align_corners=True), lambda: (leaf(1, 2, 3, 4), leaf(1, 2, 3))),
+    "volumetric": (lambda x, w, b: (F.conv3d(x, w, b, padding=1), F.max_pool3d(x, 2, stride=1), F.avg_pool3d(x, 2, padding=1, count_include_pad=False),
+                                    F.adaptive_avg_pool3d(x, 2), F.adaptive_max_pool3d(x, (1, 2, 2))),
+                   lambda: (leaf(1, 2, 3, 3, 3), leaf(2, 2, 2, 2, 2, scale=0.5), leaf(2))),
     "gaussian_nll": (lambda a, t, v: F.gaussian_nll_loss(a, t, v, full=True), lambda: (leaf(4, 2), om.randn(4, 2, generator=GEN), positive(4, 1))),
 }
 
