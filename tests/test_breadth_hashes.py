@@ -3,7 +3,9 @@ exact-mode gradients of graphs using the new operators (einsum, addmm and
 baddbmm on the canonical GEMM, tensordot, cdist/pdist, cov, diagonals,
 unfold/fold, the pad modes, RMSNorm, LocalResponseNorm, grid_sample,
 logcumsumexp, bincount's weighted double sum, the §8 scatter-adds of
-overlapping windows and gathers) hash to one pinned value on every kernel
+overlapping windows and gathers; conv3d and the 3-D pools, bicubic and
+nearest-exact interpolation, weight_norm and spectral_norm, distributions,
+alpha dropout) hash to one pinned value on every kernel
 path × threads {1, 3, 8}; fast mode is equal across threads. The products
 have K = 300..700 so the GEMM's blocked and threaded paths are used."""
 
@@ -60,8 +62,37 @@ def _layers_gradients():
     return [img.grad.numpy(), wt.grad.numpy(), g.grad.numpy(), counts.numpy(), loss.detach().reshape(1).numpy()]
 
 
+# sha256 of _more_layers_gradients() in exact mode.
+MORE_LAYERS_EXACT_SHA256 = "b3c4718cdfb2385e48713cf79a414b4e4971481c3e5376502db25d5ae77d293c"
+
+
+def _more_layers_gradients():
+    gen = om.Generator().manual_seed(23)
+    vol = om.randn(2, 3, 6, 7, 6, generator=gen).requires_grad_()
+    img = om.randn(2, 4, 9, 11, generator=gen).requires_grad_()
+    conv = om.nn.Conv3d(3, 8, 3, padding=1, generator=om.Generator().manual_seed(24))
+    wn = om.nn.utils.weight_norm(om.nn.Linear(7, 6, generator=om.Generator().manual_seed(25)))
+    sn = om.nn.utils.spectral_norm(om.nn.Linear(6, 5, generator=om.Generator().manual_seed(26)))
+    with om.no_grad():
+        sn.weight_u.copy_(om.randn(5, generator=gen))
+        sn.weight_v.copy_(om.randn(6, generator=gen))
+    v = conv(vol)  # K = 3·27 = 81 per output
+    p = F.max_pool3d(v, 2, stride=1, padding=1) + 0.0
+    q = F.avg_pool3d(v, 3, stride=2, padding=1, count_include_pad=False).sum() + F.adaptive_avg_pool3d(v, (2, 3, 2)).sum()
+    up = F.interpolate(img, size=(13, 7), mode="bicubic", align_corners=False) + F.interpolate(img, size=(13, 7), mode="nearest-exact")
+    h = sn(wn(up)).sum(1)
+    d = om.distributions.Normal(h.mean((0, 1)), h.std((0, 1)) + 1.0).log_prob(h[0, 0])
+    c = om.distributions.Categorical(logits=up[:, :, 0, :5]).entropy()
+    a = F.alpha_dropout(up, 0.2, training=True, generator=om.Generator().manual_seed(27))
+    loss = (p * p).mean() + q + d.sum() + c.sum() + (a * a).mean() + (h * h).sum() * 1e-3
+    loss.backward()
+    grads = [vol.grad.numpy(), img.grad.numpy()] + [t.grad.numpy() for t in (conv.weight, conv.bias, wn.weight_g, wn.weight_v, sn.weight_orig)]
+    return grads + [sn.weight_u.numpy(), loss.detach().reshape(1).numpy()]
+
+
 def test_exact_mode_hash_is_pinned_on_every_path_and_thread_count():
-    for fn, pinned in ((_products_gradients, PRODUCTS_EXACT_SHA256), (_layers_gradients, LAYERS_EXACT_SHA256)):
+    for fn, pinned in ((_products_gradients, PRODUCTS_EXACT_SHA256), (_layers_gradients, LAYERS_EXACT_SHA256),
+                       (_more_layers_gradients, MORE_LAYERS_EXACT_SHA256)):
         seen = {}
         for path in PATHS:
             for threads in THREAD_COUNTS:
@@ -72,7 +103,7 @@ def test_exact_mode_hash_is_pinned_on_every_path_and_thread_count():
 
 
 def test_fast_mode_does_not_depend_on_threads():
-    for fn in (_products_gradients, _layers_gradients):
+    for fn in (_products_gradients, _layers_gradients, _more_layers_gradients):
         hashes = set()
         for threads in THREAD_COUNTS:
             with om.compute.settings(mode="fast", threads=threads):
@@ -82,6 +113,6 @@ def test_fast_mode_does_not_depend_on_threads():
 
 def test_gradients_are_finite_and_nonzero():
     with om.compute.settings(mode="exact"):
-        for fn in (_products_gradients, _layers_gradients):
+        for fn in (_products_gradients, _layers_gradients, _more_layers_gradients):
             for g in fn():
                 assert np.isfinite(g).all() and np.abs(g).max() > 0
