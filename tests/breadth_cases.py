@@ -325,3 +325,27 @@ case("degenerate_statistics", lambda r: [normal(r, 3, 1), normal(r, 2, 2)],
      lambda T, one_obs, x: [T.cov(one_obs), T.cov(one_obs, correction=0), T.corrcoef(x[:, :1] * 0 + x), T.renorm(x, 2, 0, 0.0)], tol=P, grad=False)
 case("zero_size_windows_and_layers", lambda r: [normal(r, 0, 5), normal(r, 0, 2, 4, 4), normal(r, 0, 6)],
      lambda T, e, img, seq: [e.unfold(1, 2, 1), T.nn.functional.pad(img, (1, 1, 1, 1), "reflect"), T.nn.functional.unfold(img, 2), T.nn.functional.rms_norm(seq, (6,)), T.nn.functional.fold(T.zeros(0, 8, 9), (4, 4), 2)])
+
+
+# ---------------------------------------------------------------------------
+# Square-matrix solvers (a fixed-order LU; LAPACK rounds differently)
+# ---------------------------------------------------------------------------
+
+def _well_conditioned(r, *shape):
+    a = normal(r, *shape)
+    return (a + 3.0 * np.eye(shape[-1], dtype=np.float32)).astype(np.float32)
+
+
+case("linalg_inv_det", lambda r: [_well_conditioned(r, 4, 4), _well_conditioned(r, 2, 3, 3)],
+     lambda T, a, b: [T.linalg.inv(a), T.inverse(b), T.linalg.det(a), T.det(b), b.det(), a.inverse()], tol=1e-5, grad_tol=1e-5)
+case("linalg_slogdet_logdet", lambda r: [_well_conditioned(r, 4, 4), normal(r, 3, 3)],
+     lambda T, a, b: [*T.linalg.slogdet(a), *T.slogdet(b), T.logdet(a), a.slogdet().logabsdet], tol=1e-5, grad_tol=1e-5)
+case("linalg_solve", lambda r: [_well_conditioned(r, 3, 3), normal(r, 3, 2), normal(r, 3), _well_conditioned(r, 2, 3, 3)],
+     lambda T, a, b, v, ab: [T.linalg.solve(a, b), T.linalg.solve(a, v), T.linalg.solve(ab, b), T.linalg.solve(a, b.t(), left=False)], tol=1e-5, grad_tol=1e-5)
+case("linalg_pivoting", lambda r: [np.array([[0.0, 2.0, 1.0], [1.0, 1.0, 0.0], [3.0, 0.0, 1.0]], np.float32)],
+     lambda T, a: [T.linalg.inv(a), T.linalg.det(a), T.linalg.solve(a, T.ones(3))], tol=1e-5, grad_tol=1e-5)
+case("linalg_singular", lambda r: [np.array([[1.0, 2.0], [2.0, 4.0]], np.float32)], lambda T, a: [T.linalg.det(a), *T.linalg.slogdet(a)], grad=False, tol=1e-6)
+case("linalg_inv_singular_refused", lambda r: [np.array([[1.0, 2.0], [2.0, 4.0]], np.float32)], lambda T, a: T.linalg.inv(a), grad=False)
+case("linalg_not_square_refused", lambda r: [normal(r, 2, 3)], lambda T, a: T.linalg.det(a), grad=False)
+case("matrix_power_multi_dot", lambda r: [normal(r, 3, 3) * 0.5, normal(r, 3, 4), normal(r, 4, 2), normal(r, 2)],
+     lambda T, a, b, c, v: [T.linalg.matrix_power(a, 5), a.matrix_power(0), T.matrix_power(a, 1), T.linalg.multi_dot([a, b, c]), T.linalg.multi_dot([a, b, c, v])], tol=1e-5, grad_tol=1e-5)

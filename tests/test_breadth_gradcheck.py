@@ -87,6 +87,8 @@ CASES = {
     "volumetric": (lambda x, w, b: (F.conv3d(x, w, b, padding=1), F.max_pool3d(x, 2, stride=1), F.avg_pool3d(x, 2, padding=1, count_include_pad=False),
                                     F.adaptive_avg_pool3d(x, 2), F.adaptive_max_pool3d(x, (1, 2, 2))),
                    lambda: (leaf(1, 2, 3, 3, 3), leaf(2, 2, 2, 2, 2, scale=0.5), leaf(2))),
+    "lu_solvers": (lambda a, b: (om.linalg.inv(a), om.linalg.det(a), om.linalg.slogdet(a).logabsdet, om.linalg.solve(a, b), om.linalg.matrix_power(a, 3)),
+                   lambda: ((om.randn(3, 3, generator=GEN) + om.eye(3) * 3.0).requires_grad_(), leaf(3, 2))),
     "gaussian_nll": (lambda a, t, v: F.gaussian_nll_loss(a, t, v, full=True), lambda: (leaf(4, 2), om.randn(4, 2, generator=GEN), positive(4, 1))),
 }
 

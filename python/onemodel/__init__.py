@@ -223,6 +223,7 @@ from .ops.statistics import (
 from .ops.tensor_extras import as_strided, index_reduce, put
 from .ops.dtype_rules import can_cast, promote_types, result_type
 from .ops.convert import clone
+from .ops.lu_solve import det, inverse, logdet, matrix_power, slogdet
 from .ops.misc_surface import asarray, chain_matmul, empty_strided, is_complex, is_nonzero, randint_like, scalar_tensor, typename
 from ._printoptions import set_printoptions
 from .ops.softmax import log_softmax, softmax

@@ -31,3 +31,6 @@ __all__ = ["matrix_norm", "norm", "vector_norm"]
 from .ops.products import linalg_cross as cross  # noqa: E402
 
 __all__ += ["cross"]
+from .ops.lu_solve import det, inv, matrix_power, multi_dot, slogdet, solve  # noqa: E402
+
+__all__ += ["det", "inv", "matrix_power", "multi_dot", "slogdet", "solve"]

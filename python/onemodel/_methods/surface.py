@@ -56,6 +56,22 @@ class SurfaceMethods:
     def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         return _ops.inplace.assign_result(self, "baddbmm_", lambda t: _ops.products.baddbmm(t, batch1, batch2, beta=beta, alpha=alpha), others=(batch1, batch2))
 
+    # -- square-matrix solvers (ops/lu_solve.py) ------------------------------------------
+    def inverse(self):
+        return _ops.lu_solve.inverse(self)
+
+    def det(self):
+        return _ops.lu_solve.det(self)
+
+    def logdet(self):
+        return _ops.lu_solve.logdet(self)
+
+    def slogdet(self):
+        return _ops.lu_solve.slogdet(self)
+
+    def matrix_power(self, n: int):
+        return _ops.lu_solve.matrix_power(self, n)
+
     # -- diagonals -----------------------------------------------------------------
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1):
         return _ops.diagonal.diagonal(self, offset, dim1, dim2)
