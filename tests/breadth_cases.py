@@ -5,7 +5,7 @@ a case table for tools/tensor_oracle.py and tests/test_tensor_torch.py
 Case protocol.
 
 Tolerances: products and sums are rounded in a different order from
-torch's BLAS and vectorised loops (onemodel's order is CONTRACT §2's), so
+torch's BLAS and vectorised loops (onemodel's order: docs/engine.md, "Arithmetic rules"), so
 their cases allow 2e-6 of the largest reference value (a few ulp of a sum
 of ~16 terms); copies, views, selections and integer results are bit for
 bit (tol None).

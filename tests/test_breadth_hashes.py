@@ -1,8 +1,8 @@
-"""Bit-identity of the rest of the tensor and nn surface (CONTRACT §7): the
+"""Bit-identity of the rest of the tensor and nn surface (docs/engine.md, "Pinned gradient hashes"): the
 exact-mode gradients of graphs using the new operators (einsum, addmm and
 baddbmm on the canonical GEMM, tensordot, cdist/pdist, cov, diagonals,
 unfold/fold, the pad modes, RMSNorm, LocalResponseNorm, grid_sample,
-logcumsumexp, bincount's weighted double sum, the §8 scatter-adds of
+logcumsumexp, bincount's weighted double sum, the indexing scatter-adds of
 overlapping windows and gathers; conv3d and the 3-D pools, bicubic and
 nearest-exact interpolation, weight_norm and spectral_norm, distributions,
 alpha dropout) hash to one pinned value on every kernel
@@ -35,7 +35,7 @@ def _products_gradients():
     q = om.einsum("ik,jk->ij", h, h) * 0.01 + om.outer(h[:, 0], h[0]).sum()
     d = om.cdist(h[:, :8], h[:12, :8]) + om.pdist(h[:6, :4]).sum() + om.cov(h.t()[:5]).sum()
     diag = om.diagonal(q).sum() + om.trace(q[:16, :16]) + om.diag_embed(h[:3, :5]).sum() + om.kron(h[:2, :2], h[:3, :3]).sum()
-    win = h.unfold(1, 5, 2)  # overlapping windows: the §8 scatter-add backward
+    win = h.unfold(1, 5, 2)  # overlapping windows: the indexing scatter-add backward
     lc = om.logcumsumexp(h[:4] * 0.3, 1)
     loss = (a * a).sum() + (q * q).sum() + d.sum() + diag + (win * win).sum() + lc.sum() + om.cross(h[:, :3], h[1:2, 3:6], dim=1).sum()
     loss.backward()

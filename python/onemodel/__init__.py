@@ -174,7 +174,7 @@ from .ops.reduce import (
     var_mean,
 )
 from .ops.shape_ops import chunk, split
-# The rest of torch's tensor surface (docs/api.md, "Products, diagonals, stacking, search").
+# The rest of torch's tensor surface (docs/api.md, "The rest of torch's tensor surface").
 from .ops.products import addbmm, addmm, addmv, addr, baddbmm, cross, dot, ger, inner, kron, mv, outer, tensordot, vdot
 from .ops.einsum import einsum
 from .ops.diagonal import diag, diag_embed, diagflat, diagonal, diagonal_scatter, trace, tril_indices, triu_indices
@@ -335,4 +335,19 @@ __all__ = [
     "take_along_dim", "tanh", "tensor", "tile", "topk", "transpose", "tril", "triu", "uint8", "unbind",
     "unflatten", "unique", "unsqueeze", "use_deterministic_algorithms", "utils", "var", "var_mean", "where",
     "zeros", "zeros_like",
+]
+
+# The rest of torch's surface (docs/api.md, "The rest of torch's tensor surface").
+__all__ += [
+    "addbmm", "addmm", "addmv", "addr", "as_strided", "asarray", "atleast_1d", "atleast_2d", "atleast_3d",
+    "baddbmm", "bincount", "block_diag", "broadcast_tensors", "bucketize", "can_cast", "cartesian_prod",
+    "cdist", "chain_matmul", "clone", "column_stack", "combinations", "concat", "concatenate", "corrcoef",
+    "cov", "cross", "cumulative_trapezoid", "det", "diag", "diag_embed", "diagflat", "diagonal",
+    "diagonal_scatter", "diff", "distributions", "dot", "dsplit", "dstack", "einsum", "empty_strided", "ger",
+    "histc", "hsplit", "hstack", "index_reduce", "inner", "inverse", "is_complex", "is_nonzero", "isin",
+    "kron", "logcumsumexp", "logdet", "matrix_power", "meshgrid", "mv", "nanmedian", "narrow_copy", "outer",
+    "pdist", "promote_types", "put", "randint_like", "ravel", "renorm", "result_type", "rot90", "row_stack",
+    "scalar_tensor", "searchsorted", "select_scatter", "set_printoptions", "slice_scatter", "slogdet", "take",
+    "tensor_split", "tensordot", "trace", "trapezoid", "trapz", "tril_indices", "triu_indices", "typename",
+    "unique_consecutive", "unravel_index", "vander", "vdot", "vsplit", "vstack",
 ]

@@ -103,7 +103,7 @@ from .ops.statistics import pdist  # noqa: E402
 
 __all__ += ["pdist"]
 
-# The rest of torch.nn.functional's layers (docs/api.md, "More layers").
+# The rest of torch.nn.functional's layers (docs/api.md, "The rest of torch's tensor surface").
 from .ops.padding import fold, unfold  # noqa: E402
 from .ops.layer_extras import (  # noqa: E402
     alpha_dropout,
@@ -123,7 +123,7 @@ from .ops.grid_sample import affine_grid, grid_sample  # noqa: E402
 
 __all__ += ["fold", "unfold", "alpha_dropout", "bilinear", "feature_alpha_dropout", "gumbel_softmax", "local_response_norm",
             "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "rms_norm", "gaussian_nll_loss", "multi_margin_loss",
-            "multilabel_margin_loss", "affine_grid", "grid_sample"]
+            "multilabel_margin_loss", "affine_grid", "grid_sample", "softmax2d"]
 from .ops.misc_surface import channel_shuffle  # noqa: E402
 
 __all__ += ["channel_shuffle"]

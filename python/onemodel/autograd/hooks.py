@@ -21,7 +21,7 @@ _ids = itertools.count()
 
 
 class TensorHookHandle:
-    def __init__(self, hooks: OrderedDict, key: int):
+    def __init__(self, hooks: OrderedDict, key: int) -> None:
         self._hooks, self.id = hooks, key
 
     def remove(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from ..tensor import Tensor, float32
+from ..tensor import Tensor
 from .distribution import Distribution, broadcast_all
 
 
@@ -18,7 +18,7 @@ class Normal(Distribution):
     def _support_ok(self, v):
         return v == v
 
-    def __init__(self, loc, scale, validate_args=None):
+    def __init__(self, loc, scale, validate_args=None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
         scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
         super().__init__(() if scalar else tuple(self.loc.shape), (), validate_args)
@@ -69,7 +69,7 @@ class Uniform(Distribution):
 
     has_rsample = True
 
-    def __init__(self, low, high, validate_args=None):
+    def __init__(self, low, high, validate_args=None) -> None:
         self.low, self.high = broadcast_all(low, high)
         scalar = isinstance(low, numbers.Number) and isinstance(high, numbers.Number)
         super().__init__(() if scalar else tuple(self.low.shape), (), validate_args)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numbers
 
 import numpy as np
 
 from ..tensor import Tensor, float32
-from .distribution import Distribution, broadcast_all, clamp_probs, logits_to_probs, probs_to_logits
+from .distribution import Distribution, broadcast_all, logits_to_probs, probs_to_logits
 
 _FLOAT_MIN = float(np.finfo(np.float32).min)
 
@@ -17,13 +19,13 @@ class Categorical(Distribution):
     last dim, logits normalised by logsumexp."""
 
     @property
-    def arg_constraints(self):
+    def arg_constraints(self) -> dict:
         return {"_probs": "simplex"} if self._probs is not None else {"_logits": "real_vector"}
 
     def _support_ok(self, v):
         return (v == np.floor(v)) & (v >= 0) & (v <= self._num_events - 1)
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    def __init__(self, probs=None, logits=None, validate_args=None) -> None:
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         if probs is not None:
@@ -53,7 +55,7 @@ class Categorical(Distribution):
         return self._probs
 
     @property
-    def param_shape(self):
+    def param_shape(self) -> Any:
         return (self._probs if self._probs is not None else self._logits).shape
 
     @property
@@ -116,13 +118,13 @@ class Bernoulli(Distribution):
     """Bernoulli(probs=None, logits=None)."""
 
     @property
-    def arg_constraints(self):
+    def arg_constraints(self) -> dict:
         return {"_probs": "unit_interval"} if self._probs is not None else {"_logits": "real"}
 
     def _support_ok(self, v):
         return (v == 0) | (v == 1)
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    def __init__(self, probs=None, logits=None, validate_args=None) -> None:
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         given = probs if probs is not None else logits

@@ -78,7 +78,7 @@ class Distribution:
             raise ValueError
         Distribution._default_validate_args = value
 
-    def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
+    def __init__(self, batch_shape=(), event_shape=(), validate_args=None) -> None:
         self._batch_shape = tuple(batch_shape)
         self._event_shape = tuple(event_shape)
         self._validate_args = Distribution._default_validate_args if validate_args is None else bool(validate_args)
@@ -118,16 +118,16 @@ class Distribution:
     def _extended_shape(self, sample_shape=()) -> tuple:
         return tuple(sample_shape) + self._batch_shape + self._event_shape
 
-    def sample(self, sample_shape=()):
+    def sample(self, sample_shape=()) -> Tensor:
         from ..grad_mode import no_grad
 
         with no_grad():
             return self.rsample(sample_shape) if self.has_rsample else self._sample(tuple(sample_shape))
 
-    def rsample(self, sample_shape=()):
+    def rsample(self, sample_shape=()) -> Tensor:
         raise NotImplementedError(f"{type(self).__name__} has no reparameterized sampler (rsample)")
 
-    def sample_n(self, n: int):
+    def sample_n(self, n: int) -> Tensor:
         return self.sample((n,))
 
     @property

@@ -17,6 +17,8 @@ gradient is never produced gets zeros (torch passes None).
 
 from __future__ import annotations
 
+from typing import Any
+
 from collections import OrderedDict
 
 from .. import _core, _shape
@@ -51,13 +53,13 @@ class _Pack(Function):
     backward hands the unpacked gradient to ``on_grad`` (which may return
     replacements) and splits it back."""
 
-    def forward(self, *args):
+    def forward(self, *args) -> Tensor:
         *tensors, on_grad = args
         self.shapes = [tuple(t.shape) for t in tensors]
         self.on_grad = on_grad
         return _pack(tensors)
 
-    def backward(self, g):
+    def backward(self, g) -> Tensor:
         grads = [clone_contiguous(p) for p in _unpack(g if g.is_contiguous() else clone_contiguous(g), self.shapes)]
         new = self.on_grad(tuple(grads))
         if new is not None:
@@ -74,11 +76,11 @@ class _Pack(Function):
 class _Identity(Function):
     """The one-tensor case: an identity whose backward calls ``on_grad``."""
 
-    def forward(self, t, on_grad):
+    def forward(self, t, on_grad) -> Tensor:
         self.on_grad = on_grad
         return clone_contiguous(t)
 
-    def backward(self, g):
+    def backward(self, g) -> Tensor:
         new = self.on_grad((g,))
         if new is not None and new[0] is not None:
             if tuple(new[0].shape) != tuple(g.shape):
@@ -97,11 +99,11 @@ def _through_pack(tensors: list, on_grad) -> list:
 class _Slice(Function):
     """A piece of the packed buffer viewed with a tensor's shape."""
 
-    def forward(self, flat, offset, shape):
+    def forward(self, flat, offset, shape) -> Tensor:
         self.offset, self.shape = offset, shape
         return flat._view(shape, _shape.contiguous_strides(shape), flat._offset + offset)
 
-    def backward(self, g):
+    def backward(self, g) -> Tensor:
         out = Tensor._empty(self.input_meta[0][0], float32, zeroed=True)
         k = _shape.numel(self.shape)
         if k:
@@ -118,7 +120,7 @@ def _hookable(x) -> bool:
     return isinstance(x, Tensor) and x.dtype is float32 and x.requires_grad
 
 
-def register(module, store: str, hook, prepend: bool):
+def register(module, store: str, hook, prepend: bool) -> Any:
     from .hooks import RemovableHandle
 
     hooks = module.__dict__.get(store)
@@ -132,7 +134,7 @@ def register(module, store: str, hook, prepend: bool):
     return handle
 
 
-def call(module, args: tuple, kwargs: dict, run):
+def call(module, args: tuple, kwargs: dict, run) -> Any:
     """Run ``run(args, kwargs)`` (the module's forward with its forward
     hooks) with the backward hooks wired around it."""
     post = module.__dict__.get("_backward_hooks") or {}
@@ -140,7 +142,7 @@ def call(module, args: tuple, kwargs: dict, run):
     state = {"grad_output": None}
     positions = [i for i, a in enumerate(args) if _hookable(a)]
 
-    def on_input_grads(grads):
+    def on_input_grads(grads) -> Tensor:
         full = [None] * len(args)
         for i, g in zip(positions, grads):
             full[i] = g
@@ -166,7 +168,7 @@ def call(module, args: tuple, kwargs: dict, run):
     if not out_pos:
         return output
 
-    def on_output_grads(grads):
+    def on_output_grads(grads) -> Tensor:
         grads = tuple(grads)
         for hook in list(pre.values()):
             r = hook(module, grads)

@@ -14,6 +14,7 @@ from ..grad_mode import no_grad
 from . import init
 from .layers import Linear, _check_factory
 from .dropout import _DropoutNd
+from ..tensor import Tensor
 from .module import Module
 from .parameter import Parameter
 
@@ -31,11 +32,11 @@ class _PadNd(Module):
     _n = 1
     _mode = "reflect"
 
-    def __init__(self, padding):
+    def __init__(self, padding) -> None:
         super().__init__()
         self.padding = _ntuple(padding, self._n, type(self).__name__)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.pad(input, self.padding, self._mode)
 
     def extra_repr(self) -> str:
@@ -79,11 +80,11 @@ class CircularPad3d(_PadNd):
 
 
 class ZeroPad3d(Module):
-    def __init__(self, padding):
+    def __init__(self, padding) -> None:
         super().__init__()
         self.padding = _ntuple(padding, 3, "ZeroPad3d")
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.pad(input, self.padding, "constant", 0.0)
 
     def extra_repr(self) -> str:
@@ -91,11 +92,11 @@ class ZeroPad3d(Module):
 
 
 class ChannelShuffle(Module):
-    def __init__(self, groups: int):
+    def __init__(self, groups: int) -> None:
         super().__init__()
         self.groups = groups
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.channel_shuffle(input, self.groups)
 
     def extra_repr(self) -> str:
@@ -103,11 +104,11 @@ class ChannelShuffle(Module):
 
 
 class Unfold(Module):
-    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1) -> None:
         super().__init__()
         self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self) -> str:
@@ -115,12 +116,12 @@ class Unfold(Module):
 
 
 class Fold(Module):
-    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1) -> None:
         super().__init__()
         self.output_size, self.kernel_size = output_size, kernel_size
         self.dilation, self.padding, self.stride = dilation, padding, stride
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self) -> str:
@@ -129,7 +130,7 @@ class Fold(Module):
 
 
 class RMSNorm(Module):
-    def __init__(self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True, device=None, dtype=None):
+    def __init__(self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True, device=None, dtype=None) -> None:
         super().__init__()
         _check_factory("RMSNorm", device, dtype)
         if isinstance(normalized_shape, int):
@@ -146,7 +147,7 @@ class RMSNorm(Module):
             with no_grad():
                 self.weight.fill_(1.0)
 
-    def forward(self, x):
+    def forward(self, x) -> Tensor:
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
@@ -154,11 +155,11 @@ class RMSNorm(Module):
 
 
 class LocalResponseNorm(Module):
-    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0):
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
         super().__init__()
         self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
@@ -168,11 +169,11 @@ class LocalResponseNorm(Module):
 class _LPPoolNd(Module):
     _fn = "lp_pool1d"
 
-    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False):
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> None:
         super().__init__()
         self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return getattr(F, self._fn)(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
     def extra_repr(self) -> str:
@@ -190,13 +191,13 @@ class LPPool2d(_LPPoolNd):
 class _MaxUnpoolNd(Module):
     _fn = "max_unpool1d"
 
-    def __init__(self, kernel_size, stride=None, padding=0):
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
         self.padding = padding
 
-    def forward(self, input, indices, output_size=None):
+    def forward(self, input, indices, output_size=None) -> Tensor:
         return getattr(F, self._fn)(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extra_repr(self) -> str:
@@ -215,7 +216,7 @@ class Bilinear(Module):
     """y = x1ᵀ A x2 + b with A [out, in1, in2]; A and b drawn from
     U(±1/√in1), torch's scheme."""
 
-    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None, dtype=None, generator=None):
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None, dtype=None, generator=None) -> None:
         super().__init__()
         _check_factory("Bilinear", device, dtype)
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
@@ -232,7 +233,7 @@ class Bilinear(Module):
         if self.bias is not None:
             init.uniform_(self.bias, -bound, bound, generator=generator)
 
-    def forward(self, input1, input2):
+    def forward(self, input1, input2) -> Tensor:
         return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self) -> str:
@@ -240,7 +241,7 @@ class Bilinear(Module):
 
 
 class Softmax2d(Module):
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         return F.softmax2d(input)
 
 
@@ -267,7 +268,7 @@ class LazyLinear(Linear):
 
     cls_to_become = Linear
 
-    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None, generator=None):
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None, generator=None) -> None:
         super().__init__(0, out_features, bias, device, dtype, generator)
         self._lazy_generator = generator
 
@@ -289,7 +290,7 @@ class LazyLinear(Linear):
         w._shape, w._strides, w._offset = shape, contiguous_strides(shape), 0
         self.reset_parameters(self._lazy_generator)
 
-    def forward(self, input):
+    def forward(self, input) -> Tensor:
         if self.has_uninitialized_params():
             with no_grad():
                 self.initialize_parameters(input)

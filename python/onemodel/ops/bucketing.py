@@ -4,7 +4,7 @@ unique_consecutive, unravel_index. None is differentiable (as torch).
 searchsorted runs torch's binary search step for step (``not (mid >= v)``
 moves right for side='left', ``not (mid > v)`` for 'right'), so NaN and
 unsorted inputs land where torch puts them. bincount's weighted counts are
-double sums in increasing element order, rounded once (CONTRACT §2).
+double sums in increasing element order, rounded once (docs/engine.md, "Arithmetic rules").
 histc finds the bin as torch's CPU kernel does, in float32:
 ``int((x - lo) * bins / (hi - lo))``, the top edge in the last bin.
 """
@@ -19,13 +19,7 @@ import numpy as np
 from .. import _shape
 from .._numpy_exact import canonical_nan, ieee
 from ..tensor import Tensor, bool_, float32, int64
-
-
-def _out(a: np.ndarray, dt) -> Tensor:
-    t = Tensor._empty(a.shape, dt)
-    if a.size:
-        t.numpy(force=True)[...] = a
-    return t
+from .operands import from_array
 
 
 def _values(op: str, x, like: Tensor) -> np.ndarray:
@@ -111,7 +105,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
         rows = seq.reshape(1, -1)
         v = vals.reshape(1, -1)
     res = _binary_search(rows, v, right).reshape(vals.shape)
-    return _out(res.astype(np.int64), dt)
+    return from_array(res.astype(np.int64), dt)
 
 
 def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
@@ -140,7 +134,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     n = builtins.max(int(x.max()) + 1 if x.size else 0, int(minlength))
     if weights is None:
-        return _out(np.bincount(x, minlength=n).astype(np.int64), int64)
+        return from_array(np.bincount(x, minlength=n).astype(np.int64), int64)
     if not isinstance(weights, Tensor):
         raise TypeError(f"bincount: weights must be a Tensor, got {type(weights).__name__}")
     if tuple(weights.shape) != tuple(input.shape):
@@ -151,7 +145,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         np.add.at(acc, x, w.astype(np.float64))
         res = canonical_nan(acc.astype(np.float32))
     # (int64 / bool weights: torch counts in double; onemodel has no float64.)
-    return _out(res, float32)
+    return from_array(res, float32)
 
 
 def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002 - torch's names
@@ -180,7 +174,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002
         pos = ((v - lo) * np.float32(bins) / (hi - lo)).astype(np.int64)
         pos = np.minimum(pos, bins - 1)
     counts = np.bincount(pos, minlength=bins).astype(np.float32)
-    return _out(counts, float32)
+    return from_array(counts, float32)
 
 
 def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
@@ -192,10 +186,10 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     e = _values("isin", elements, like)
     t = _values("isin", test_elements, like)
     res = np.isin(e, t, invert=invert)
-    return _out(np.asarray(res, bool), bool_)
+    return from_array(np.asarray(res, bool), bool_)
 
 
-def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None):
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Tensor | tuple[Tensor, ...]:
     """torch.unique_consecutive: one element (or slice along `dim`) per run
     of equal neighbours (NaN never equals NaN)."""
     if not isinstance(input, Tensor):
@@ -229,11 +223,11 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         inverse = np.cumsum(new) - 1
         n = m
     counts = np.diff(np.concatenate([starts, [n]])).astype(np.int64)
-    out = [_out(np.ascontiguousarray(values), input.dtype)]
+    out = [from_array(np.ascontiguousarray(values), input.dtype)]
     if return_inverse:
-        out.append(_out(np.asarray(inverse, np.int64), int64))
+        out.append(from_array(np.asarray(inverse, np.int64), int64))
     if return_counts:
-        out.append(_out(counts, int64))
+        out.append(from_array(counts, int64))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -260,5 +254,5 @@ def unravel_index(indices, shape) -> tuple:
         coords.append(np.mod(rest, n))
         rest = np.floor_divide(rest, n)
     coords = coords[::-1]
-    return tuple(_out(np.asarray(c, np.int64), int64) for c in coords)
+    return tuple(from_array(np.asarray(c, np.int64), int64) for c in coords)
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _shape
 from ..autograd.function import Function
-from ..tensor import Tensor, float32, int64
+from ..tensor import Tensor, int64
 from .._kernels import clone_contiguous
 from . import views
 from .strided import strided_view
@@ -28,7 +28,7 @@ def _check_tensor(op: str, t) -> None:
 
 
 def _diag_geometry(offset: int, d1: int, d2: int):
-    def geometry(shape, strides, off):
+    def geometry(shape, strides, off) -> tuple:
         n1, n2 = shape[d1], shape[d2]
         if offset >= 0:
             n = builtins.max(0, builtins.min(n1, n2 - offset))
@@ -68,7 +68,7 @@ class DiagEmbed(Function):
     """out = zeros with `input` written along the diagonal of (d1, d2);
     backward: the diagonal of the gradient."""
 
-    def forward(self, a, out_shape, geometry):
+    def forward(self, a, out_shape, geometry) -> Tensor:
         self.geometry = geometry
         out = Tensor._empty(out_shape, a.dtype, zeroed=True)
         shape, strides, off = geometry(out._shape, out._strides, 0)
@@ -77,7 +77,7 @@ class DiagEmbed(Function):
         _core.copy_(out._view(shape, strides, off), a)
         return out
 
-    def backward(self, g):
+    def backward(self, g) -> Tensor:
         shape, strides, off = self.geometry(g._shape, g._strides, g._offset)
         return clone_contiguous(g._view(shape, strides, off))
 
@@ -131,7 +131,7 @@ class DiagonalScatter(Function):
     """out = input with `src` written on a diagonal. Backward: input gets g
     with the diagonal zeroed, src the diagonal of g."""
 
-    def forward(self, a, src, geometry):
+    def forward(self, a, src, geometry) -> Tensor:
         self.geometry = geometry
         out = clone_contiguous(a)
         shape, strides, off = geometry(out._shape, out._strides, 0)
@@ -142,7 +142,7 @@ class DiagonalScatter(Function):
         _core.copy_(out._view(shape, strides, off), src)
         return out
 
-    def backward(self, g):
+    def backward(self, g) -> Tensor:
         from .. import _core
 
         ga = gs = None
@@ -190,17 +190,11 @@ def fill_diagonal_(input: Tensor, fill_value, wrap: bool = False) -> Tensor:
     from .inplace import assign_result
     from .selection import masked_fill
 
-    mask = _bool_tensor(idx)
-    return assign_result(input, "fill_diagonal_", lambda t: masked_fill(t, mask, fill_value), others=(fill_value,))
-
-
-def _bool_tensor(a: np.ndarray) -> Tensor:
     from ..tensor import bool_
+    from .operands import from_array
 
-    out = Tensor._empty(a.shape, bool_)
-    if a.size:
-        out.numpy(force=True)[...] = a
-    return out
+    mask = from_array(idx, bool_)
+    return assign_result(input, "fill_diagonal_", lambda t: masked_fill(t, mask, fill_value), others=(fill_value,))
 
 
 def _tri_indices(op: str, row: int, col: int, offset: int, dtype, upper: bool) -> Tensor:
@@ -217,11 +211,9 @@ def _tri_indices(op: str, row: int, col: int, offset: int, dtype, upper: bool) -
         raise TypeError(f"{op}: onemodel computes indices in int64 only (dtype {dtype.name} asked)")
     r, c = np.meshgrid(np.arange(row), np.arange(col), indexing="ij")
     keep = (c - r >= offset) if upper else (c - r <= offset)
-    out = np.stack([r[keep], c[keep]]).astype(np.int64).reshape(2, -1)
-    t = Tensor._empty(out.shape, int64)
-    if out.size:
-        t.numpy(force=True)[...] = out
-    return t
+    from .operands import from_array
+
+    return from_array(np.stack([r[keep], c[keep]]).astype(np.int64).reshape(2, -1), int64)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:

@@ -1,6 +1,6 @@
 """torch.einsum, mapped onto the canonical GEMM.
 
-The steps, and so the order of every sum (docs/api.md, "einsum"):
+The steps, and so the order of every sum (docs/api.md, "The rest of torch's tensor surface"):
 
 1. Each operand: a subscript repeated within it takes the diagonal (a
    view); a subscript found in no other operand and not in the output is
@@ -206,7 +206,7 @@ def _contract(a: Tensor, asubs: list, b: Tensor, bsubs: list, need: set, sizes: 
     left = [s for s in asubs if s not in bsubs]
     right = [s for s in bsubs if s not in asubs]
 
-    def arrange(t, tsubs, order):
+    def arrange(t, tsubs, order) -> Tensor:
         return views.permute(t, *[tsubs.index(s) for s in order]) if tsubs != order else t
 
     if not contracted:

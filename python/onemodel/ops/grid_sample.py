@@ -9,7 +9,7 @@ grid_sample follows torch's CPU formulas: the coordinate unnormalised as
 padding_mode='border'; bilinear weights from the four neighbours,
 out = v_nw·w_nw + v_ne·w_ne + v_sw·w_sw + v_se·w_se added in that order,
 neighbours outside the input reading zero; 'nearest' rounds half to even.
-The gradient to the input is the §8 scatter-add of the gathers, the
+The gradient to the input is the indexing scatter-add of the gathers, the
 gradient to the grid flows through the weights (0 for 'nearest').
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, float32, int64
-from .operands import check_float
+from .operands import check_float, from_array
 from . import views
 
 
@@ -55,8 +55,7 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
     base[..., 0] = _linspace_from_neg_one(w, align)[None, :]
     base[..., 1] = _linspace_from_neg_one(h, align)[:, None]
     base[..., 2] = 1.0
-    bt = Tensor._empty((1, h * w, 3), float32)
-    bt.numpy(force=True)[...] = base.reshape(1, h * w, 3)
+    bt = from_array(base.reshape(1, h * w, 3), float32)
     grid = matmul(bt, theta.transpose(1, 2))  # [N, H·W, 2]
     return views.reshape(grid, (n, h, w, 2))
 
@@ -68,17 +67,11 @@ def _unnormalize(g: Tensor, size: int, align: bool) -> Tensor:
 
 
 def _index(a: np.ndarray) -> Tensor:
-    t = Tensor._empty(a.shape, int64)
-    if a.size:
-        t.numpy(force=True)[...] = a
-    return t
+    return from_array(a, int64)
 
 
 def _mask(a: np.ndarray) -> Tensor:
-    t = Tensor._empty(a.shape, float32)
-    if a.size:
-        t.numpy(force=True)[...] = a.astype(np.float32)
-    return t
+    return from_array(a.astype(np.float32), float32)
 
 
 def _corner(input: Tensor, iy: np.ndarray, ix: np.ndarray) -> Tensor:

@@ -6,7 +6,7 @@ Orders: rms_norm's mean of squares is a double sum in increasing element
 order, rounded once, then ``x · (1/√(ms + eps)) · weight`` as separate IEEE
 operations; local_response_norm's window sum over channels is a double sum
 over the window in increasing channel order (a view of overlapping
-windows, its backward the §8 scatter-add); bilinear is two canonical GEMMs
+windows, its backward the indexing scatter-add); bilinear is two canonical GEMMs
 (einsum 'bi,oij,bj->bo': first over i, then over j); max_unpool is a
 scatter (the last write of a repeated index wins, as torch's loop).
 """

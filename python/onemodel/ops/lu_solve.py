@@ -18,12 +18,15 @@ gA = −gB·Xᵀ; det g·det·A⁻ᵀ; slogdet g·A⁻ᵀ (the products on the G
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._numpy_exact import canonical_nan, ieee
 from ..autograd.function import Function
 from ..tensor import Tensor, float32
 from . import views
+from .operands import from_array
 
 F32 = np.float32
 
@@ -73,10 +76,7 @@ def _square(op: str, a: Tensor) -> None:
 
 
 def _out(a: np.ndarray) -> Tensor:
-    t = Tensor._empty(a.shape, float32)
-    if a.size:
-        t.numpy(force=True)[...] = canonical_nan(np.ascontiguousarray(a, dtype=F32))
-    return t
+    return from_array(canonical_nan(np.array(a, dtype=F32)), float32)
 
 
 def _batch_apply(a: np.ndarray, fn):
@@ -87,12 +87,12 @@ def _batch_apply(a: np.ndarray, fn):
 
 
 class _Inv(Function):
-    def forward(self, a, check_singular):
+    def forward(self, a, check_singular) -> Tensor:
         with ieee(), np.errstate(all="ignore"):
             an = a.numpy(force=True)
             n = an.shape[-1]
 
-            def inv(m):
+            def inv(m) -> Tensor:
                 lu, perm, _ = _lu(m)
                 if check_singular and np.any(np.diag(lu) == 0):
                     raise RuntimeError(f"linalg.inv: The diagonal element {int(np.flatnonzero(np.diag(lu) == 0)[0]) + 1} is zero, the inversion could not be completed because the input matrix is singular.")
@@ -103,7 +103,7 @@ class _Inv(Function):
         self.save_for_backward(y)
         return y
 
-    def backward(self, g):
+    def backward(self, g) -> Tensor:
         from .linalg import matmul
 
         (y,) = self.saved_tensors
@@ -122,7 +122,7 @@ def inverse(input: Tensor) -> Tensor:
 
 
 class _Solve(Function):
-    def forward(self, a, b, vector):
+    def forward(self, a, b, vector) -> Tensor:
         with ieee(), np.errstate(all="ignore"):
             an, bn = a.numpy(force=True), b.numpy(force=True)
             lead = np.broadcast_shapes(an.shape[:-2], bn.shape[:-2])
@@ -138,7 +138,7 @@ class _Solve(Function):
         self.save_for_backward(a, x)
         return x
 
-    def backward(self, g):
+    def backward(self, g) -> Tensor:
         from .linalg import matmul
         from .reduce import sum as _sum
 
@@ -185,14 +185,14 @@ def _lu_det_parts(an: np.ndarray):
 
 
 class _Det(Function):
-    def forward(self, a):
+    def forward(self, a) -> Tensor:
         with ieee(), np.errstate(all="ignore"):
             lead, dets = _lu_det_parts(a.numpy(force=True))
             d = _out(np.array(dets, np.float64).astype(F32).reshape(lead))
         self.save_for_backward(a, d)
         return d
 
-    def backward(self, g):
+    def backward(self, g) -> Tensor:
         a, d = self.saved_tensors
         ainv_t = _Inv.apply(a.detach(), False).transpose(-2, -1)
         return (g * d).unsqueeze(-1).unsqueeze(-1) * ainv_t
@@ -218,13 +218,13 @@ class _LogAbsDet(Function):
     """log|det A| as Σ log|u_ii| (onemodel's log, a double sum), so it
     neither overflows nor underflows where det itself would; gradient g·A⁻ᵀ."""
 
-    def forward(self, a, abs_diag):
+    def forward(self, a, abs_diag) -> Tensor:
         from .pointwise import log
 
         self.save_for_backward(a)
         return log(_out(abs_diag)).sum(-1)
 
-    def backward(self, g):
+    def backward(self, g) -> Tensor:
         (a,) = self.saved_tensors
         ainv_t = _Inv.apply(a.detach(), False).transpose(-2, -1)
         return g.unsqueeze(-1).unsqueeze(-1) * ainv_t
@@ -234,14 +234,14 @@ class _Constant(Function):
     """A value computed from `a` whose gradient is zero (torch's sign of
     slogdet and matrix_power(A, 0) still require grad)."""
 
-    def forward(self, a, value):
+    def forward(self, a, value) -> Tensor:
         return value
 
-    def backward(self, g):
+    def backward(self, g) -> Tensor:
         return Tensor._empty(self.input_meta[0][0], float32, zeroed=True), None
 
 
-def slogdet(A: Tensor):
+def slogdet(A: Tensor) -> Any:
     """torch.linalg.slogdet: (sign, logabsdet) as a named tuple."""
     _square("linalg.slogdet", A)
     diag, signs = _abs_diag_and_sign(A.numpy(force=True))

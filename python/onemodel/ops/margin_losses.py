@@ -2,7 +2,7 @@
 compositions of differentiable operators (their gradients follow).
 
 Sums over classes are double sums in increasing class order, rounded once
-(CONTRACT §2); torch sums in float in its own loop order, so the values
+(docs/engine.md, "Arithmetic rules"); torch sums in float in its own loop order, so the values
 agree to rounding.
 """
 
@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..tensor import Tensor, bool_, float32, int64
-from .operands import check_float
+from .operands import check_float, from_array
 from .loss import reduce_loss, reduction_of
 from . import views
 
@@ -59,9 +59,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         z = z * views.reshape(weight[y], (n, 1))
     self_mask = np.zeros((n, c), bool)
     self_mask[np.arange(n), yn] = True
-    m = Tensor._empty((n, c), bool_)
-    if m.numel():
-        m.numpy(force=True)[...] = self_mask
+    m = from_array(self_mask, bool_)
     per = masked_fill(z, m, 0.0).sum(1) / float(c)
     if vec:
         per = views.reshape(per, ())
@@ -93,9 +91,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
         is_target[targets] = True
         for j in targets:
             pair[b, j, ~is_target] = 1.0
-    w = Tensor._empty((n, c, c), float32)
-    if w.numel():
-        w.numpy(force=True)[...] = pair
+    w = from_array(pair, float32)
     diff = views.unsqueeze(x, 2) - views.unsqueeze(x, 1)  # x[j] − x[i]
     h = clamp(1.0 - diff, min=0.0) * w
     per = h.sum((1, 2)) / float(c)

@@ -3,7 +3,7 @@ F.fold (im2col / col2im).
 
 Each is a gather: every output element reads one input element (or a zero
 for fold's and unfold's zero padding), so the forward is a copy and the
-backward is the scatter-add of CONTRACT §8 (each input element one double
+backward is the indexing scatter-add (docs/tensor.md, "Indexing": each input element one double
 chain over the output positions in increasing row-major order, rounded
 once). F.fold is the transposed operation: its forward is that scatter-add
 and its backward the gather.
@@ -16,7 +16,7 @@ import numpy as np
 from .._numpy_exact import canonical_nan, ieee
 from ..autograd.function import Function
 from ..tensor import Tensor, float32
-from .operands import check_float, pair
+from .operands import check_float, from_array, pair
 
 
 def _source(mode: str, n: int, before: int, after: int) -> np.ndarray:
@@ -110,33 +110,27 @@ def _fold_args(op: str, kernel_size, dilation, padding, stride) -> tuple:
 
 
 class Unfold(Function):
-    def forward(self, x, geom):
+    def forward(self, x, geom) -> Tensor:
         # x: the zero-padded input [N, C, Hp, Wp]; geom: the index arrays.
         self.geom = geom
         chans, rows, cols = geom
         a = x.numpy(force=True)
         out = np.ascontiguousarray(a[:, chans, rows, cols])
-        t = Tensor._empty(out.shape, float32)
-        if out.size:
-            t.numpy(force=True)[...] = out
-        return t
+        return from_array(out, float32)
 
-    def backward(self, g):
+    def backward(self, g) -> Tensor:
         return _col2im(g, self.input_meta[0][0], self.geom)
 
 
 class Fold(Function):
-    def forward(self, cols_t, plane_shape, geom):
+    def forward(self, cols_t, plane_shape, geom) -> Tensor:
         self.geom = geom
         return _col2im(cols_t, plane_shape, geom)
 
-    def backward(self, g):
+    def backward(self, g) -> Tensor:
         chans, rows, cols = self.geom
         out = np.ascontiguousarray(g.numpy(force=True)[:, chans, rows, cols])
-        t = Tensor._empty(out.shape, float32)
-        if out.size:
-            t.numpy(force=True)[...] = out
-        return t
+        return from_array(out, float32)
 
 
 def _col2im(g: Tensor, plane_shape: tuple, geom) -> Tensor:
@@ -148,10 +142,7 @@ def _col2im(g: Tensor, plane_shape: tuple, geom) -> Tensor:
         for b in range(n):
             np.add.at(acc[b], (chans, rows, cols), gn[b])
         r = canonical_nan(acc.astype(np.float32))
-    t = Tensor._empty(plane_shape, float32)
-    if r.size:
-        t.numpy(force=True)[...] = r
-    return t
+    return from_array(r, float32)
 
 
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:

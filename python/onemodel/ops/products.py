@@ -159,7 +159,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
 def _int_product(pa: Tensor, pb: Tensor, m: int, k: int, n: int, out_shape: tuple) -> Tensor:
     import numpy as np
 
-    from .index import _from_numpy
+    from .operands import from_array as _from_numpy
 
     x = pa.numpy(force=True).reshape(m, k).astype(np.int64)
     y = pb.numpy(force=True).reshape(k, n).astype(np.int64)
@@ -253,9 +253,9 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
             raise TypeError(f"kron: operands of dtypes {input.dtype.name} and {other.dtype.name}; convert one first")
         import numpy as np
 
-        from .index import _from_numpy
+        from .operands import from_array
 
-        return _from_numpy(np.ascontiguousarray(np.kron(input.numpy(force=True), other.numpy(force=True))), input.dtype)
+        return from_array(np.ascontiguousarray(np.kron(input.numpy(force=True), other.numpy(force=True))), input.dtype)
     nd = builtins.max(input.ndim, other.ndim)
     a = views.reshape(input, (1,) * (nd - input.ndim) + tuple(input.shape))
     b = views.reshape(other, (1,) * (nd - other.ndim) + tuple(other.shape))
@@ -287,7 +287,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     a = views.expand(input, shape)
     b = views.expand(other, shape)
 
-    def comp(t, i):
+    def comp(t, i) -> Tensor:
         return t.select(d, i)
 
     c0 = comp(a, 1) * comp(b, 2) - comp(a, 2) * comp(b, 1)

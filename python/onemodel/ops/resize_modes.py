@@ -6,7 +6,7 @@ inputs (the 2-D kernels over a height-1 plane), 'nearest-exact' (3-D and
 separable cubic convolution (A = −0.75, four taps per dim, indices clamped
 to the border), along W first then H, each output the taps added in order
 x0·c0 + x1·c1 + x2·c2 + x3·c3; the coordinates and weights are float32 as
-torch's opmath. Both are gathers (backward: the §8 scatter-add).
+torch's opmath. Both are gathers (backward: the indexing scatter-add).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 
 from ..tensor import Tensor, float32
 from . import views
+from .operands import from_array
 
 _A = np.float32(-0.75)
 
@@ -46,9 +47,7 @@ def _gather(x: Tensor, dim: int, idx: np.ndarray) -> Tensor:
 
 
 def _const(a: np.ndarray, shape) -> Tensor:
-    t = Tensor._empty(shape, float32)
-    t.numpy(force=True)[...] = a.reshape(shape)
-    return t
+    return from_array(a.reshape(shape), float32)
 
 
 def _cubic_weights(in_size: int, out_size: int, align: bool, scale):
@@ -62,10 +61,10 @@ def _cubic_weights(in_size: int, out_size: int, align: bool, scale):
     one = np.float32(1)
     two = np.float32(2)
 
-    def cc1(x):
+    def cc1(x) -> Tensor:
         return ((_A + two) * x - (_A + np.float32(3))) * x * x + one
 
-    def cc2(x):
+    def cc2(x) -> Tensor:
         return ((_A * x - np.float32(5) * _A) * x + np.float32(8) * _A) * x - np.float32(4) * _A
 
     w = [cc2(t + one), cc1(t), cc1(one - t), cc2(two - t)]

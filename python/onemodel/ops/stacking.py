@@ -5,11 +5,13 @@ broadcast_tensors, cartesian_prod, combinations, ravel, take, rot90,
 select_scatter, slice_scatter, narrow_copy, block_diag.
 
 Nothing here sums except the backward of a gather (take, combinations),
-which is the scatter-add of CONTRACT §8; every other result and gradient
+which is the indexing scatter-add (docs/tensor.md, "Indexing"); every other result and gradient
 is a copy or a view.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import builtins
 import itertools
@@ -22,6 +24,7 @@ from ..autograd.function import Function
 from ..tensor import Tensor, int64
 from . import views
 from .join import cat, stack
+from .operands import from_array
 
 
 def _tensors(op: str, tensors) -> list:
@@ -69,15 +72,15 @@ def _atleast_many(n: int, args):
     return tuple(_atleast(n, t) for t in args)
 
 
-def atleast_1d(*tensors):
+def atleast_1d(*tensors) -> Any:
     return _atleast_many(1, tensors)
 
 
-def atleast_2d(*tensors):
+def atleast_2d(*tensors) -> Any:
     return _atleast_many(2, tensors)
 
 
-def atleast_3d(*tensors):
+def atleast_3d(*tensors) -> Any:
     return _atleast_many(3, tensors)
 
 
@@ -236,13 +239,6 @@ def cartesian_prod(*tensors) -> Tensor:
     return stack([views.reshape(g, (-1,)) for g in grids], dim=1)
 
 
-def _index_tensor(a: np.ndarray) -> Tensor:
-    t = Tensor._empty(a.shape, int64)
-    if a.size:
-        t.numpy(force=True)[...] = a
-    return t
-
-
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     """torch.combinations: the r-length combinations of a 1-D tensor's
     elements (itertools' order), as rows."""
@@ -256,7 +252,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         return input[:0]
     fn = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = np.array(list(fn(range(input.shape[0]), r)), np.int64).reshape(-1, r)
-    return input[_index_tensor(idx)]
+    return input[from_array(idx, int64)]
 
 
 def ravel(input: Tensor) -> Tensor:
@@ -305,7 +301,7 @@ class RegionScatter(Function):
     """out = input with `src` written at a basic-index region (a view).
     Backward: input gets g with the region zeroed, src g's region."""
 
-    def forward(self, a, src, index):
+    def forward(self, a, src, index) -> Tensor:
         self.index = index
         out = clone_contiguous(a)
         target = out[index]
@@ -314,7 +310,7 @@ class RegionScatter(Function):
         _core.copy_(target, src)
         return out
 
-    def backward(self, g):
+    def backward(self, g) -> Tensor:
         ga = gs = None
         if self.needs_input_grad[1]:
             gs = clone_contiguous(g[self.index])

@@ -19,6 +19,8 @@ These differ from torch in rounding only where torch's own order differs
 
 from __future__ import annotations
 
+from typing import Any
+
 import builtins
 import math
 
@@ -80,9 +82,9 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
     if n < 2:
         return input[:0].sum(-1)  # (the norm kernel's backward does not take an empty batch)
     i, j = np.triu_indices(n, 1)
-    from .bucketing import _out
+    from .operands import from_array
 
-    ii, jj = _out(i.astype(np.int64), int64), _out(j.astype(np.int64), int64)
+    ii, jj = from_array(i.astype(np.int64), int64), from_array(j.astype(np.int64), int64)
     return _pnorm(input[ii] - input[jj], float(p), -1)
 
 
@@ -196,10 +198,10 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) ->
             x = hi - lo
         else:
             # int64 and bool (logical xor) exactly, in NumPy.
-            from .bucketing import _out
+            from .operands import from_array
 
             a, b = hi.numpy(force=True), lo.numpy(force=True)
-            x = _out(np.ascontiguousarray(a ^ b if x.dtype.name == "bool" else a - b), x.dtype)
+            x = from_array(np.ascontiguousarray(a ^ b if x.dtype.name == "bool" else a - b), x.dtype)
     return x
 
 
@@ -303,18 +305,18 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     return input * factor
 
 
-def nanmedian(input: Tensor, dim=None, keepdim: bool = False):
+def nanmedian(input: Tensor, dim=None, keepdim: bool = False) -> Any:
     """torch.nanmedian: the lower median of the non-NaN values (NaN when a
     slice holds only NaN); with `dim`, (values, indices) of the first
     occurrence in sort order (a stable sort, NaN last)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"nanmedian: expected a Tensor, got {type(input).__name__}")
-    from .bucketing import _out
+    from .operands import from_array
 
     if dim is None:
         flat = views.reshape(input, (-1,))
         if flat.shape[0] == 0:
-            return _out(np.array(np.nan, np.float32), float32) if input.dtype is float32 else flat.sum()
+            return from_array(np.array(np.nan, np.float32), float32) if input.dtype is float32 else flat.sum()
         v, _ = _nanmedian_dim(flat, 0, False)
         return v
     if input.ndim == 0:
@@ -336,14 +338,14 @@ def _named(values, indices):
 
 
 def _nanmedian_dim(x: Tensor, d: int, keepdim: bool):
-    from .bucketing import _out
+    from .operands import from_array
     from .index import gather
 
     values, indices = x.sort(d, stable=True)
     a = x.numpy(force=True)
     count = (~np.isnan(a)).sum(axis=d, keepdims=True) if x.dtype is float32 else np.full(
         tuple(1 if k == d else n for k, n in enumerate(a.shape)), a.shape[d])
-    pos = _out((np.maximum(count - 1, 0) // 2).astype(np.int64), int64)
+    pos = from_array((np.maximum(count - 1, 0) // 2).astype(np.int64), int64)
     v = gather(values, d, pos)
     i = gather(indices, d, pos)
     if not keepdim:

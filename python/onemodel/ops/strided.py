@@ -5,7 +5,7 @@
 unfold, as_strided). The backward lays the gradient into zeros of the
 input's shape at the same geometry over the contiguous gradient buffer:
 a copy when the view's elements are distinct, else (overlapping windows)
-the scatter-add of CONTRACT §8 — each input element one double chain over
+the indexing scatter-add (docs/tensor.md, "Indexing") — each input element one double chain over
 the view's positions in increasing row-major order, rounded once.
 """
 
@@ -17,6 +17,7 @@ from .. import _core, _shape
 from .._numpy_exact import canonical_nan, ieee
 from ..autograd.function import Function
 from ..tensor import Tensor, float32
+from .operands import from_array
 
 
 def flat_positions(shape: tuple, strides: tuple, offset: int) -> np.ndarray:
@@ -40,12 +41,12 @@ def overlaps(shape: tuple, strides: tuple) -> bool:
 
 
 class StridedView(Function):
-    def forward(self, a, geometry):
+    def forward(self, a, geometry) -> Tensor:
         self.geometry = geometry
         shape, strides, offset = geometry(a._shape, a._strides, a._offset)
         return a._view(shape, strides, offset)
 
-    def backward(self, g):
+    def backward(self, g) -> Tensor:
         in_shape = self.input_meta[0][0]
         base = _shape.contiguous_strides(in_shape)
         shape, strides, offset = self.geometry(in_shape, base, 0)
@@ -58,10 +59,7 @@ class StridedView(Function):
             acc = np.zeros(_shape.numel(in_shape), np.float64)
             np.add.at(acc, pos, np.ascontiguousarray(g.numpy(force=True)).ravel().astype(np.float64))
             r = canonical_nan(acc.astype(np.float32))
-        out = Tensor._empty(in_shape, float32)
-        if r.size:
-            out.numpy(force=True)[...] = r.reshape(in_shape)
-        return out
+        return from_array(r.reshape(in_shape), float32)
 
 
 def strided_view(a: Tensor, geometry) -> Tensor:

@@ -5,7 +5,7 @@ transpose_, swapdims_) and the random fills geometric_, cauchy_,
 log_normal_.
 
 unfold and as_strided are views whose backward sums the gradient of an
-element shown more than once as CONTRACT §8 says (ops/strided.py).
+element shown more than once as the indexing scatter-add (docs/tensor.md, "Indexing"; ops/strided.py).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
 
-    def geometry(shape, strides, off):
+    def geometry(shape, strides, off) -> tuple:
         if not shape:
             return (size,), (1,), off
         count = (shape[d] - size) // step + 1
@@ -65,7 +65,7 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
         raise RuntimeError("as_strided: the backward through a non-contiguous input is not supported; call .contiguous() first")
     base_off = input._offset
 
-    def geometry(shape, strides, o):
+    def geometry(shape, strides, o) -> tuple:
         # Relative to the input's first element (the backward's buffer is
         # the contiguous input at offset 0).
         return size, stride, o + off - base_off

@@ -2,8 +2,8 @@
 max_pool3d, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d.
 
 conv3d is im2col and one canonical GEMM per group: the (zero-padded)
-input's windows are gathered into [N, C·kd·kh·kw, L] (backward: the §8
-scatter-add), and each output is one accumulator over k in the order
+input's windows are gathered into [N, C·kd·kh·kw, L] (backward: the indexing
+scatter-add of docs/tensor.md, "Indexing"), and each output is one accumulator over k in the order
 (c, kd, kh, kw) row-major, then the bias as a separate add. max_pool3d
 takes the first maximum of each window in (kd, kh, kw) order (as torch;
 NaN wins), its gradient going to that element; avg_pool3d is the window's
@@ -14,14 +14,15 @@ divisor_override). The adaptive pools use torch's windows
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 import numbers
 
 import numpy as np
 
 from ..tensor import Tensor, float32, int64
-from . import views
-from .operands import check_float
+from .operands import check_float, from_array
 
 
 def triple(op: str, name: str, value, minimum: int = 0) -> tuple:
@@ -120,7 +121,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return out.squeeze(0) if unbatched else out
 
 
-def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False, return_indices: bool = False):
+def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     from .shape_ops import pad
 
     op = "max_pool3d"
@@ -156,9 +157,7 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     zh = oh * st[1] + kh_ * dl[1] - p[1]
     zw = ow * st[2] + kw_ * dl[2] - p[2]
     flat_idx = (zd * sizes[1] + zh) * sizes[2] + zw
-    it = Tensor._empty(flat_idx.shape, int64)
-    if flat_idx.size:
-        it.numpy(force=True)[...] = flat_idx
+    it = from_array(flat_idx, int64)
     if unbatched:
         return out.squeeze(0), it.squeeze(0)
     return out, it
@@ -199,8 +198,7 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
         shape = [1, 1, 1]
         shape[axis] = o
         div = div * cnt.reshape(shape)
-    dt = Tensor._empty(outs, float32)
-    dt.numpy(force=True)[...] = div.astype(np.float32)
+    dt = from_array(div.astype(np.float32), float32)
     out = total / dt
     return out.squeeze(0) if unbatched else out
 
@@ -238,9 +236,7 @@ def _adaptive3d(op: str, input: Tensor, output_size, reduce_max: bool):
     if not reduce_max:
         return out.squeeze(0) if unbatched else out
     ia = np.stack(idxs, -1).reshape(x.shape[0], x.shape[1], *osz).astype(np.int64)
-    it = Tensor._empty(ia.shape, int64)
-    if ia.size:
-        it.numpy(force=True)[...] = ia
+    it = from_array(ia, int64)
     return (out.squeeze(0), it.squeeze(0)) if unbatched else (out, it)
 
 
@@ -248,6 +244,6 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     return _adaptive3d("adaptive_avg_pool3d", input, output_size, False)
 
 
-def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
+def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False) -> Any:
     out, idx = _adaptive3d("adaptive_max_pool3d", input, output_size, True)
     return (out, idx) if return_indices else out

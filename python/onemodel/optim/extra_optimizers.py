@@ -16,6 +16,8 @@ line search (optim/line_search.py).
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 
 import numpy as np
@@ -71,7 +73,7 @@ class ASGD(_ElementwiseOptimizer):
     _state_tensors = ("ax",)
 
     def __init__(self, params, lr: float = 1e-2, lambd: float = 1e-4, alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
-                 foreach=None, maximize: bool = False, differentiable: bool = False, capturable: bool = False):
+                 foreach=None, maximize: bool = False, differentiable: bool = False, capturable: bool = False) -> None:
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
@@ -117,7 +119,7 @@ class Rprop(_ElementwiseOptimizer):
     _state_tensors = ("prev", "step_size")
 
     def __init__(self, params, lr: float = 1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable: bool = False, foreach=None,
-                 maximize: bool = False, differentiable: bool = False):
+                 maximize: bool = False, differentiable: bool = False) -> None:
         defaults = dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes), foreach=foreach, maximize=maximize,
                         differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
@@ -154,7 +156,7 @@ class LBFGS(Optimizer):
     parameter in one group, ``step(closure)`` required."""
 
     def __init__(self, params, lr: float = 1, max_iter: int = 20, max_eval=None, tolerance_grad: float = 1e-7,
-                 tolerance_change: float = 1e-9, history_size: int = 100, line_search_fn=None):
+                 tolerance_change: float = 1e-9, history_size: int = 100, line_search_fn=None) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= float(lr):
@@ -198,7 +200,7 @@ class LBFGS(Optimizer):
             p.copy_(saved)
         return loss, flat_grad
 
-    def step(self, closure):  # noqa: C901 - torch's algorithm, kept in one piece to compare line by line
+    def step(self, closure) -> Any:  # noqa: C901 - torch's algorithm, kept in one piece to compare line by line
         if closure is None:
             raise RuntimeError("LBFGS.step requires a closure that reevaluates the model and returns the loss")
         from ..ops.products import dot

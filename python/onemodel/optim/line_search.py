@@ -6,8 +6,10 @@ torch's does."""
 
 from __future__ import annotations
 
+from typing import Any
 
-def cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
+
+def cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None) -> Any:
     if bounds is not None:
         xmin_bound, xmax_bound = bounds
     else:
@@ -24,7 +26,7 @@ def cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     return (xmin_bound + xmax_bound) / 2.0
 
 
-def strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):  # noqa: C901 - torch's routine
+def strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25) -> tuple:  # noqa: C901 - torch's routine
     from ..ops.products import dot
 
     d_norm = d.abs().max()

@@ -7,6 +7,8 @@ max(‖x‖, eps) (a double sum of squares)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...grad_mode import no_grad
 from ...tensor import Tensor
 from ..parameter import Parameter
@@ -19,7 +21,7 @@ def _normalize(x: Tensor, eps: float) -> Tensor:
 
 
 class SpectralNorm:
-    def __init__(self, name: str = "weight", n_power_iterations: int = 1, dim: int = 0, eps: float = 1e-12):
+    def __init__(self, name: str = "weight", n_power_iterations: int = 1, dim: int = 0, eps: float = 1e-12) -> None:
         if n_power_iterations <= 0:
             raise ValueError(f"Expected n_power_iterations to be positive, but got n_power_iterations={n_power_iterations}")
         self.name, self.dim, self.n_power_iterations, self.eps = name, dim, n_power_iterations, eps
@@ -56,11 +58,11 @@ class SpectralNorm:
         delattr(module, self.name + "_orig")
         module.register_parameter(self.name, Parameter(weight.detach()))
 
-    def __call__(self, module, inputs):
+    def __call__(self, module, inputs) -> None:
         setattr(module, self.name, self.compute_weight(module, do_power_iteration=module.training))
 
     @staticmethod
-    def apply(module, name: str, n_power_iterations: int, dim: int, eps: float):
+    def apply(module, name: str, n_power_iterations: int, dim: int, eps: float) -> Any:
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, SpectralNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter {name}")
@@ -80,7 +82,7 @@ class SpectralNorm:
         return fn
 
 
-def spectral_norm(module, name: str = "weight", n_power_iterations: int = 1, eps: float = 1e-12, dim=None):
+def spectral_norm(module, name: str = "weight", n_power_iterations: int = 1, eps: float = 1e-12, dim=None) -> Any:
     if dim is None:
         from ..conv import ConvTranspose1d, ConvTranspose2d
 
@@ -89,7 +91,7 @@ def spectral_norm(module, name: str = "weight", n_power_iterations: int = 1, eps
     return module
 
 
-def remove_spectral_norm(module, name: str = "weight"):
+def remove_spectral_norm(module, name: str = "weight") -> Any:
     for key, hook in list(module._forward_pre_hooks.items()):
         if isinstance(hook, SpectralNorm) and hook.name == name:
             hook.remove(module)

@@ -6,6 +6,8 @@ norm (a double sum of squares, rounded once)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...grad_mode import no_grad
 from ...tensor import Tensor
 from ..parameter import Parameter
@@ -27,7 +29,7 @@ def _weight_norm(v: Tensor, g: Tensor, dim: int) -> Tensor:
 
 
 class WeightNorm:
-    def __init__(self, name: str, dim: int):
+    def __init__(self, name: str, dim: int) -> None:
         self.name = name
         self.dim = -1 if dim is None else dim
 
@@ -35,7 +37,7 @@ class WeightNorm:
         return _weight_norm(getattr(module, self.name + "_v"), getattr(module, self.name + "_g"), self.dim)
 
     @staticmethod
-    def apply(module, name: str, dim):
+    def apply(module, name: str, dim) -> Any:
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
@@ -60,16 +62,16 @@ class WeightNorm:
         del module._parameters[self.name + "_v"]
         setattr(module, self.name, Parameter(weight))
 
-    def __call__(self, module, inputs):
+    def __call__(self, module, inputs) -> None:
         setattr(module, self.name, self.compute_weight(module))
 
 
-def weight_norm(module, name: str = "weight", dim: int = 0):
+def weight_norm(module, name: str = "weight", dim: int = 0) -> Any:
     WeightNorm.apply(module, name, dim)
     return module
 
 
-def remove_weight_norm(module, name: str = "weight"):
+def remove_weight_norm(module, name: str = "weight") -> Any:
     for key, hook in list(module._forward_pre_hooks.items()):
         if isinstance(hook, WeightNorm) and hook.name == name:
             hook.remove(module)
