@@ -64,6 +64,25 @@ def numel(shape: Iterable[int]) -> int:
     return n
 
 
+#: The most bytes (and so elements) a tensor may span: ``isize::MAX``, the
+#: largest size the Rust core can allocate or index. Python's ints never
+#: wrap, so a size past it is refused here, by name, before it reaches Rust.
+MAX_SIZE = 2**63 - 1
+
+
+def checked_numel(op: str, shape: Sequence[int], itemsize: int = 1) -> int:
+    """The element count of ``shape``, or ``ValueError`` naming ``op`` and
+    the shape when its elements (of ``itemsize`` bytes) exceed
+    :data:`MAX_SIZE` bytes."""
+    n = numel(shape)
+    if n * itemsize > MAX_SIZE:
+        raise ValueError(
+            f"{op}: shape {tuple(shape)} has {n} elements ({n * itemsize} bytes), "
+            f"more than the largest possible tensor (2**63 - 1 bytes)"
+        )
+    return n
+
+
 def broadcast_shapes(op: str, *shapes: Sequence[int]) -> tuple:
     """torch.broadcast_shapes, with an error naming the op and the shapes."""
     ndim = max((len(s) for s in shapes), default=0)
@@ -84,6 +103,7 @@ def expand_strides(op: str, shape: Sequence[int], strides: Sequence[int], target
     if len(target) < len(shape):
         raise ValueError(f"{op}: cannot expand shape {tuple(shape)} to fewer dimensions {tuple(target)}")
     lead = len(target) - len(shape)
+    checked_numel(op, [shape[d - lead] if n == -1 and d >= lead else n for d, n in enumerate(target)])
     out = [0] * len(target)
     for d, n in enumerate(target):
         if d < lead:

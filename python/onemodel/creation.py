@@ -47,15 +47,22 @@ def manual_seed(seed: int) -> Generator:
     return default_generator.manual_seed(seed)
 
 
-def _size(size) -> tuple:
+def _size(op: str, size, dt=None) -> tuple:
+    """The shape of ``size`` (ints, or one tuple/list/Size of ints), checked:
+    ints only, none negative, and no more bytes of ``dt`` than a tensor can
+    hold (``ValueError`` naming ``op``; the memory itself is asked for next,
+    and a refusal is ``MemoryError``)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
+    if any(isinstance(s, (float, np.floating)) for s in size):
+        raise TypeError(f"{op}: expected a shape of ints, got {size!r}")
     try:
         shape = tuple(int(s) for s in size)
     except (TypeError, ValueError):
-        raise TypeError(f"expected a shape of ints, got {size!r}") from None
+        raise TypeError(f"{op}: expected a shape of ints, got {size!r}") from None
     if any(s < 0 for s in shape):
-        raise ValueError(f"negative dimension in shape {shape}")
+        raise ValueError(f"{op}: negative dimension in shape {shape}")
+    _shape.checked_numel(op, shape, dt.itemsize if dt is not None else 1)
     return shape
 
 
@@ -67,12 +74,14 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
 
 def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     as_device(device, "empty")
-    return _finish(Tensor._empty(_size(size), as_dtype(dtype) or float32), requires_grad)
+    dt = as_dtype(dtype) or float32
+    return _finish(Tensor._empty(_size("empty", size, dt), dt), requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     as_device(device, "zeros")
-    return _finish(Tensor._empty(_size(size), as_dtype(dtype) or float32, zeroed=True), requires_grad)
+    dt = as_dtype(dtype) or float32
+    return _finish(Tensor._empty(_size("zeros", size, dt), dt, zeroed=True), requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -86,7 +95,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = Fal
             dt = int64
         else:
             dt = float32
-    t = Tensor._empty(_size((size,)) if not isinstance(size, int) else (size,), dt)
+    t = Tensor._empty(_size("full", (size,), dt), dt)
     _core.fill_(t, fill_value)
     return _finish(t, requires_grad)
 
@@ -94,7 +103,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = Fal
 def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     as_device(device, "ones")
     dt = as_dtype(dtype) or float32
-    t = Tensor._empty(_size(size), dt)
+    t = Tensor._empty(_size("ones", size, dt), dt)
     _core.fill_(t, 1.0 if dt is float32 else 1)
     return _finish(t, requires_grad)
 
@@ -188,14 +197,16 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
 
 def randn(*size, generator: Generator | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     as_device(device, "randn")
-    t = Tensor._empty(_size(size), as_dtype(dtype) or float32)
+    dt = as_dtype(dtype) or float32
+    t = Tensor._empty(_size("randn", size, dt), dt)
     (generator or default_generator)._g.normal_(t, 0.0, 1.0)
     return _finish(t, requires_grad)
 
 
 def rand(*size, generator: Generator | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     as_device(device, "rand")
-    t = Tensor._empty(_size(size), as_dtype(dtype) or float32)
+    dt = as_dtype(dtype) or float32
+    t = Tensor._empty(_size("rand", size, dt), dt)
     (generator or default_generator)._g.uniform_(t, 0.0, 1.0)
     return _finish(t, requires_grad)
 
@@ -220,9 +231,13 @@ def randint(low, high=None, size=(), *, generator: Generator | None = None, dtyp
     if high <= low:
         raise ValueError(f"randint: empty range [{low}, {high})")
     g = (generator or default_generator)._g
-    shape = _size((size,)) if not isinstance(size, int) else (size,)
-    vals = np.array([g.randint(int(low), int(high)) for _ in range(_shape.numel(shape))], dtype=np.int64).reshape(shape)
-    return tensor(vals, dtype=as_dtype(dtype) or int64)
+    shape = _size("randint", (size,), int64)
+    # The tensor first: a size the machine cannot hold is refused before any draw.
+    out = Tensor._empty(shape, int64)
+    n = _shape.numel(shape)
+    out.numpy(force=True).reshape(-1)[:] = np.fromiter((g.randint(int(low), int(high)) for _ in range(n)), np.int64, n)
+    dt = as_dtype(dtype) or int64
+    return out if dt is int64 else tensor(out.numpy(force=True), dtype=dt)
 
 
 def randperm(n: int, *, generator: Generator | None = None, device=None) -> Tensor:
@@ -309,7 +324,7 @@ def normal(mean, std, size=None, *, generator: Generator | None = None) -> Tenso
         return z * s + m
     if size is None:
         raise TypeError("normal: give a size when mean and std are numbers")
-    t = Tensor._empty(_size((size,)) if not isinstance(size, int) else (size,), float32)
+    t = Tensor._empty(_size("normal", (size,), float32), float32)
     (generator or default_generator)._g.normal_(t, float(mean), float(std))
     return t
 

@@ -181,6 +181,8 @@ class Tensor(
         """A new contiguous tensor on a fresh pooled buffer (an op output)."""
         shape = tuple(shape)
         n = _shape.numel(shape)
+        if n * dt.itemsize > _shape.MAX_SIZE:  # never wraps in Rust (op names: creation, geometry)
+            _shape.checked_numel("empty", shape, dt.itemsize)
         return cls._make(_new_storage(n, dt, zeroed), shape, _shape.contiguous_strides(shape), 0, dt)
 
     def _view(self, shape, strides, offset=None) -> "Tensor":

@@ -15,6 +15,7 @@
 //! called). The pool is a process-wide set of mutex-protected free lists, so
 //! buffers may be allocated and dropped on any thread.
 
+use crate::error::{Error, Result};
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,8 +24,12 @@ use std::sync::Mutex;
 /// Alignment of every buffer: one cache line, and one AVX-512 register.
 pub const ALIGN: usize = 64;
 
-/// Number of size classes: enough for every request below 2^62 bytes.
+/// Number of size classes: enough for every request up to [`MAX_BYTES`].
 const CLASSES: usize = 4 * 64;
+
+/// The largest request the pool serves: `isize::MAX` bytes, the most any
+/// Rust allocation may hold (its class's capacity still fits a `usize`).
+pub const MAX_BYTES: usize = isize::MAX as usize;
 
 /// The capacity in bytes of size class `class`.
 fn class_bytes(class: usize) -> usize {
@@ -141,15 +146,40 @@ unsafe impl Sync for Buffer {}
 impl Buffer {
     /// A buffer of at least `bytes` bytes with unspecified but initialized
     /// contents (zeros, or what its previous user wrote).
+    ///
+    /// # Panics
+    /// When the system cannot supply the memory (kernel scratch, whose size
+    /// is bounded by operands that already exist); tensor storage uses
+    /// [`Buffer::try_new`], which reports the failure instead.
     pub fn new(bytes: usize) -> Buffer {
+        match Buffer::try_new(bytes) {
+            Ok(b) => b,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// A buffer of at least `bytes` bytes, or [`Error::Memory`] when the
+    /// system cannot supply it (a request past `isize::MAX` bytes, or one
+    /// the allocator refuses). Never aborts the process: the failure comes
+    /// back before anything was written.
+    pub fn try_new(bytes: usize) -> Result<Buffer> {
         let p = pool();
         p.requests.fetch_add(1, Ordering::Relaxed);
         if bytes == 0 {
-            return Buffer {
+            return Ok(Buffer {
                 ptr: NonNull::<u8>::dangling_aligned(),
                 len: 0,
                 class: usize::MAX,
-            };
+            });
+        }
+        let refuse = || {
+            Error::Memory(format!(
+                "cannot allocate {bytes} bytes ({:.1} GiB): the system refused the memory",
+                bytes as f64 / (1u64 << 30) as f64
+            ))
+        };
+        if bytes > MAX_BYTES {
+            return Err(refuse());
         }
         let class = class_of(bytes);
         let cap = class_bytes(class);
@@ -164,7 +194,7 @@ impl Buffer {
                 unsafe { NonNull::new_unchecked(addr as *mut u8) }
             }
             None => {
-                let layout = Layout::from_size_align(cap, ALIGN).expect("buffer size overflows");
+                let layout = Layout::from_size_align(cap, ALIGN).map_err(|_| refuse())?;
                 // Zeroed once, when the pool first takes the memory from the
                 // system: from then on every byte of every pooled buffer is
                 // initialized (its last user's values or these zeros), which
@@ -173,27 +203,35 @@ impl Buffer {
                 // buffer handed out.
                 // SAFETY: the layout has a non-zero size.
                 let raw = unsafe { alloc_zeroed(layout) };
-                let Some(ptr) = NonNull::new(raw) else {
-                    std::alloc::handle_alloc_error(layout)
-                };
+                // A null pointer is the allocator's refusal: reported, not
+                // `handle_alloc_error` (which aborts the process).
+                let ptr = NonNull::new(raw).ok_or_else(refuse)?;
                 p.native_allocations.fetch_add(1, Ordering::Relaxed);
                 ptr
             }
         };
         p.outstanding_bytes.fetch_add(cap as u64, Ordering::Relaxed);
-        Buffer {
+        Ok(Buffer {
             ptr,
             len: bytes,
             class,
-        }
+        })
+    }
+
+    /// [`Buffer::try_new`] filled with zero bytes.
+    pub fn try_zeroed(bytes: usize) -> Result<Buffer> {
+        let b = Buffer::try_new(bytes)?;
+        // SAFETY: the buffer is valid for `len` bytes of writes.
+        unsafe { std::ptr::write_bytes(b.ptr.as_ptr(), 0, b.len) };
+        Ok(b)
     }
 
     /// A buffer of `bytes` zero bytes.
     pub fn zeroed(bytes: usize) -> Buffer {
-        let b = Buffer::new(bytes);
-        // SAFETY: the buffer is valid for `len` bytes of writes.
-        unsafe { std::ptr::write_bytes(b.ptr.as_ptr(), 0, b.len) };
-        b
+        match Buffer::try_zeroed(bytes) {
+            Ok(b) => b,
+            Err(e) => panic!("{e}"),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -318,6 +356,18 @@ mod tests {
             std::mem::forget(b);
         }
         assert!(reused);
+    }
+
+    #[test]
+    fn impossible_requests_are_errors_not_aborts() {
+        // Past isize::MAX: refused before the allocator is asked.
+        assert!(matches!(Buffer::try_new(usize::MAX), Err(Error::Memory(_))));
+        assert!(matches!(Buffer::try_new(MAX_BYTES), Err(Error::Memory(_))));
+        // 4 EiB fits a Layout but no x86-64 or aarch64 address space (47-48
+        // bits of user addresses): the allocator returns null.
+        assert!(matches!(Buffer::try_zeroed(1 << 62), Err(Error::Memory(_))));
+        // The pool still works afterwards.
+        assert_eq!(Buffer::try_new(100).unwrap().len(), 100);
     }
 
     #[test]

@@ -59,6 +59,9 @@ def stack(tensors, dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
         raise ValueError("stack: expected a non-empty sequence of tensors")
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"stack: expected Tensors, got {type(t).__name__}")
     shapes = {tuple(t.shape) for t in tensors}
     if len(shapes) != 1:
         raise ValueError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")

@@ -8,6 +8,7 @@
 //! holds it, and any later use of the storage raises instead of reading
 //! freed memory.
 
+use crate::error::{Error, Result};
 use crate::storage::Buffer;
 use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -85,21 +86,35 @@ pub struct Storage {
 }
 
 impl Storage {
-    pub fn new_pooled(dtype: DType, numel: usize, zeroed: bool) -> Storage {
-        let bytes = numel * dtype.size();
+    /// A pooled storage of `numel` elements: [`Error::Value`] when the byte
+    /// size overflows, [`Error::Memory`] when the system cannot supply it
+    /// (both before anything is written).
+    pub fn new_pooled(dtype: DType, numel: usize, zeroed: bool) -> Result<Storage> {
+        let bytes = numel
+            .checked_mul(dtype.size())
+            .filter(|&b| b <= crate::storage::MAX_BYTES)
+            .ok_or_else(|| {
+                Error::Value(format!(
+                    "empty: {numel} {} elements of {} bytes overflow the largest possible size ({} bytes)",
+                    dtype.name(),
+                    dtype.size(),
+                    crate::storage::MAX_BYTES
+                ))
+            })?;
         let buf = if zeroed {
-            Buffer::zeroed(bytes)
+            Buffer::try_zeroed(bytes)
         } else {
-            Buffer::new(bytes)
-        };
-        Storage {
+            Buffer::try_new(bytes)
+        }
+        .map_err(|e| e.context("empty"))?;
+        Ok(Storage {
             mem: Mutex::new(Some(Arc::new(Mem::Pooled(buf)))),
             dtype,
             numel,
             version: AtomicU64::new(0),
             readonly: false,
             pooled: true,
-        }
+        })
     }
 
     pub fn mem(&self) -> PyResult<Arc<Mem>> {
@@ -117,7 +132,7 @@ impl Storage {
     #[staticmethod]
     #[pyo3(signature = (dtype, numel, zeroed=false))]
     fn empty(dtype: &str, numel: usize, zeroed: bool) -> PyResult<Storage> {
-        Ok(Storage::new_pooled(DType::parse(dtype)?, numel, zeroed))
+        Ok(Storage::new_pooled(DType::parse(dtype)?, numel, zeroed)?)
     }
 
     /// Wrap a NumPy array's memory without copying. Returns
@@ -299,7 +314,11 @@ unsafe fn view_array<'py, T: numpy::Element>(
     Ok(unsafe { PyArrayDyn::borrow_from_array(&view, holder) })
 }
 
-/// Check that a strided view stays inside a storage of `numel` elements.
+/// Check that a strided view stays inside a storage of `numel` elements
+/// and that its element count is a size (at most `isize::MAX`, so that
+/// `shape.iter().product()` in the kernels cannot wrap). Every sum and
+/// product here is checked: a view built from any Python ints either passes
+/// or is refused.
 pub fn check_extent(
     numel: usize,
     shape: &[usize],
@@ -312,22 +331,32 @@ pub fn check_extent(
             "{op}: shape {shape:?} and strides {strides:?} differ in rank"
         )));
     }
-    if shape.iter().any(|&n| n == 0) {
+    let count = shape
+        .iter()
+        .try_fold(1usize, |acc, &n| acc.checked_mul(n))
+        .filter(|&c| c <= isize::MAX as usize);
+    if count.is_none() {
+        return Err(PyValueError::new_err(format!(
+            "{op}: a view of shape {shape:?} holds more elements than the largest possible size ({})",
+            isize::MAX
+        )));
+    }
+    if count == Some(0) {
         return Ok(());
     }
-    let mut last = offset;
+    let mut last = Some(offset);
     for (&n, &s) in shape.iter().zip(strides) {
         if s < 0 {
             return Err(PyValueError::new_err(format!(
                 "{op}: negative stride in {strides:?}"
             )));
         }
-        last += (n - 1) * s as usize;
+        last = last.and_then(|l| l.checked_add((n - 1).checked_mul(s as usize)?));
     }
-    if last >= numel {
-        return Err(PyValueError::new_err(format!(
-            "{op}: view (shape {shape:?}, strides {strides:?}, offset {offset}) reaches element {last} of a storage of {numel}"
-        )));
+    match last {
+        Some(last) if last < numel => Ok(()),
+        _ => Err(PyValueError::new_err(format!(
+            "{op}: view (shape {shape:?}, strides {strides:?}, offset {offset}) reaches past the {numel} elements of its storage"
+        ))),
     }
-    Ok(())
 }
