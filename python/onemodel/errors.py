@@ -11,3 +11,10 @@ class GraphReleasedError(RuntimeError):
 class TensorVersionError(RuntimeError):
     """A tensor saved for the backward pass was modified in place after it was
     saved, so the gradient would be computed from the wrong values."""
+
+
+class ContainerError(ValueError):
+    """A file onemodel cannot read (``onemodel.load``, ``CrnnV0.load``,
+    ``Trainer.load_checkpoint``): truncated, corrupted, not safetensors, or
+    holding something other than what its format says. The message names
+    the file and what is wrong with it."""

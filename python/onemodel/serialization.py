@@ -19,17 +19,17 @@ old file or the new one, never a torn one.
 
 from __future__ import annotations
 
-from ._io import atomic_write, canonical_header
+from ._io import atomic_write, canonical_header, parse_safetensors, read_bytes
 
 import json
 import math
 import os
-import struct
 from collections import OrderedDict
 
 import numpy as np
 
 from . import scope
+from .errors import ContainerError
 from .tensor import Tensor
 
 __all__ = ["save", "load"]
@@ -136,54 +136,72 @@ def save(obj, f) -> None:
     atomic_write(f, canonical_header(data))
 
 
-def _read_metadata(data: bytes) -> dict:
-    if len(data) < 8:
-        raise ValueError("load: not a safetensors file (too short)")
-    (n,) = struct.unpack("<Q", data[:8])
-    if n > len(data) - 8:
-        raise ValueError("load: not a safetensors file (bad header length)")
-    header = json.loads(data[8 : 8 + n])
-    return header.get("__metadata__") or {}
-
-
 def load(f, map_location=None, weights_only: bool = True):
     """Load what :func:`save` wrote (tensors come back as onemodel tensors,
     NumPy arrays as arrays). ``map_location`` and ``weights_only`` are
     accepted for torch compatibility and ignored (everything is CPU, and
-    nothing but data is ever loaded)."""
-    from safetensors.numpy import load as st_load
-
+    nothing but data is ever loaded). A file that is not what ``save``
+    writes (truncated, corrupted, a structure naming missing tensors) raises
+    :class:`~onemodel.errors.ContainerError` (a ``ValueError``) naming the
+    file and the fault."""
     from .creation import tensor as make_tensor
 
-    if hasattr(f, "read"):
-        data = f.read()
-    else:
-        with open(os.fspath(f), "rb") as fh:
-            data = fh.read()
-    metadata = _read_metadata(data)
-    arrays = st_load(data)
+    data, name = read_bytes(f)
+    metadata, entries = parse_safetensors(data, name)
+    arrays = {k: a for k, (_, a) in entries.items()}
     structure = metadata.get(_STRUCTURE)
     if metadata.get("format") != FORMAT or structure is None:
         # A plain safetensors file: its tensors by name.
         with scope.suspend():
             return OrderedDict((k, make_tensor(v) if v.dtype in (np.float32, np.int64) else v) for k, v in arrays.items())
-    node = json.loads(structure)
-    # Which stored entries are onemodel tensors (the rest stay NumPy).
-    tensor_keys: set = set()
-
-    def collect(n):
-        if isinstance(n, list):
-            for v in n:
-                collect(v)
-        elif isinstance(n, dict):
-            if "__tensor__" in n:
-                tensor_keys.add(n["__tensor__"])
-            for v in n.values():
-                collect(v)
-
-    collect(node)
+    try:
+        node = json.loads(structure)
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise ContainerError(f"{name}: the {_STRUCTURE} metadata is not valid JSON ({e})") from None
+    tensor_keys = _check_structure(node, arrays, name)
     values = {}
     with scope.suspend():
         for k, v in arrays.items():
             values[k] = make_tensor(v) if k in tensor_keys else v
     return _decode(node, values)
+
+
+def _check_structure(node, arrays: dict, name: str) -> set:
+    """The keys of the stored entries that are onemodel tensors, after
+    checking that ``node`` is a structure ``_encode`` could have written
+    (every marker well-formed, every tensor it names present): ``_decode``
+    then cannot fail halfway."""
+    tensor_keys: set = set()
+    stack = [(node, "<root>")]
+    while stack:
+        n, where = stack.pop()
+        if isinstance(n, list):
+            stack.extend((v, f"{where}/{i}") for i, v in enumerate(n))
+            continue
+        if n is None or isinstance(n, (bool, int, float, str)):
+            continue
+        if not isinstance(n, dict) or len(n) != 1:
+            raise ContainerError(f"{name}: the structure holds {n!r:.100} at {where}, which save never writes")
+        (marker, v), = n.items()
+        if marker in ("__tensor__", "__ndarray__"):
+            if not isinstance(v, str) or v not in arrays:
+                raise ContainerError(f"{name}: the structure names tensor {v!r:.100} at {where}, which the file does not hold")
+            if marker == "__tensor__":
+                if arrays[v].dtype not in (np.float32, np.int64, np.bool_):
+                    raise ContainerError(f"{name}: tensor {v!r} at {where} is {arrays[v].dtype}, not a onemodel dtype")
+                tensor_keys.add(v)
+        elif marker == "__float__":
+            try:
+                float(v)
+            except (TypeError, ValueError):
+                raise ContainerError(f"{name}: the float {v!r:.100} at {where} is not a number") from None
+        elif marker == "__tuple__" and isinstance(v, list):
+            stack.extend((x, f"{where}/{i}") for i, x in enumerate(v))
+        elif marker in ("__dict__", "__odict__") and isinstance(v, list):
+            for item in v:
+                if not (isinstance(item, list) and len(item) == 2) or isinstance(item[0], (list, dict)):
+                    raise ContainerError(f"{name}: a dict item {item!r:.100} at {where} is not a [key, value] pair")
+                stack.append((item[1], f"{where}/{item[0]}"))
+        else:
+            raise ContainerError(f"{name}: unknown entry {marker!r:.60} at {where} in the file's structure")
+    return tensor_keys

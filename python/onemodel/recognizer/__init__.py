@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import string
 import warnings
 from dataclasses import dataclass, field
@@ -194,19 +195,26 @@ class CrnnV0:
             cfg = CrnnV0Config(height=cfg_json["height"], channels=tuple(cfg_json["channels"]),
                                pools=tuple(tuple(p) for p in cfg_json["pools"]), hidden=cfg_json["hidden"],
                                layers=cfg_json["layers"], charset=tuple(charset))
-            model = cls(cfg, seed=0)
-        except (ValueError, TypeError) as e:
+            # The shapes the config gives, computed without allocating: the
+            # file's tensors are checked against them before the model is
+            # built, so a config cannot ask for more than the file holds.
+            # At most the F16 elements (2 bytes each) the file's bytes could hold.
+            stored = os.path.getsize(path) // 2
+            shapes = _core.CrnnCore.shapes(cfg.height, list(cfg.channels), list(cfg.pools), cfg.hidden,
+                                           cfg.layers, cfg.classes, stored)
+        except (ValueError, TypeError, IndexError, KeyError, OverflowError) as e:
             raise ContainerError(f"{path}: bad config in metadata: {e}") from e
-        known = set(model.parameter_names)
+        known = {name for name, _ in shapes}
         extra = [k for k in tensors if k not in known and not k.startswith("adam.")]
         if extra:
-            raise ContainerError(f"{path}: unexpected tensors {extra}")
+            raise ContainerError(f"{path}: unexpected tensors {extra[:10]}")
         state = {}
-        for name, shape, _, _ in model._info:
+        for name, shape in shapes:
             state[name] = _container.check_tensor(path, name, tensors, dtypes, shape, ("F16", "F32"))
         kinds = {dtypes[n] for n in known}
         if len(kinds) != 1:
             raise ContainerError(f"{path}: weights mix dtypes {sorted(kinds)}")
+        model = cls(cfg, seed=0)
         model.load_state_dict(state)
         return model
 
@@ -335,7 +343,9 @@ class Trainer:
             tr = cls(model, lr=s["lr"], betas=tuple(s["betas"]), eps=s["eps"], weight_decay=s["weight_decay"],
                      clip=s["clip"], decay_biases=s["decay_biases"])
             step = int(s["step"])
-        except (KeyError, TypeError, ValueError, json.JSONDecodeError) as e:
+            if not 0 <= step < 2**63:
+                raise ValueError(f"step {step} is outside [0, 2**63)")
+        except (KeyError, TypeError, ValueError, IndexError, OverflowError, RecursionError) as e:
             raise ContainerError(f"{path}: bad trainer metadata: {e}") from e
         shapes = model.parameter_shapes()
         m = [_container.check_tensor(path, f"adam.m.{n}", tensors, dtypes, shapes[n], ("F32",)).reshape(-1) for n in names]

@@ -9,7 +9,8 @@ height, channels, pools, hidden, layers), ``charset`` (JSON list).
 
 from __future__ import annotations
 
-from .._io import atomic_write, canonical_header  # noqa: F401 (re-exported)
+from .._io import atomic_write, canonical_header, parse_safetensors, read_bytes  # noqa: F401 (re-exported)
+from ..errors import ContainerError
 
 import json
 import os
@@ -19,42 +20,34 @@ import numpy as np
 FORMAT = "onemodel.crnn-v0"
 
 
-class ContainerError(ValueError):
-    """A crnn-v0 file that is missing, truncated, mistyped or mis-shaped."""
-
-
 def _safetensors():
     try:
         import safetensors.numpy  # noqa: F401
-        from safetensors import safe_open
     except ImportError as e:  # pragma: no cover - a declared dependency
         raise ImportError("onemodel.recognizer needs the 'safetensors' package (pip install safetensors)") from e
-    return safe_open
 
 
 def save(path, tensors: dict, metadata: dict) -> None:
+    _safetensors()
     import safetensors.numpy
 
-    _safetensors()
     data = safetensors.numpy.save({k: np.ascontiguousarray(v) for k, v in tensors.items()}, metadata=metadata)
     atomic_write(path, canonical_header(data))
 
 
 def read(path) -> tuple[dict, dict, dict]:
-    """(metadata, tensors as numpy arrays, dtype name per tensor)."""
-    safe_open = _safetensors()
+    """(metadata, tensors as numpy arrays, safetensors dtype name per
+    tensor), every malformed file refused with a :class:`ContainerError`
+    naming it (onemodel's own reader, ``_io.parse_safetensors``)."""
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such crnn-v0 file")
-    try:
-        with safe_open(path, framework="numpy") as f:
-            meta = dict(f.metadata() or {})
-            tensors = {k: f.get_tensor(k) for k in f.keys()}
-    except Exception as e:  # safetensors raises its own error types
-        raise ContainerError(f"{path}: not a readable safetensors file (truncated or corrupt?): {e}") from e
-    dtypes = {k: {np.dtype(np.float16): "F16", np.dtype(np.float32): "F32"}.get(v.dtype, str(v.dtype)) for k, v in tensors.items()}
+    data, _ = read_bytes(path)
+    meta, entries = parse_safetensors(data, path)
+    tensors = {k: a for k, (_, a) in entries.items()}
+    dtypes = {k: dt for k, (dt, _) in entries.items()}
     if meta.get("format") != FORMAT:
-        raise ContainerError(f"{path}: metadata format is {meta.get('format')!r}, expected {FORMAT!r}")
+        raise ContainerError(f"{path}: metadata format is {meta.get('format')!r:.80}, expected {FORMAT!r}")
     for key in ("config", "charset"):
         if key not in meta:
             raise ContainerError(f"{path}: metadata has no {key!r} entry")
@@ -65,8 +58,8 @@ def parse_config(path, meta: dict) -> tuple[dict, list]:
     try:
         cfg = json.loads(meta["config"])
         charset = json.loads(meta["charset"])
-    except json.JSONDecodeError as e:
-        raise ContainerError(f"{path}: metadata config/charset is not valid JSON: {e}") from e
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise ContainerError(f"{path}: metadata config/charset is not valid JSON: {e}") from None
     if not isinstance(cfg, dict) or not isinstance(charset, list):
         raise ContainerError(f"{path}: metadata config must be a JSON object and charset a JSON list")
     missing = [k for k in ("height", "channels", "pools", "hidden", "layers") if k not in cfg]

@@ -111,7 +111,50 @@ impl Config {
                 self.height
             )));
         }
+        if self.parameter_bytes().is_none() {
+            return Err(Error::Value(format!(
+                "config: channels {:?}, hidden {}, layers {} and {} classes give more parameter bytes than \
+                 the address space holds",
+                self.channels, self.hidden, self.layers, self.classes
+            )));
+        }
         Ok(())
+    }
+
+    /// The bytes of every run-time parameter (rows padded as [`Self::params`]
+    /// pads them), in checked arithmetic, or None past `isize::MAX`: a
+    /// config read from a file can then never wrap a size.
+    fn parameter_bytes(&self) -> Option<usize> {
+        let bytes = self.parameter_elements(true)?.checked_mul(4)?;
+        (bytes <= isize::MAX as usize).then_some(bytes)
+    }
+
+    /// The parameters' element count, natural (`padded` false: as a file
+    /// stores them) or run-time (convolution rows padded to 16), in checked
+    /// arithmetic; None when it overflows.
+    pub fn parameter_elements(&self, padded: bool) -> Option<usize> {
+        let mut total = 0usize;
+        let mut c = 1usize;
+        for &o in &self.channels {
+            let k = c.checked_mul(9)?;
+            let row = if padded { k.div_ceil(16).checked_mul(16)? } else { k };
+            total = total.checked_add(o.checked_mul(row)?.checked_add(o)?)?;
+            c = o;
+        }
+        let h4 = self.hidden.checked_mul(4)?;
+        let features = (self.pools.iter().fold(self.height, |h, p| h / p.0)).checked_mul(c)?;
+        // Both directions of a layer reading `inp` features (no loop over
+        // the layers: a file's `layers` may be any number).
+        let layer = |inp: usize| -> Option<usize> {
+            h4.checked_mul(inp)?
+                .checked_add(h4.checked_mul(self.hidden)?)?
+                .checked_add(h4)?
+                .checked_mul(2)
+        };
+        let later = layer(self.hidden.checked_mul(2)?)?.checked_mul(self.layers - 1)?;
+        total = total.checked_add(layer(features)?)?.checked_add(later)?;
+        let cls = self.classes.checked_mul(self.hidden.checked_mul(2)?.checked_add(1)?)?;
+        total.checked_add(cls)
     }
 
     pub fn blocks(&self) -> usize {

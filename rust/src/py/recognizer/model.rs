@@ -32,6 +32,36 @@ impl CrnnCore {
         })
     }
 
+    /// `[(name, shape)]` of the parameters a config gives, in parameter
+    /// order, without allocating them; refused when they would hold more
+    /// than `stored` elements (a loader passes the most its file's bytes
+    /// could hold, so that a config read from a file never asks for more).
+    #[staticmethod]
+    #[allow(clippy::too_many_arguments)]
+    fn shapes(
+        height: usize,
+        channels: Vec<usize>,
+        pools: Vec<(usize, usize)>,
+        hidden: usize,
+        layers: usize,
+        classes: usize,
+        stored: usize,
+    ) -> PyResult<Vec<(String, Vec<usize>)>> {
+        let cfg = config(height, channels, pools, hidden, layers, classes)?;
+        cfg.validate()?;
+        match cfg.parameter_elements(false) {
+            Some(n) if n <= stored => {}
+            n => {
+                return Err(Error::value(format!(
+                    "config: its parameters hold {} elements, more than the file's bytes hold ({stored} at 2 bytes each)",
+                    n.map_or("more than 2**64".to_string(), |n| n.to_string())
+                ))
+                .into())
+            }
+        }
+        Ok(cfg.params().into_iter().map(|p| (p.name, p.shape)).collect())
+    }
+
     /// `[(name, shape, kind, is_bias)]` in parameter order.
     fn param_info(&self) -> Vec<(String, Vec<usize>, String, bool)> {
         self.model
