@@ -195,7 +195,7 @@ def _rewrite_metadata(src, dst, **changes):
     ({"height": 32, "channels": [4, 4, 4], "pools": [[2, 2], [2, 2], [2, 1]], "hidden": 10**30, "layers": 1}, "bad config"),
     ({"height": 32, "channels": 4, "pools": [[2, 2], [2, 2], [2, 1]], "hidden": 8, "layers": 1}, "bad config"),
     ({"height": 32, "channels": [4, 4, 4], "pools": [[2, 2], [2, 2], [2, 1]], "hidden": 16, "layers": 2}, "more than the file's bytes"),
-    ({"height": 32, "channels": [4, 4, 4], "pools": [[2, 2], [2, 2], [2, 1]], "hidden": 10, "layers": 2}, "shape"),
+    ({"height": 32, "channels": [4, 4, 4], "pools": [[2, 2], [2, 2], [2, 1]], "hidden": 9, "layers": 2}, "shape"),
 ])
 def test_absurd_configs_are_refused_before_any_allocation(model_file, tmp_path, config, fragment):
     p = tmp_path / "cfg.safetensors"
