@@ -6,6 +6,7 @@
 pub mod dispatch;
 pub mod error;
 pub mod gemm;
+pub mod geometry;
 pub mod kernels;
 pub mod layout;
 pub mod math;

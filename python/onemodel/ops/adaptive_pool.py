@@ -19,6 +19,7 @@ import numbers
 
 import numpy as np
 
+from .. import _core
 from ..autograd.function import Function
 from ..tensor import Tensor, int64
 from . import views
@@ -27,20 +28,22 @@ from .pool import avg_pool2d, max_pool2d
 
 
 def _windows(n: int, o: int) -> list:
-    return [((i * n) // o, -((-(i + 1) * n) // o)) for i in range(o)]
+    return _core.adaptive_windows(n, o)
 
 
-def _output_size(op: str, size, in_hw: tuple) -> tuple:
+def _output_size(op: str, size, input_shape: tuple) -> tuple:
+    """(oh, ow) of ``output_size`` (an int or a pair, None keeping the
+    input's size), from the core's geometry."""
     if isinstance(size, numbers.Integral) and not isinstance(size, bool):
         size = (int(size), int(size))
     else:
         size = tuple(size)
         if len(size) != 2:
             raise ValueError(f"{op}: output_size must be an int or a pair, got {size!r}")
-    out = tuple(in_hw[i] if s is None else int(s) for i, s in enumerate(size))
-    if any(s <= 0 for s in out):
+    size = tuple(None if s is None else int(s) for s in size)
+    if any(s is not None and s <= 0 for s in size):
         raise ValueError(f"{op}: output_size must be positive, got {size!r}")
-    return out
+    return tuple(_core.adaptive_pool_geometry(op, tuple(input_shape), size))[2:]
 
 
 def _from_numpy(a: np.ndarray, dtype=None) -> Tensor:
@@ -136,7 +139,7 @@ def _uniform(n: int, o: int):
 def adaptive_avg_pool2d(input, output_size) -> Tensor:
     op = "adaptive_avg_pool2d"
     x, unbatched = _as_4d(op, input, 2)
-    out_hw = _output_size(op, output_size, x.shape[2:])
+    out_hw = _output_size(op, output_size, x.shape)
     ur, uc = _uniform(x.shape[2], out_hw[0]), _uniform(x.shape[3], out_hw[1])
     if ur and uc:
         out = avg_pool2d(x, (ur[0], uc[0]), (ur[1], uc[1]))
@@ -148,7 +151,7 @@ def adaptive_avg_pool2d(input, output_size) -> Tensor:
 def adaptive_max_pool2d(input, output_size, return_indices: bool = False):
     op = "adaptive_max_pool2d"
     x, unbatched = _as_4d(op, input, 2)
-    out_hw = _output_size(op, output_size, x.shape[2:])
+    out_hw = _output_size(op, output_size, x.shape)
     ur, uc = _uniform(x.shape[2], out_hw[0]), _uniform(x.shape[3], out_hw[1])
     if ur and uc:
         res = max_pool2d(x, (ur[0], uc[0]), (ur[1], uc[1]), return_indices=return_indices)

@@ -17,10 +17,6 @@ from .operands import add_channel_bias, batched, check_float, contig, pair
 from .._kernels import sum_kernel
 
 
-def conv_out_size(size: int, k: int, s: int, p: int, d: int) -> int:
-    return (size + 2 * p - d * (k - 1) - 1) // s + 1
-
-
 def _backward(fn: Function, g: Tensor, input_grad, weight_grad) -> tuple:
     """The gradients of a convolution record (Conv2dFn or ConvTranspose2dFn)
     for the inputs that need them: ``input_grad(dx, g, weight)`` and
@@ -46,16 +42,12 @@ def _backward(fn: Function, g: Tensor, input_grad, weight_grad) -> tuple:
 class Conv2dFn(Function):
     name = "Conv2d"
 
-    def forward(self, x, weight, bias, geo):
+    def forward(self, x, weight, bias, geo, out_shape):
         self.geo = geo
         self.has_bias = bias is not None
         x, weight = contig(x), contig(weight)
         self.save_for_backward(x, weight)
-        stride, padding, dilation, groups = geo
-        n, _, h, w = x.shape
-        oh = conv_out_size(h, weight.shape[2], stride[0], padding[0], dilation[0])
-        ow = conv_out_size(w, weight.shape[3], stride[1], padding[1], dilation[1])
-        out = Tensor._empty((n, weight.shape[0], oh, ow))
+        out = Tensor._empty(out_shape)
         _core.conv2d_forward(out, x, weight, contig(bias) if bias is not None else None, *geo)
         return out
 
@@ -71,13 +63,12 @@ class Conv2dFn(Function):
 class ConvTranspose2dFn(Function):
     name = "ConvTranspose2d"
 
-    def forward(self, x, weight, bias, geo, out_hw):
+    def forward(self, x, weight, bias, geo, out_shape):
         self.geo = geo
         self.has_bias = bias is not None
         x, weight = contig(x), contig(weight)
         self.save_for_backward(x, weight)
-        groups = geo[3]
-        out = Tensor._empty((x.shape[0], weight.shape[1] * groups) + out_hw)
+        out = Tensor._empty(out_shape)
         _core.conv2d_input_grad(out, x, weight, *geo)
         if bias is not None:
             add_channel_bias(out, bias)
@@ -94,93 +85,68 @@ class ConvTranspose2dFn(Function):
         )
 
 
-def _common(op: str, input, weight, bias, stride, padding, dilation, groups):
+def _common(op: str, input, weight, bias, stride, dilation, groups):
     check_float(op, input=input, weight=weight, bias=bias)
-    x, squeeze = batched(op, input, 4)
-    if weight.ndim != 4:
-        raise ValueError(f"{op}: weight must be 4-D, got shape {tuple(weight.shape)}")
-    if not isinstance(groups, int) or groups < 1:
+    if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
         raise ValueError(f"{op}: groups must be a positive int, got {groups!r}")
-    stride = pair(op, "stride", stride, 1)
-    dilation = pair(op, "dilation", dilation, 1)
-    if any(s == 0 for s in weight.shape[2:]):
-        raise ValueError(f"{op}: weight of shape {tuple(weight.shape)} has an empty kernel")
-    return x, squeeze, stride, dilation
+    return pair(op, "stride", stride, 1), pair(op, "dilation", dilation, 1)
+
+
+def _bias_shape(bias):
+    return None if bias is None else tuple(bias.shape)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
-    """torch.nn.functional.conv2d. padding: int, pair, 'valid' or 'same'."""
+    """torch.nn.functional.conv2d. padding: int, pair, 'valid' or 'same'.
+    Sizes and shape checks: ``_core.conv2d_geometry`` (rust/src/geometry)."""
     op = "conv2d"
-    x, squeeze, stride, dilation = _common(op, input, weight, bias, stride, padding, dilation, groups)
-    c_out, cg, kh, kw = weight.shape
-    if x.shape[1] != cg * groups:
-        raise ValueError(
-            f"{op}: input of shape {tuple(input.shape)} has {x.shape[1]} channels, but weight of shape "
-            f"{tuple(weight.shape)} with groups={groups} expects {cg * groups}"
-        )
-    if c_out % groups:
-        raise ValueError(f"{op}: out_channels {c_out} (weight shape {tuple(weight.shape)}) is not divisible by groups={groups}")
-    if bias is not None and tuple(bias.shape) != (c_out,):
-        raise ValueError(f"{op}: bias of shape {tuple(bias.shape)} does not match out_channels {c_out}")
+    stride, dilation = _common(op, input, weight, bias, stride, dilation, groups)
+    x = input
     if isinstance(padding, str):
         if padding == "valid":
             padding = (0, 0)
         elif padding == "same":
             if stride != (1, 1):
                 raise ValueError(f"{op}: padding='same' is not supported for strided convolutions (stride {stride})")
-            total = (dilation[0] * (kh - 1), dilation[1] * (kw - 1))
-            lo = (total[0] // 2, total[1] // 2)
-            if total[0] % 2 or total[1] % 2:
+            top, bottom, left, right = _core.conv2d_same_padding(op, tuple(weight.shape), dilation)
+            # Checked before the padding changes the input, so that a
+            # mis-shaped one is reported as it was given.
+            _core.conv2d_geometry(op, tuple(input.shape), tuple(weight.shape), _bias_shape(bias), stride, (bottom, right),
+                                  dilation, groups)
+            if top != bottom or left != right:
                 from .shape_ops import pad as _pad
 
-                x = _pad(x, (lo[1], total[1] - lo[1], lo[0], total[0] - lo[0]))
+                x = _pad(x, (left, right, top, bottom))
                 padding = (0, 0)
             else:
-                padding = lo
+                padding = (top, left)
         else:
             raise ValueError(f"{op}: padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
     else:
         padding = pair(op, "padding", padding, 0)
-    h, w = x.shape[2], x.shape[3]
-    eff = (dilation[0] * (kh - 1) + 1, dilation[1] * (kw - 1) + 1)
-    if h + 2 * padding[0] < eff[0] or w + 2 * padding[1] < eff[1]:
-        raise ValueError(
-            f"{op}: kernel of size {eff[0]}x{eff[1]} (dilated, weight shape {tuple(weight.shape)}) is larger than the padded "
-            f"input {h + 2 * padding[0]}x{w + 2 * padding[1]} (input shape {tuple(input.shape)}, padding {padding})"
-        )
+    out_shape = tuple(_core.conv2d_geometry(op, tuple(x.shape), tuple(weight.shape), _bias_shape(bias), stride, padding,
+                                            dilation, groups))
+    x, squeeze = batched(op, x, 4)
     geo = (stride, padding, dilation, groups)
-    out = Conv2dFn.apply(x, weight, bias, geo) if bias is not None else Conv2dFn.apply(x, weight, None, geo)
+    out = Conv2dFn.apply(x, weight, bias, geo, out_shape) if bias is not None else Conv2dFn.apply(x, weight, None, geo, out_shape)
     return out.squeeze(0) if squeeze else out
 
 
 def conv_transpose_out_size(size, k, s, p, op_, d):
-    return (size - 1) * s - 2 * p + d * (k - 1) + op_ + 1
+    """One axis of a transposed convolution's output (``_core``'s geometry)."""
+    return _core.conv_transpose_size("conv_transpose", size, k, s, p, op_, d)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor:
-    """torch.nn.functional.conv_transpose2d (weight [in, out/groups, kh, kw])."""
+    """torch.nn.functional.conv_transpose2d (weight [in, out/groups, kh, kw]);
+    sizes and checks: ``_core.conv_transpose2d_geometry``."""
     op = "conv_transpose2d"
-    x, squeeze, stride, dilation = _common(op, input, weight, bias, stride, padding, dilation, groups)
+    stride, dilation = _common(op, input, weight, bias, stride, dilation, groups)
     padding = pair(op, "padding", padding, 0)
     output_padding = pair(op, "output_padding", output_padding, 0)
-    c_in, cog, kh, kw = weight.shape
-    if x.shape[1] != c_in:
-        raise ValueError(f"{op}: input of shape {tuple(input.shape)} has {x.shape[1]} channels, weight of shape {tuple(weight.shape)} expects {c_in}")
-    if c_in % groups:
-        raise ValueError(f"{op}: in_channels {c_in} (weight shape {tuple(weight.shape)}) is not divisible by groups={groups}")
-    if bias is not None and tuple(bias.shape) != (cog * groups,):
-        raise ValueError(f"{op}: bias of shape {tuple(bias.shape)} does not match out_channels {cog * groups}")
-    for i in range(2):
-        if output_padding[i] >= max(stride[i], dilation[i]):
-            raise ValueError(
-                f"{op}: output_padding {output_padding} must be smaller than max(stride, dilation) = "
-                f"{max(stride[i], dilation[i])} in each dimension (stride {stride}, dilation {dilation})"
-            )
-    out_hw = tuple(
-        conv_transpose_out_size(x.shape[2 + i], weight.shape[2 + i], stride[i], padding[i], output_padding[i], dilation[i]) for i in range(2)
-    )
-    if out_hw[0] <= 0 or out_hw[1] <= 0:
-        raise ValueError(f"{op}: input of shape {tuple(input.shape)} with weight {tuple(weight.shape)} and padding {padding} gives an empty output {out_hw}")
+    out_shape = tuple(_core.conv_transpose2d_geometry(op, tuple(input.shape), tuple(weight.shape), _bias_shape(bias), stride,
+                                                      padding, output_padding, dilation, groups))
+    x, squeeze = batched(op, input, 4)
     geo = (stride, padding, dilation, groups)
-    out = ConvTranspose2dFn.apply(x, weight, bias, geo, out_hw) if bias is not None else ConvTranspose2dFn.apply(x, weight, None, geo, out_hw)
+    out = ConvTranspose2dFn.apply(x, weight, bias, geo, out_shape) if bias is not None else ConvTranspose2dFn.apply(x, weight, None, geo, out_shape)
     return out.squeeze(0) if squeeze else out

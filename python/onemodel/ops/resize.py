@@ -5,7 +5,6 @@ ops/resize_modes.py."""
 
 from __future__ import annotations
 
-import math
 import numbers
 
 from .. import _core
@@ -45,20 +44,18 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError(f"{op}: align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear")
     if (size is None) == (scale_factor is None):
         raise ValueError(f"{op}: exactly one of size or scale_factor must be given")
-    h, w = input.shape[2], input.shape[3]
     if size is not None:
         out_hw = (int(size), int(size)) if isinstance(size, numbers.Integral) else tuple(int(s) for s in size)
         if len(out_hw) != 2:
             raise ValueError(f"{op}: size must have 2 elements for a 4-D input, got {size!r}")
-        scales = (None, None)
+        sf, scales = None, (None, None)
     else:
         sf = (float(scale_factor),) * 2 if isinstance(scale_factor, numbers.Real) else tuple(float(s) for s in scale_factor)
         if len(sf) != 2:
             raise ValueError(f"{op}: scale_factor must have 2 elements for a 4-D input, got {scale_factor!r}")
-        out_hw = (int(math.floor(h * sf[0])), int(math.floor(w * sf[1])))
-        scales = (None, None) if recompute_scale_factor else sf
-    if out_hw[0] <= 0 or out_hw[1] <= 0 or h == 0 or w == 0:
-        raise ValueError(f"{op}: input of shape {tuple(input.shape)} and output size {out_hw} must be non-empty")
+        out_hw, scales = None, (None, None) if recompute_scale_factor else sf
+    # The output's sizes (⌊H·s⌋ for a scale) and their checks: the core's geometry.
+    out_hw = tuple(_core.resize2d_geometry(op, tuple(input.shape), out_hw, sf))[2:]
     return Resize2dFn.apply(input, out_hw, mode, bool(align_corners), scales)
 
 

@@ -12,6 +12,7 @@ mod ctc;
 mod elementwise;
 mod error;
 mod gather;
+mod geometry;
 mod matmul;
 mod norm;
 mod operand;
@@ -37,6 +38,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     reduce::register(m)?;
     matmul::register(m)?;
     conv::register(m)?;
+    geometry::register(m)?;
     pool::register(m)?;
     resize::register(m)?;
     norm::register(m)?;

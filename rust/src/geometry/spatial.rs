@@ -1,0 +1,409 @@
+//! Convolution, transposed convolution, pooling, adaptive pooling and
+//! resize over NCHW tensors: torch's output sizes and argument rules.
+//!
+//! Inputs may be batched `[N, C, H, W]` or unbatched `[C, H, W]` (torch's
+//! rule: one dimension fewer); messages show the shape the user passed.
+//! Every size is computed in checked arithmetic: a user's ints either give
+//! a geometry whose output fits a tensor or an error naming the operator.
+
+use super::{numel, tuple};
+use crate::error::{Error, Result};
+
+type Pair = (usize, usize);
+
+/// The batched form of `input`, or an error naming the ranks accepted.
+pub fn batched(op: &str, input: &[usize]) -> Result<[usize; 4]> {
+    match *input {
+        [c, h, w] => Ok([1, c, h, w]),
+        [n, c, h, w] => Ok([n, c, h, w]),
+        _ => Err(Error::Value(format!(
+            "{op}: expected a 3-D or 4-D input, got shape {}",
+            tuple(input)
+        ))),
+    }
+}
+
+/// `d · (k − 1) + 1`: the extent of a dilated kernel, checked.
+fn span(op: &str, k: usize, d: usize) -> Result<usize> {
+    d.checked_mul(k.saturating_sub(1))
+        .and_then(|s| s.checked_add(1))
+        .ok_or_else(|| Error::Value(format!("{op}: kernel {k} with dilation {d} overflows")))
+}
+
+/// `n + 2p`, checked.
+fn padded(op: &str, n: usize, p: usize) -> Result<usize> {
+    p.checked_mul(2)
+        .and_then(|q| q.checked_add(n))
+        .ok_or_else(|| Error::Value(format!("{op}: input size {n} with padding {p} overflows")))
+}
+
+fn output(op: &str, shape: [usize; 4]) -> Result<[usize; 4]> {
+    numel(op, "output", &shape, 4)?;
+    Ok(shape)
+}
+
+/// A 2-D convolution: input `[N, C_in, H, W]`, weight `[C_out, C_in/g, kh,
+/// kw]`, output `[N, C_out, OH, OW]` with `OH = (H + 2p − d(k − 1) − 1)/s + 1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConvGeometry {
+    pub input: [usize; 4],
+    pub weight: [usize; 4],
+    pub output: [usize; 4],
+}
+
+impl ConvGeometry {
+    #[allow(clippy::too_many_arguments)]
+    pub fn conv2d(
+        op: &str,
+        input: &[usize],
+        weight: &[usize],
+        bias: Option<&[usize]>,
+        stride: Pair,
+        padding: Pair,
+        dilation: Pair,
+        groups: usize,
+    ) -> Result<ConvGeometry> {
+        let x = batched(op, input)?;
+        let w = kernel_weight(op, weight, groups)?;
+        let [c_out, cg, kh, kw] = w;
+        let expected = cg.checked_mul(groups).unwrap_or(usize::MAX);
+        if x[1] != expected {
+            return Err(Error::Value(format!(
+                "{op}: input of shape {} has {} channels, but weight of shape {} with groups={groups} expects {expected}",
+                tuple(input),
+                x[1],
+                tuple(weight)
+            )));
+        }
+        if c_out % groups != 0 {
+            return Err(Error::Value(format!(
+                "{op}: out_channels {c_out} (weight shape {}) is not divisible by groups={groups}",
+                tuple(weight)
+            )));
+        }
+        check_bias(op, bias, c_out)?;
+        let (ph, pw) = (padded(op, x[2], padding.0)?, padded(op, x[3], padding.1)?);
+        let (eh, ew) = (span(op, kh, dilation.0)?, span(op, kw, dilation.1)?);
+        if ph < eh || pw < ew {
+            return Err(Error::Value(format!(
+                "{op}: kernel of size {eh}x{ew} (dilated, weight shape {}) is larger than the padded input {ph}x{pw} (input shape {}, padding {padding:?})",
+                tuple(weight),
+                tuple(input)
+            )));
+        }
+        let out = [x[0], c_out, (ph - eh) / stride.0 + 1, (pw - ew) / stride.1 + 1];
+        Ok(ConvGeometry {
+            input: x,
+            weight: w,
+            output: output(op, out)?,
+        })
+    }
+
+    /// The transposed convolution (weight `[C_in, C_out/g, kh, kw]`):
+    /// `OH = (H − 1)s − 2p + d(k − 1) + output_padding + 1`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn conv_transpose2d(
+        op: &str,
+        input: &[usize],
+        weight: &[usize],
+        bias: Option<&[usize]>,
+        stride: Pair,
+        padding: Pair,
+        output_padding: Pair,
+        dilation: Pair,
+        groups: usize,
+    ) -> Result<ConvGeometry> {
+        let x = batched(op, input)?;
+        let w = kernel_weight(op, weight, groups)?;
+        let [c_in, cog, kh, kw] = w;
+        if x[1] != c_in {
+            return Err(Error::Value(format!(
+                "{op}: input of shape {} has {} channels, weight of shape {} expects {c_in}",
+                tuple(input),
+                x[1],
+                tuple(weight)
+            )));
+        }
+        if c_in % groups != 0 {
+            return Err(Error::Value(format!(
+                "{op}: in_channels {c_in} (weight shape {}) is not divisible by groups={groups}",
+                tuple(weight)
+            )));
+        }
+        let c_out = cog
+            .checked_mul(groups)
+            .ok_or_else(|| Error::Value(format!("{op}: out_channels overflow")))?;
+        check_bias(op, bias, c_out)?;
+        for (op_, s, d) in [
+            (output_padding.0, stride.0, dilation.0),
+            (output_padding.1, stride.1, dilation.1),
+        ] {
+            if op_ >= s.max(d) {
+                return Err(Error::Value(format!(
+                    "{op}: output_padding {output_padding:?} must be smaller than max(stride, dilation) = {} in each dimension (stride {stride:?}, dilation {dilation:?})",
+                    s.max(d)
+                )));
+            }
+        }
+        let size = |n, k, s, p, op_, d| transposed_size(op, n, k, s, p, op_, d);
+        let oh = size(x[2], kh, stride.0, padding.0, output_padding.0, dilation.0)?;
+        let ow = size(x[3], kw, stride.1, padding.1, output_padding.1, dilation.1)?;
+        if oh <= 0 || ow <= 0 {
+            return Err(Error::Value(format!(
+                "{op}: input of shape {} with weight {} and padding {padding:?} gives an empty output ({oh}, {ow})",
+                tuple(input),
+                tuple(weight)
+            )));
+        }
+        let to = |v: i128| usize::try_from(v).map_err(|_| Error::Value(format!("{op}: the output size {v} overflows")));
+        let out = [x[0], c_out, to(oh)?, to(ow)?];
+        Ok(ConvGeometry {
+            input: x,
+            weight: w,
+            output: output(op, out)?,
+        })
+    }
+}
+
+/// One axis of a transposed convolution: `(n − 1)s − 2p + d(k − 1) + op + 1`
+/// in checked i128 (it may be ≤ 0, which the callers refuse).
+pub fn transposed_size(op: &str, n: usize, k: usize, s: usize, p: usize, op_: usize, d: usize) -> Result<i128> {
+    let i = |v: usize| v as i128;
+    (i(n) - 1)
+        .checked_mul(i(s))
+        .and_then(|a| a.checked_sub(2 * i(p)))
+        .and_then(|a| a.checked_add(i(d).checked_mul(i(k) - 1)?))
+        .and_then(|a| a.checked_add(i(op_) + 1))
+        .ok_or_else(|| {
+            Error::Value(format!(
+                "{op}: the output size of input {n}, stride {s}, kernel {k} overflows"
+            ))
+        })
+}
+
+fn kernel_weight(op: &str, weight: &[usize], groups: usize) -> Result<[usize; 4]> {
+    let w: [usize; 4] = weight.try_into().map_err(|_| {
+        Error::Value(format!(
+            "{op}: weight must be 4-D, got shape {}",
+            tuple(weight)
+        ))
+    })?;
+    if groups == 0 {
+        return Err(Error::Value(format!(
+            "{op}: groups must be a positive int, got 0"
+        )));
+    }
+    if w[2] == 0 || w[3] == 0 {
+        return Err(Error::Value(format!(
+            "{op}: weight of shape {} has an empty kernel",
+            tuple(weight)
+        )));
+    }
+    Ok(w)
+}
+
+fn check_bias(op: &str, bias: Option<&[usize]>, channels: usize) -> Result<()> {
+    match bias {
+        Some(b) if b != [channels] => Err(Error::Value(format!(
+            "{op}: bias of shape {} does not match out_channels {channels}",
+            tuple(b)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The padding `(top, bottom, left, right)` of `padding='same'` (stride 1):
+/// `d(k − 1)` split with the smaller half first, as torch splits it.
+pub fn same_padding(op: &str, weight: &[usize], dilation: Pair) -> Result<[usize; 4]> {
+    let w = kernel_weight(op, weight, 1)?;
+    let th = span(op, w[2], dilation.0)? - 1;
+    let tw = span(op, w[3], dilation.1)? - 1;
+    Ok([th / 2, th - th / 2, tw / 2, tw - tw / 2])
+}
+
+/// Max or average pooling: torch's `(H + 2p − d(k − 1) − 1)/s + 1`, rounded
+/// up under `ceil_mode` unless the last window would start in the padding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolGeometry {
+    pub input: [usize; 4],
+    pub output: [usize; 4],
+}
+
+impl PoolGeometry {
+    pub fn new(
+        op: &str,
+        input: &[usize],
+        kernel: Pair,
+        stride: Pair,
+        padding: Pair,
+        dilation: Pair,
+        ceil_mode: bool,
+    ) -> Result<PoolGeometry> {
+        let x = batched(op, input)?;
+        if padding.0 > kernel.0 / 2 || padding.1 > kernel.1 / 2 {
+            return Err(Error::Value(format!(
+                "{op}: padding {padding:?} should be at most half of the kernel size {kernel:?}"
+            )));
+        }
+        let size = |n: usize, k: usize, s: usize, p: usize, d: usize| -> Result<usize> {
+            let (full, sp) = (padded(op, n, p)?, span(op, k, d)?);
+            if full < sp {
+                return Ok(0);
+            }
+            let num = full - sp;
+            let mut out = if ceil_mode { num.div_ceil(s) } else { num / s } + 1;
+            // The last window must start inside the input or its left
+            // padding (torch's rule); (out − 1)·s ≤ num < usize::MAX.
+            if ceil_mode && (out - 1).checked_mul(s).is_none_or(|start| start >= n + p) {
+                out -= 1;
+            }
+            Ok(out)
+        };
+        let oh = size(x[2], kernel.0, stride.0, padding.0, dilation.0)?;
+        let ow = size(x[3], kernel.1, stride.1, padding.1, dilation.1)?;
+        if oh == 0 || ow == 0 {
+            return Err(Error::Value(format!(
+                "{op}: kernel {kernel:?} (dilation {dilation:?}) is larger than the padded input {}x{} (input shape {})",
+                x[2].saturating_add(padding.0.saturating_mul(2)),
+                x[3].saturating_add(padding.1.saturating_mul(2)),
+                tuple(input)
+            )));
+        }
+        Ok(PoolGeometry {
+            input: x,
+            output: output(op, [x[0], x[1], oh, ow])?,
+        })
+    }
+}
+
+/// torch's adaptive windows of a dimension of `n` cut into `o` cells: cell
+/// i covers `[⌊i·n/o⌋, ⌈(i + 1)·n/o⌉)` (in u128, so `i·n` never wraps).
+pub fn adaptive_windows(n: usize, o: usize) -> Vec<(usize, usize)> {
+    let (n, o) = (n as u128, o as u128);
+    (0..o)
+        .map(|i| ((i * n / o) as usize, ((i + 1) * n).div_ceil(o) as usize))
+        .collect()
+}
+
+/// The output `[N, C, oh, ow]` of adaptive pooling to `size` (None keeps
+/// the input's size along that dimension).
+pub fn adaptive_output(op: &str, input: &[usize], size: (Option<usize>, Option<usize>)) -> Result<[usize; 4]> {
+    let x = batched(op, input)?;
+    let oh = size.0.unwrap_or(x[2]);
+    let ow = size.1.unwrap_or(x[3]);
+    if oh == 0 || ow == 0 {
+        return Err(Error::Value(format!(
+            "{op}: output_size must be positive, got ({oh}, {ow})"
+        )));
+    }
+    output(op, [x[0], x[1], oh, ow])
+}
+
+/// The output `[N, C, oh, ow]` of `interpolate` from a `size` or a
+/// `scale_factor` (`⌊H · s⌋` in double, torch's rule).
+pub fn resize_output(
+    op: &str,
+    input: &[usize],
+    size: Option<Pair>,
+    scale: Option<(f64, f64)>,
+) -> Result<[usize; 4]> {
+    let x: [usize; 4] = input.try_into().map_err(|_| {
+        Error::Value(format!(
+            "{op}: only 4-D (N, C, H, W) input is supported, got shape {}",
+            tuple(input)
+        ))
+    })?;
+    let (oh, ow) = match (size, scale) {
+        (Some(s), None) => s,
+        (None, Some((sh, sw))) => {
+            let scaled = |n: usize, f: f64| -> Result<usize> {
+                let v = (n as f64 * f).floor();
+                if !(v >= 0.0 && v < 9.223_372_036_854_776e18) {
+                    return Err(Error::Value(format!(
+                        "{op}: scale_factor {f} of the input size {n} gives no valid output size"
+                    )));
+                }
+                Ok(v as usize)
+            };
+            (scaled(x[2], sh)?, scaled(x[3], sw)?)
+        }
+        _ => {
+            return Err(Error::Value(format!(
+                "{op}: exactly one of size or scale_factor must be given"
+            )))
+        }
+    };
+    if oh == 0 || ow == 0 || x[2] == 0 || x[3] == 0 {
+        return Err(Error::Value(format!(
+            "{op}: input of shape {} and output size ({oh}, {ow}) must be non-empty",
+            tuple(input)
+        )));
+    }
+    let out = [x[0], x[1], oh, ow];
+    numel(op, "output", &out, 4).map_err(|_| {
+        Error::Value(format!(
+            "{op}: the output of shape {} for input {} holds more than the largest possible tensor (2**63 - 1 bytes)",
+            tuple(&out),
+            tuple(input)
+        ))
+    })?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conv(x: &[usize], w: &[usize], s: Pair, p: Pair, d: Pair, g: usize) -> Result<[usize; 4]> {
+        ConvGeometry::conv2d("conv2d", x, w, None, s, p, d, g).map(|c| c.output)
+    }
+
+    #[test]
+    fn conv_sizes_by_hand() {
+        // (5 + 2 − 3)/1 + 1 = 5; (7 + 0 − 2·2 − 1)/2 + 1 = 2.
+        assert_eq!(conv(&[2, 3, 5, 7], &[4, 3, 3, 3], (1, 2), (1, 0), (1, 2), 1), Ok([2, 4, 5, 2]));
+        assert_eq!(conv(&[3, 5, 5], &[4, 3, 3, 3], (1, 1), (0, 0), (1, 1), 1), Ok([1, 4, 3, 3]));
+        assert!(conv(&[1, 1, 2, 2], &[1, 1, 3, 3], (1, 1), (0, 0), (1, 1), 1).is_err());
+        assert!(conv(&[1, 4, 5, 5], &[6, 3, 3, 3], (1, 1), (0, 0), (1, 1), 2).is_err());
+        // Sizes near usize::MAX are errors, not wraps.
+        assert!(conv(&[1, 1, 5, 5], &[1, 1, 3, 3], (1, 1), (usize::MAX / 2, 0), (1, 1), 1).is_err());
+        assert!(conv(&[1, 1, 5, 5], &[1, 1, 3, 3], (1, 1), (0, 0), (usize::MAX, 1), 1).is_err());
+        assert!(conv(&[1 << 40, 1, 1 << 20, 1 << 20], &[1, 1, 1, 1], (1, 1), (0, 0), (1, 1), 1).is_err());
+    }
+
+    #[test]
+    fn transposed_sizes_by_hand() {
+        // (3 − 1)·2 − 0 + 1·(3 − 1) + 1 + 1 = 8.
+        let g = ConvGeometry::conv_transpose2d("t", &[1, 2, 3, 3], &[2, 5, 3, 3], None, (2, 2), (0, 0), (1, 1), (1, 1), 1).unwrap();
+        assert_eq!(g.output, [1, 5, 8, 8]);
+        assert!(ConvGeometry::conv_transpose2d("t", &[1, 2, 1, 1], &[2, 5, 1, 1], None, (1, 1), (3, 3), (0, 0), (1, 1), 1).is_err());
+    }
+
+    #[test]
+    fn pool_sizes_by_hand() {
+        let p = |n: usize, k, s, pad, ceil| PoolGeometry::new("p", &[1, 1, n, n], (k, k), (s, s), (pad, pad), (1, 1), ceil).map(|g| g.output[2]);
+        assert_eq!(p(5, 2, 2, 0, false), Ok(2));
+        assert_eq!(p(5, 2, 2, 0, true), Ok(3));
+        // ceil_mode's last window would start in the right padding: dropped.
+        assert_eq!(p(4, 2, 2, 1, true), Ok(3));
+        assert!(p(2, 3, 1, 0, false).is_err());
+        assert!(p(6, 2, 1, 2, false).is_err());
+    }
+
+    #[test]
+    fn adaptive_windows_are_torchs() {
+        assert_eq!(adaptive_windows(5, 3), vec![(0, 2), (1, 4), (3, 5)]);
+        assert_eq!(adaptive_windows(4, 2), vec![(0, 2), (2, 4)]);
+        let big = adaptive_windows(usize::MAX, 2);
+        assert_eq!(big[1].1, usize::MAX);
+    }
+
+    #[test]
+    fn resize_refuses_outputs_no_tensor_holds() {
+        assert_eq!(resize_output("i", &[1, 1, 2, 3], None, Some((2.0, 1.5))), Ok([1, 1, 4, 4]));
+        assert!(resize_output("i", &[1, 1, 2, 2], Some((1 << 31, 1 << 31)), None).is_err());
+        assert!(resize_output("i", &[1, 1, 2, 2], None, Some((f64::NAN, 1.0))).is_err());
+        assert!(resize_output("i", &[1, 1, 2, 2], None, Some((-1.0, 1.0))).is_err());
+        assert!(resize_output("i", &[1, 1, 2, 2], None, Some((1e300, 1.0))).is_err());
+    }
+}
