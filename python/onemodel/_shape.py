@@ -49,6 +49,8 @@ def contiguous_strides(shape: Sequence[int]) -> tuple:
 
 
 def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    if 0 in shape:  # no element to read: any strides (torch's rule)
+        return True
     expected = 1
     for n, s in zip(reversed(shape), reversed(strides)):
         if n != 1 and s != expected:
@@ -80,6 +82,10 @@ def checked_numel(op: str, shape: Sequence[int], itemsize: int = 1) -> int:
             f"{op}: shape {tuple(shape)} has {n} elements ({n * itemsize} bytes), "
             f"more than the largest possible tensor (2**63 - 1 bytes)"
         )
+    # The contiguous strides (sizes of 0 count as 1) must be sizes too, even
+    # when a zero dimension leaves no element.
+    if numel(max(s, 1) for s in shape) * itemsize > MAX_SIZE:
+        raise ValueError(f"{op}: the strides of shape {tuple(shape)} overflow (more than 2**63 - 1 bytes)")
     return n
 
 

@@ -181,9 +181,11 @@ class Tensor(
         """A new contiguous tensor on a fresh pooled buffer (an op output)."""
         shape = tuple(shape)
         n = _shape.numel(shape)
-        if n * dt.itemsize > _shape.MAX_SIZE:  # never wraps in Rust (op names: creation, geometry)
+        strides = _shape.contiguous_strides(shape)
+        if shape and strides[0] * max(shape[0], 1) * dt.itemsize > _shape.MAX_SIZE:
+            # Never wraps in Rust (creation and geometry name their op first).
             _shape.checked_numel("empty", shape, dt.itemsize)
-        return cls._make(_new_storage(n, dt, zeroed), shape, _shape.contiguous_strides(shape), 0, dt)
+        return cls._make(_new_storage(n, dt, zeroed), shape, strides, 0, dt)
 
     def _view(self, shape, strides, offset=None) -> "Tensor":
         """Another view of the same storage (no autograd; the ops record it)."""

@@ -30,8 +30,12 @@ impl Layout {
 }
 
 /// Whether `strides` are the row-major strides of `shape` (dimensions of
-/// size 1 may have any stride).
+/// size 1 may have any stride; a shape with a 0 has no element to place, so
+/// any strides are contiguous, as torch says).
 pub fn is_contiguous(shape: &[usize], strides: &[isize]) -> bool {
+    if shape.contains(&0) {
+        return true;
+    }
     let mut expected = 1isize;
     for (&n, &s) in shape.iter().zip(strides).rev() {
         if n != 1 && s != expected {
@@ -167,6 +171,10 @@ mod tests {
             strides: vec![99, 1],
         };
         assert!(ones.is_contiguous());
+        // No element: contiguous whatever the strides (a fuzz finding: a
+        // [0, 0] output with strides [1, 1] was refused by the kernels).
+        assert!(is_contiguous(&[0, 0], &[1, 1]));
+        assert!(is_contiguous(&[3, 0, 2], &[7, 5, 3]));
     }
 
     #[test]

@@ -87,6 +87,8 @@ class ConvTranspose2dFn(Function):
 
 def _common(op: str, input, weight, bias, stride, dilation, groups):
     check_float(op, input=input, weight=weight, bias=bias)
+    if weight is None:
+        raise TypeError(f"{op}: weight must be a Tensor, got NoneType")
     if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
         raise ValueError(f"{op}: groups must be a positive int, got {groups!r}")
     return pair(op, "stride", stride, 1), pair(op, "dilation", dilation, 1)

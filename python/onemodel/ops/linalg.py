@@ -128,7 +128,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         # As torch: fold the batch of the first operand into its rows, so a
         # weight's gradient is one product over all rows.
         lead = a.shape[:-1]
-        out = MatMul.apply(views.reshape(a, (-1, a.shape[-1])), b, ())
+        # (The row count by name: -1 cannot be inferred when k is 0.)
+        out = MatMul.apply(views.reshape(a, (_shape.numel(lead), a.shape[-1])), b, ())
         out = views.reshape(out, lead + (b.shape[-1],))
     else:
         batch = _shape.broadcast_shapes("matmul", a.shape[:-2], b.shape[:-2])

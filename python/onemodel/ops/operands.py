@@ -19,9 +19,15 @@ def contig(t: Tensor) -> Tensor:
     return t if t.is_contiguous() else clone_contiguous(t)
 
 
+#: Operands no operator takes as optional: None for one of them is a
+#: TypeError here, not an AttributeError further on (a fuzz finding).
+_REQUIRED = frozenset({"input", "target", "input1", "input2", "x1", "x2", "query", "key", "value",
+                       "anchor", "positive", "negative"})
+
+
 def check_float(op: str, **tensors) -> None:
     for name, t in tensors.items():
-        if t is None:
+        if t is None and name not in _REQUIRED:
             continue
         if not isinstance(t, Tensor):
             raise TypeError(f"{op}: {name} must be a Tensor, got {type(t).__name__}")
