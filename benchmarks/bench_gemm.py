@@ -22,9 +22,9 @@ accumulator chains per register lane doing one fma (fast) or one multiply
 and one add (exact) per step, no memory traffic; best of 5 runs of 0.2 s,
 one thread. The 2-thread peak is reported as twice that.
 
-numpy's (OpenBLAS) thread count is set with threadpoolctl when installed,
-else taken from OPENBLAS_NUM_THREADS at start-up (then the numpy column
-says which).
+numpy's BLAS thread count is pinned with threadpoolctl (required: pip
+install threadpoolctl), and checked inside the limit, so that the
+"1 thread" column is one BLAS thread whatever OPENBLAS_NUM_THREADS says.
 
 Usage:
     python benchmarks/bench_gemm.py [--quick] [--markdown FILE] [--extra-site DIR]
@@ -50,9 +50,22 @@ SQUARE = [128, 256, 512, 1024, 2048]
 EXTRA = [(2048, 384, 512), (8, 128, 512)]
 
 try:
-    from threadpoolctl import threadpool_limits
+    from threadpoolctl import threadpool_info, threadpool_limits
 except ImportError:  # pragma: no cover
-    threadpool_limits = None
+    sys.exit("bench_gemm needs threadpoolctl to pin numpy's BLAS threads: pip install threadpoolctl")
+
+
+def blas_limited(threads: int):
+    """threadpool_limits for numpy's BLAS, checked: every BLAS pool numpy
+    loaded must report `threads` inside it (else the numpy column would not
+    be the thread count it claims)."""
+    limit = threadpool_limits(limits=threads, user_api="blas")
+    pools = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+    wrong = [(p.get("internal_api"), p.get("num_threads")) for p in pools if p.get("num_threads") != threads]
+    if not pools or wrong:
+        limit.restore_original_limits()
+        sys.exit(f"bench_gemm: could not pin numpy's BLAS to {threads} threads (pools: {pools or 'none found'})")
+    return limit
 
 torch = None
 
@@ -134,7 +147,7 @@ def main():
     out(f"clock: {'thread CPU time for 1-thread rows, wall for 2-thread rows' if args.clock == 'thread' else 'wall'}; "
         f"median of {args.repeats} repeats of >= {args.min_time} s")
     out(f"numpy {np.__version__}" + (f", torch {torch.__version__}" if torch else ", torch not installed")
-        + ("" if threadpool_limits else f"; numpy threads from OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}"))
+        + "; numpy's BLAS threads pinned with threadpoolctl")
     out()
     out("Measured single-thread peak (GFLOP/s): " + ", ".join(
         f"{p} {m} {_core.peak_gflops(p, m, thread_clock=args.clock == 'thread'):.1f}" for p, m in configs))
@@ -159,10 +172,7 @@ def main():
                 row = [f"{m}×{k}×{n}", str(threads)]
                 CLOCK = time.thread_time if (args.clock == "thread" and threads == 1) else time.perf_counter
 
-                if threadpool_limits:
-                    with threadpool_limits(limits=threads):
-                        npc = timed(lambda: np.matmul(a, b), flops, args.repeats, args.min_time, args.max_time)
-                else:
+                with blas_limited(threads):
                     npc = timed(lambda: np.matmul(a, b), flops, args.repeats, args.min_time, args.max_time)
                 row.append(fmt(npc))
                 if torch:

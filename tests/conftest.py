@@ -1,5 +1,7 @@
+import contextlib
 import hashlib
 import os
+import platform
 
 import numpy as np
 import pytest
@@ -19,6 +21,10 @@ def _restore_compute_settings():
 
 
 PATHS = om.compute.available_kernel_paths()
+#: Every kernel path of this architecture; those this CPU lacks are reported
+#: as skips naming them (tests/test_kernel_paths.py and every_setting), so a
+#: run without AVX-512 says so instead of dropping it silently.
+ALL_PATHS = ("scalar", "v128") if platform.machine().lower() in ("aarch64", "arm64") else ("scalar", "v128", "avx2", "avx512")
 THREADS = (1, 2, 3, 8)
 # Thread counts of the bit-identity tests. ONEMODEL_TEST_THREADS="1,3,8,16"
 # adds more on a machine with more cores (tools/device_check.sh does).
@@ -26,8 +32,36 @@ THREAD_COUNTS = tuple(int(t) for t in os.environ.get("ONEMODEL_TEST_THREADS", "1
 
 
 def every_setting(threads=THREADS):
-    """(path, threads) pairs covering every available path and thread count."""
-    return [(p, t) for p in PATHS for t in threads]
+    """(path, threads) pairs covering every path and thread count; a path
+    this CPU lacks is a skip naming it."""
+    return [(p, t) if p in PATHS else pytest.param(p, t, marks=pytest.mark.skip(reason=f"this CPU lacks the {p} kernel path"))
+            for p in ALL_PATHS for t in threads]
+
+
+@contextlib.contextmanager
+def chunk_count():
+    """Counts how the kernels split the work inside the block: ``stats`` gets
+    ``calls``, ``split`` (calls with more than one chunk) and ``most`` (the
+    most chunks of one call). The chunking is a function of the shapes only
+    (CONTRACT §3), so one count stands for every thread count."""
+    stats = {}
+    om._core.reset_chunk_stats()
+    try:
+        yield stats
+    finally:
+        stats["calls"], stats["split"], stats["most"] = om._core.chunk_stats()
+
+
+def assert_splits(run, at_least=None):
+    """Run ``run()`` and assert that some kernel of it split its work into at
+    least ``at_least`` chunks (default: the largest thread count tested), so
+    that "the same bits at 1, 3 and 8 threads" compares real parallel runs,
+    not one serial run three times."""
+    at_least = max(THREAD_COUNTS) if at_least is None else at_least
+    with chunk_count() as stats:
+        run()
+    assert stats["most"] >= at_least, f"the work split into at most {stats['most']} chunks ({stats}), fewer than {at_least}"
+    return stats
 
 
 def sha256_of(arrays) -> str:

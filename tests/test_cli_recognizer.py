@@ -162,7 +162,7 @@ def test_manifest_finetune_and_extend_charset(tmp_path, capsys):
                "--output", str(tmp_path / "ft"), "--batch-size", "4", "--no-progress", "--eval-every", "0"])
     assert rc == 2
     err = capsys.readouterr().err
-    assert "'+'" in err and "lines.tsv" in err or "0000.png" in err
+    assert "'+'" in err and ("lines.tsv" in err or "0000.png" in err), err
     assert main(["finetune", str(tsv), "--model", str(base / "model.safetensors"), "--steps", "2",
                  "--output", str(tmp_path / "ft"), "--batch-size", "4", "--no-progress", "--eval-every", "0",
                  "--extend-charset"]) == 0

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import onemodel as om
-from conftest import THREAD_COUNTS
+from conftest import THREAD_COUNTS, assert_splits
 from onemodel.gradcheck import gradient_check
 
 GEN = om.Generator().manual_seed(3)
@@ -130,6 +130,7 @@ def test_validation_errors():
 def test_loss_bits_do_not_depend_on_threads_or_paths():
     lp = om.tensor(make_lp(30, 8, 10))
     tg = om.tensor(np.arange(8 * 5).reshape(8, 5) % 9 + 1)
+    assert_splits(lambda: om.functional.ctc_loss(lp, tg, [30] * 8, [5] * 8, reduction="none"))
     vals = set()
     for mode in ("fast", "exact"):
         for path in om.compute.available_kernel_paths():

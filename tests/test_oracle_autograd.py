@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import onemodel as om
-from conftest import THREAD_COUNTS, PATHS, sha256_of
+from conftest import THREAD_COUNTS, PATHS, sha256_of, assert_splits
 from oracle_models import build, load, step
 
 MODELS = ["convnet", "encoder"]
@@ -82,6 +82,7 @@ EXACT_SHA256 = {
 
 @pytest.mark.parametrize("name", MODELS)
 def test_exact_hashes_are_pinned_on_every_path_and_thread_count(name):
+    assert_splits(lambda: _hash(name, "exact", None, max(THREAD_COUNTS)))
     seen = {(p, t): _hash(name, "exact", p, t) for p in PATHS for t in THREAD_COUNTS}
     assert len(set(seen.values())) == 1, seen
     assert next(iter(seen.values())) == EXACT_SHA256[name]

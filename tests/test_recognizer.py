@@ -328,12 +328,16 @@ def test_too_narrow_for_target_counts_as_zero_and_is_reported():
     alone_loss, alone = Trainer(m).gradients(imgs[:1], ["ab"])
     assert loss == pytest.approx(alone_loss / 2, rel=1e-12)
     # The impossible line adds exactly zero: the batch gradient is the
-    # possible line's (scaled by 1/2 instead of 1).
-    half, _ = Trainer(m).gradients(imgs[:1] * 2, ["ab", "ab"])
+    # possible line's scaled by 1/2 instead of 1 (a power of two, so exactly
+    # half of the line alone's gradient, and of the gradient of the line
+    # twice, whose mean is the line's own).
+    _, twice = Trainer(m).gradients(imgs[:1] * 2, ["ab", "ab"])
     with pytest.warns(RuntimeWarning):
         _, g2 = Trainer(m).gradients(imgs, ["ab", "aa"])
     for k in g2:
         assert np.all(np.isfinite(g2[k]))
+        assert np.array_equal(g2[k], alone[k] * np.float32(0.5)), k
+        assert np.array_equal(twice[k], alone[k]), k
     with pytest.warns(RuntimeWarning):
         tr.step(imgs, ["ab", "aa"])
     assert np.all(np.isfinite(_weights(m)))

@@ -6,7 +6,7 @@ import numpy as np
 
 import onemodel as om
 import onemodel.functional as F
-from conftest import THREAD_COUNTS, PATHS, sha256_of
+from conftest import THREAD_COUNTS, PATHS, sha256_of, assert_splits
 
 # sha256 of the exact-mode gradients of _decoder_gradients (parameter order, then the loss).
 DECODER_EXACT_SHA256 = "9aa7b7c668e3d9e7418b78ccfe8cffb77802353c42246d7f0de335ac4d366a6e"
@@ -47,6 +47,8 @@ def _decoder_gradients():
 
 
 def test_exact_mode_hash_is_pinned_on_every_path_and_thread_count():
+    with om.compute.mode("exact"):
+        assert_splits(_decoder_gradients)
     seen = {}
     for path in PATHS:
         for threads in THREAD_COUNTS:

@@ -10,7 +10,7 @@ cross-entropy, smooth L1, KL) — equal across every kernel path × threads
 import onemodel as om
 import onemodel.nn as nn
 import onemodel.nn.functional as F
-from conftest import PATHS, THREAD_COUNTS, sha256_of
+from conftest import PATHS, THREAD_COUNTS, sha256_of, assert_splits
 
 SURFACE_EXACT_SHA256 = "d2b12a30d2d90134bfb2ffbccfc9e49d7ab9a12c8412f5cc230f277b5ab1015d"
 
@@ -61,6 +61,8 @@ def _gradients():
 
 
 def test_exact_mode_hash_is_pinned_on_every_path_and_thread_count():
+    with om.compute.mode("exact"):
+        assert_splits(_gradients)
     seen = {}
     for path in PATHS:
         for threads in THREAD_COUNTS:

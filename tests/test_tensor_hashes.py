@@ -7,7 +7,7 @@ their outputs over several thread chunks and use the blocked chain."""
 import numpy as np
 
 import onemodel as om
-from conftest import PATHS, THREAD_COUNTS, sha256_of
+from conftest import PATHS, THREAD_COUNTS, sha256_of, assert_splits
 
 # sha256 of _tensor_language_gradients() in exact mode (parameter order, then the outputs).
 TENSOR_EXACT_SHA256 = "b39baa14faa8bbdefb7f58afa40a1ac16ebd0ad871fc7bdd29d28ea4b279e66d"
@@ -66,6 +66,10 @@ def _more_gradients():
 
 
 def test_exact_mode_hash_is_pinned_on_every_path_and_thread_count():
+    with om.compute.mode("exact"):
+        # (_more_gradients runs in one chunk: its thread-count claim rests on
+        # _tensor_language_gradients and the other hash tests.)
+        assert_splits(_tensor_language_gradients)
     for fn, pinned in ((_tensor_language_gradients, TENSOR_EXACT_SHA256), (_more_gradients, MORE_EXACT_SHA256)):
         seen = {}
         for path in PATHS:

@@ -24,3 +24,13 @@ mod settings;
 pub use fpenv::*;
 pub use pool::*;
 pub use settings::*;
+
+/// The one lock of the Rust tests that change the process-wide kernel path,
+/// thread count or mode: cargo runs tests on several threads at once, and
+/// two such tests under different locks would change each other's settings
+/// mid-run.
+#[cfg(test)]
+pub fn settings_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -2,6 +2,7 @@
 //! (`par_chunks`, `join`, `serial`).
 
 use super::FpEnvGuard;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
 struct Pool {
@@ -91,6 +92,7 @@ where
     if chunks == 0 {
         return;
     }
+    record_chunks(chunks);
     let pool = current_pool();
     if chunks == 1 || pool.current_num_threads() == 1 || SERIAL.with(|s| s.get()) {
         let _fp = FpEnvGuard::new();
@@ -105,6 +107,38 @@ where
             .into_par_iter()
             .for_each_init(FpEnvGuard::new, |_fp, i| body(i));
     });
+}
+
+/// How work was split since the last [`reset_chunk_stats`]: calls of
+/// [`par_chunks`], the calls with more than one chunk, and the most chunks
+/// one call had. The tests that claim "the same bits at 1, 3 and 8 threads"
+/// read it to show that their shapes really split (one chunk would be a
+/// serial run at every thread count). Relaxed atomics: a count, not a sync.
+static CHUNK_CALLS: AtomicU64 = AtomicU64::new(0);
+static SPLIT_CALLS: AtomicU64 = AtomicU64::new(0);
+static MAX_CHUNKS: AtomicU64 = AtomicU64::new(0);
+
+fn record_chunks(chunks: usize) {
+    CHUNK_CALLS.fetch_add(1, Ordering::Relaxed);
+    if chunks > 1 {
+        SPLIT_CALLS.fetch_add(1, Ordering::Relaxed);
+    }
+    MAX_CHUNKS.fetch_max(chunks as u64, Ordering::Relaxed);
+}
+
+/// `(calls, calls with more than one chunk, most chunks in one call)`.
+pub fn chunk_stats() -> (u64, u64, u64) {
+    (
+        CHUNK_CALLS.load(Ordering::Relaxed),
+        SPLIT_CALLS.load(Ordering::Relaxed),
+        MAX_CHUNKS.load(Ordering::Relaxed),
+    )
+}
+
+pub fn reset_chunk_stats() {
+    CHUNK_CALLS.store(0, Ordering::Relaxed);
+    SPLIT_CALLS.store(0, Ordering::Relaxed);
+    MAX_CHUNKS.store(0, Ordering::Relaxed);
 }
 
 /// Run `a` and `b`, each with the IEEE floating-point environment, on two

@@ -133,7 +133,21 @@ pub fn peak_gflops(
     Ok(py.detach(move || crate::gemm::peak_gflops(token, m, seconds, repeats, thread_clock)))
 }
 
+/// `(par_chunks calls, calls with several chunks, most chunks in one call)`
+/// since the last reset (tests show with it that their shapes split).
+#[pyfunction]
+pub fn chunk_stats() -> (u64, u64, u64) {
+    dispatch::chunk_stats()
+}
+
+#[pyfunction]
+pub fn reset_chunk_stats() {
+    dispatch::reset_chunk_stats()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(chunk_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(reset_chunk_stats, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(best_kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(available_kernel_paths, m)?)?;

@@ -4,10 +4,8 @@
 use super::model::{Config, Model, SplitMix};
 use super::trainer::{Hyper, Line, Trainer};
 use crate::dispatch::{available_paths, set_kernel_path, set_threads};
-use std::sync::Mutex;
 
 /// Kernel path and thread count are process-wide: serialize these tests.
-static LOCK: Mutex<()> = Mutex::new(());
 
 fn small() -> Config {
     Config {
@@ -70,7 +68,7 @@ fn run_steps(steps: usize) -> Vec<u32> {
 
 #[test]
 fn every_path_and_thread_count_gives_the_same_bits() {
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::dispatch::settings_lock();
     let mut want: Option<Vec<u32>> = None;
     for path in available_paths() {
         for threads in [1, 3, 8] {
@@ -88,7 +86,7 @@ fn every_path_and_thread_count_gives_the_same_bits() {
 
 #[test]
 fn gradient_matches_finite_differences_roughly() {
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::dispatch::settings_lock();
     // A loose sanity check in f32 (the float64 reference lives in tests/).
     let cfg = small();
     let model = Model::new(cfg.clone(), 5).unwrap();

@@ -2,7 +2,7 @@ use super::*;
 
 #[test]
 fn every_tail_every_path_every_thread_count() {
-    let _g = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::dispatch::settings_lock();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     for d in 1..=70 {
         for axis in 0..3 {
@@ -24,7 +24,7 @@ fn every_tail_every_path_every_thread_count() {
 
 #[test]
 fn large_shapes_every_path_every_thread_count() {
-    let _g = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::dispatch::settings_lock();
     let mut rng = Rng(42);
     for (m, k, n) in [
         (257, 300, 263),
@@ -57,7 +57,7 @@ fn bound(k: usize, abs_sum: f64) -> f64 {
 
 #[test]
 fn both_modes_within_the_error_bound_of_f64() {
-    let _g = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::dispatch::settings_lock();
     let mut rng = Rng(7);
     for (m, k, n) in [(33, 4099, 29), (64, 1024, 64), (5, 20000, 7), (70, 70, 70)] {
         let av = values(&mut rng, m * k, false);
@@ -102,7 +102,7 @@ fn hand(a: &[f32], b: &[f32], m: usize, k: usize, n: usize, exact: &[u32], fast:
 
 #[test]
 fn hand_derived_special_values() {
-    let _g = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::dispatch::settings_lock();
     let nan = |b: u32| f32::from_bits(b);
     // (-1)·(+0) = -0, and +0 + -0 = +0: the accumulator's start shows.
     hand(&[-1.0], &[0.0], 1, 1, 1, &[0], &[0]);
@@ -146,7 +146,7 @@ fn hand_derived_special_values() {
 
 #[test]
 fn exact_and_fast_differ_where_fma_keeps_a_bit() {
-    let _g = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::dispatch::settings_lock();
     // x = 1 + 2^-12. Terms: 1·(-1), then x·x = 1 + 2^-11 + 2^-24 exactly.
     // exact: round(x·x) = 1 + 2^-11 (a tie, to even), minus 1 → 2^-11.
     // fast:  fma(x, x, -1) = 2^-11 + 2^-24 exactly.

@@ -4,7 +4,7 @@ use super::*;
 #[test]
 fn ftz_daz_left_set_by_the_caller_change_nothing_and_are_restored() {
     use crate::dispatch::{read_mxcsr, write_mxcsr};
-    let _g = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::dispatch::settings_lock();
     const FTZ_DAZ: u32 = (1 << 15) | (1 << 6);
     // A = 2^-149 (subnormal input: DAZ would read it as 0), B = 1: each
     // term is 2^-149 (a subnormal result: FTZ would flush it), and the sum
@@ -42,7 +42,7 @@ fn ftz_daz_left_set_by_the_caller_change_nothing_and_are_restored() {
 
 #[test]
 fn empty_dimensions() {
-    let _g = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::dispatch::settings_lock();
     let v = [1.0f32; 16];
     for path in available_paths() {
         for mode in [Mode::Exact, Mode::Fast] {
@@ -70,7 +70,7 @@ fn empty_dimensions() {
 
 #[test]
 fn strided_transposed_and_reversed_views() {
-    let _g = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::dispatch::settings_lock();
     let mut rng = Rng(99);
     let (m, k, n) = (37, 45, 51);
     let at_store = values(&mut rng, k * m, true); // A stored k × m: A = storeᵀ
@@ -125,7 +125,7 @@ fn strided_transposed_and_reversed_views() {
 
 #[test]
 fn batched_with_broadcast_operands() {
-    let _g = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::dispatch::settings_lock();
     let mut rng = Rng(5);
     // m = 13 reads B in place, m = 40 packs it (once per distinct item).
     for (batch, m, k, n) in [(5, 13, 29, 31), (3, 40, 300, 37)] {

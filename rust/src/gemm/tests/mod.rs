@@ -19,11 +19,9 @@ use super::{gemm, MatRef, OffsetCols, OffsetRows, PackedA, Product, Start, A, B}
 use crate::dispatch::{available_paths, set_threads, KernelPath, Mode};
 use crate::kernels::CANONICAL_NAN;
 use crate::simd::Token;
-use std::sync::Mutex;
 
 /// Tests that change the global thread count hold this, so that each one
 /// knows the count it runs under.
-static THREADS: Mutex<()> = Mutex::new(());
 const THREAD_COUNTS: [usize; 4] = [1, 2, 3, 8];
 
 struct Rng(u64);

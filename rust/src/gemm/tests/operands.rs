@@ -6,7 +6,7 @@ use super::*;
 /// where k is short).
 #[test]
 fn continued_calls_over_k_ranges_give_one_products_bits() {
-    let _guard = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = crate::dispatch::settings_lock();
     let mut rng = Rng(0x5eed_c0de);
     for &(m, k, n, ref cuts) in &[
         (7usize, 600usize, 37usize, vec![0usize, 1, 256, 300, 599]),
@@ -62,7 +62,7 @@ fn continued_calls_over_k_ranges_give_one_products_bits() {
 /// k spans several k blocks; C's items sit at a stride of their own.
 #[test]
 fn packed_a_and_offset_rows_give_the_definition_bits() {
-    let _guard = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = crate::dispatch::settings_lock();
     let mut rng = Rng(0x0FF5_E075);
     for &(m, k, n, batch) in &[
         (64usize, 288usize, 128usize, 3usize),
@@ -138,7 +138,7 @@ fn packed_a_and_offset_rows_give_the_definition_bits() {
 /// a run, partial slivers; a second call continues the first's sums.
 #[test]
 fn offset_columns_give_the_definition_bits() {
-    let _guard = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = crate::dispatch::settings_lock();
     let mut rng = Rng(0x0C01_5EED);
     for &(m, k, n, run, run_stride) in &[
         (64usize, 256usize, 288usize, 128usize, 131isize),

@@ -1,10 +1,9 @@
 use super::*;
 use crate::dispatch::{available_paths, set_kernel_path, set_threads, KernelPath};
 use crate::kernels::CANONICAL_NAN;
-use std::sync::Mutex;
 
-// Tests that change the process-wide path or thread count take this.
-static SETTINGS: Mutex<()> = Mutex::new(());
+// Tests that change the process-wide path or thread count take
+// crate::dispatch::settings_lock().
 
 fn values(n: usize, seed: u32, scale: f32) -> Vec<f32> {
     let mut x = seed.wrapping_mul(2_654_435_761).wrapping_add(12345);
@@ -55,7 +54,7 @@ fn scalars_are_doubles_rounded_once() {
 
 #[test]
 fn adamw_matches_the_written_out_definition() {
-    let _g = SETTINGS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::dispatch::settings_lock();
     let n = 3 * CHUNK + 77;
     let g = values(n, 1, 2e-2);
     let mut p = values(n, 2, 1.0);
@@ -79,7 +78,7 @@ fn adamw_matches_the_written_out_definition() {
 /// NaNs canonical.
 #[test]
 fn every_path_and_thread_count_gives_the_same_bits() {
-    let _g = SETTINGS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::dispatch::settings_lock();
     let mut g = values(2 * CHUNK + 31, 3, 1.0);
     let specials = [
         0.0,
