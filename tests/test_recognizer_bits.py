@@ -68,3 +68,38 @@ def test_checkpoint_bytes_do_not_depend_on_the_process(tmp_path):
         outs.append((ck.read_bytes(), md.read_bytes()))
     assert outs[0][0] == outs[1][0]
     assert outs[0][1] == outs[1][1]
+
+
+# The contract's form (CONTRACT §7) for the recognizer: sha256 over every
+# batch gradient of the default architecture (channels 32, 64, 96, hidden
+# 128, two layers, the default charset), in parameter order, on every path
+# × threads {1, 3, 8}. Eight lines, so that the lines really spread over 8
+# threads (asserted); widths with and without a tail of 16 time steps.
+DEFAULT_GRADIENTS_SHA256 = "67d4922b246c4428b06471fb84b6f535522cfdf0a5263c3ab3711ee6a28ed625"
+DEFAULT_WIDTHS = (48, 32, 20, 44, 36, 24, 40, 28)
+DEFAULT_TEXTS = ["a1", "Zq", "7", "ok!", "x y", "", "B4", "hi"]
+
+
+def default_gradients_sha256():
+    rng = np.random.default_rng(2026)
+    imgs = [rng.random((32, w)).astype(np.float32) for w in DEFAULT_WIDTHS]
+    model = CrnnV0(CrnnV0Config(), seed=5)
+    loss, grads = Trainer(model).gradients(imgs, DEFAULT_TEXTS)
+    h = hashlib.sha256()
+    for name in model.parameter_names:
+        h.update(np.ascontiguousarray(grads[name], dtype="<f4").tobytes())
+    h.update(np.float32(loss).astype("<f4").tobytes())
+    return h.hexdigest()
+
+
+def test_default_architecture_gradient_hash_is_pinned_on_every_path_and_thread_count():
+    from conftest import assert_splits
+
+    assert_splits(default_gradients_sha256)
+    seen = {}
+    for path in PATHS:
+        for threads in THREAD_COUNTS:
+            with om.compute.settings(kernel_path=path, threads=threads):
+                seen[(path, threads)] = default_gradients_sha256()
+    assert len(set(seen.values())) == 1, seen
+    assert next(iter(seen.values())) == DEFAULT_GRADIENTS_SHA256

@@ -287,3 +287,34 @@ def test_lstm_ctc_exact_gradients_identical_on_every_path_and_thread_count():
             with om.compute.settings(kernel_path=path, threads=threads):
                 seen.add(sha256_of(_lstm_ctc_gradients()))
     assert len(seen) == 1
+
+
+# The GRU in the contract's form: an exact-mode gradient hash, equal on
+# every path × threads {1, 3, 8} and pinned. Wide enough (batch 16, hidden
+# 96) that its products split into at least 8 chunks (asserted).
+GRU_EXACT_SHA256 = "517c5b829b4a6b8659b0182179024d4ce12fde8c2890d332c39f5bdeb075e832"
+
+
+def _gru_gradients():
+    gen = om.Generator().manual_seed(23)
+    gru = om.nn.GRU(24, 96, num_layers=2, bidirectional=True, generator=gen)
+    x = om.randn(12, 16, 24, generator=gen)
+    h0 = om.randn(4, 16, 96, generator=gen) * 0.5
+    out, hn = gru(x, h0)
+    loss = (out * out).mean() + hn.sum() * 0.01
+    loss.backward()
+    return [p.grad.numpy() for p in gru.parameters()] + [loss.detach().reshape(1).numpy()]
+
+
+def test_gru_exact_gradient_hash_is_pinned_on_every_path_and_thread_count():
+    from conftest import assert_splits
+
+    om.compute.set_mode("exact")
+    assert_splits(_gru_gradients)
+    seen = {}
+    for path in PATHS:
+        for threads in THREAD_COUNTS:
+            with om.compute.settings(kernel_path=path, threads=threads):
+                seen[(path, threads)] = sha256_of(_gru_gradients())
+    assert len(set(seen.values())) == 1, seen
+    assert next(iter(seen.values())) == GRU_EXACT_SHA256
