@@ -165,8 +165,11 @@ def _inplace_binary(op: str, name: str, self: Tensor, other) -> Tensor:
         raise ValueError(f"{name}: the result of shape {shape} would not fit the tensor of shape {self._shape}")
     if self._dtype is not float32:
         raise TypeError(f"{name}: expected a float32 tensor, got {self._dtype.name}")
-    _core.binary(op, self, self, expand_to(o, shape, name))
+    # The version first: a KeyboardInterrupt is raised at the next Python
+    # call after the kernel, so bumping after the write could leave a write
+    # the version does not count (saved copies would not be seen as stale).
     self._bump()
+    _core.binary(op, self, self, expand_to(o, shape, name))
     return self
 
 
