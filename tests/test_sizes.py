@@ -77,3 +77,16 @@ def test_storage_binding_refuses_wrapping_sizes():
     assert got == "ValueError" and "overflow" in message, message
     got, message = raises_in_child("om._core.Storage.empty('float32', 2**60)")
     assert got == "MemoryError", message
+
+
+@pytest.mark.parametrize("expr,fragment", [
+    (f"om.cat([om.ones(1).expand({BIG}), om.ones(1).expand({BIG})])", "cat: shape (9223372036854775808,)"),
+    (f"F.pad(om.ones(2, 2), ({BIG}, {BIG}))", "pad: shape"),
+    (f"F.conv2d(om.ones(1, 1, 2, 2), om.ones(1, 1, 1, 1), padding={2**40})", "conv2d: the output"),
+    (f"F.max_pool2d(om.ones(1, 1, 4, 4), 2, padding={2**70})", "max_pool2d: padding"),
+    (f"F.interpolate(om.ones(1, 1, 2, 2), scale_factor=1e300)", "interpolate: scale_factor"),
+])
+def test_joins_padding_and_geometry_name_the_op(expr, fragment):
+    got, message = raises_in_child(expr)
+    assert got == "ValueError", message
+    assert fragment in message, message

@@ -21,6 +21,7 @@ class Cat(Function):
         self.sizes = [t.shape[dim] for t in tensors]
         shape = list(tensors[0].shape)
         shape[dim] = sum(self.sizes)
+        _shape.checked_numel("cat", shape, tensors[0].dtype.itemsize)
         out = Tensor._empty(tuple(shape), tensors[0].dtype)
         pos = 0
         for t, n in zip(tensors, self.sizes):

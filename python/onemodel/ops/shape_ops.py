@@ -105,4 +105,5 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     new_shape = tuple(n + a + b for n, (a, b) in zip(input.shape, pads))
     if any(s < 0 for s in new_shape):
         raise ValueError(f"pad: padding {pad} makes the shape {tuple(input.shape)} negative: {new_shape}")
+    _shape.checked_numel("pad", new_shape, input.dtype.itemsize)
     return PadFn.apply(input, tuple(pads), 0.0 if value is None else value)
