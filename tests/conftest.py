@@ -43,7 +43,8 @@ def chunk_count():
     """Counts how the kernels split the work inside the block: ``stats`` gets
     ``calls``, ``split`` (calls with more than one chunk) and ``most`` (the
     most chunks of one call). The chunking is a function of the shapes only
-    (CONTRACT §3), so one count stands for every thread count."""
+    (docs/engine.md, "Arithmetic rules"), so one count stands for every
+    thread count."""
     stats = {}
     om._core.reset_chunk_stats()
     try:

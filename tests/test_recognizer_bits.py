@@ -70,8 +70,8 @@ def test_checkpoint_bytes_do_not_depend_on_the_process(tmp_path):
     assert outs[0][1] == outs[1][1]
 
 
-# The contract's form (CONTRACT §7) for the recognizer: sha256 over every
-# batch gradient of the default architecture (channels 32, 64, 96, hidden
+# The pinned-hash form (docs/engine.md, "Pinned gradient hashes") for the
+# recognizer: sha256 over every batch gradient of the default architecture (channels 32, 64, 96, hidden
 # 128, two layers, the default charset), in parameter order, on every path
 # × threads {1, 3, 8}. Eight lines, so that the lines really spread over 8
 # threads (asserted); widths with and without a tail of 16 time steps.

@@ -148,6 +148,8 @@ def permute(input: Tensor, *dims) -> Tensor:
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     d0 = _shape.norm_dim("transpose", dim0, input.ndim)
     d1 = _shape.norm_dim("transpose", dim1, input.ndim)
+    if input.ndim == 0:  # torch: dims 0 and -1 of a 0-d tensor name the tensor itself
+        return Permute.apply(input, ())
     dims = list(range(input.ndim))
     dims[d0], dims[d1] = dims[d1], dims[d0]
     return Permute.apply(input, tuple(dims))

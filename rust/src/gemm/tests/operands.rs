@@ -239,7 +239,7 @@ fn offset_columns_give_the_definition_bits() {
 /// in a batch of two items at their own B offset, with A broadcast.
 #[test]
 fn other_source_combinations_give_the_definition_bits() {
-    let _guard = THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = crate::dispatch::settings_lock();
     let mut rng = Rng(0xC0B1_5EED);
     let (m, k, n) = (11usize, 300usize, 21usize);
     let av = values(&mut rng, m * k, false);
