@@ -72,6 +72,15 @@ def test_interpolate_refuses_an_output_no_machine_holds():
     assert "interpolate" in message and "2147483648" in message, message
 
 
+@pytest.mark.parametrize("mode", ["bicubic", "nearest-exact", "area"])
+def test_interpolate_modes_refuse_an_output_no_machine_holds(mode):
+    got, message = raises_in_child(
+        f"F.interpolate(om.ones(1, 1, 2, 2), size=(2**31, 2**31), mode={mode!r})", timeout=60
+    )
+    assert got == "ValueError", message
+    assert "interpolate" in message and "2147483648" in message, message
+
+
 def test_storage_binding_refuses_wrapping_sizes():
     got, message = raises_in_child("om._core.Storage.empty('float32', 2**62)")
     assert got == "ValueError" and "overflow" in message, message

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numbers
 
-from .. import _core
+from .. import _core, _shape
 from ..autograd.function import Function
 from ..tensor import Tensor
 from .operands import check_float, contig
@@ -78,6 +78,8 @@ def _interpolate_more(input, size, scale_factor, mode, align_corners, recompute_
     if recompute_scale_factor and size is not None:
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     out, scales = output_size(op, input, size, scale_factor, recompute_scale_factor, mode)
+    # An output no tensor can hold is refused before the index tables are built.
+    _shape.checked_numel(op, tuple(input.shape[:2]) + tuple(out), 4)
     return interpolate_more(input, out, scales, mode, align_corners)
 
 
