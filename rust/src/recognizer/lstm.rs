@@ -18,9 +18,9 @@
 //! output is still the dot16 over one line's own vector, so the bits are
 //! those of one line at a time.
 
+use super::cell::CellForward;
 use super::dot16::{gemm_nt, rowsum16};
 use crate::kernels::transpose::transpose;
-use crate::math::{sigmoid, tanh};
 
 /// Stored forward state of one direction of one line.
 #[derive(Default)]
@@ -115,27 +115,17 @@ pub fn recur_forward(h: usize, reverse: bool, w_hh: &[f32], lines: &mut [&mut Di
             let ccur = &mut s.cm[r * h..][..h];
             st.hprev[t * h..][..h].copy_from_slice(hcur);
             let z = &mut st.gates[t * g4..][..g4];
-            for (v, rec) in z.iter_mut().zip(&s.zm[r * g4..][..g4]) {
-                *v += *rec;
+            let (c_out, tc_out, h_out) = (&mut st.c[t * h..][..h], &mut st.tc[t * h..][..h], &mut st.h[t * h..][..h]);
+            CellForward {
+                z,
+                rec: &s.zm[r * g4..][..g4],
+                c: ccur,
+                h: hcur,
+                c_out,
+                tc_out,
+                h_out,
             }
-            for j in 0..h {
-                let i = sigmoid(z[j]);
-                let f = sigmoid(z[h + j]);
-                let g = tanh(z[2 * h + j]);
-                let o = sigmoid(z[3 * h + j]);
-                z[j] = i;
-                z[h + j] = f;
-                z[2 * h + j] = g;
-                z[3 * h + j] = o;
-                let c = f * ccur[j] + i * g;
-                let tc = tanh(c);
-                let hv = o * tc;
-                ccur[j] = c;
-                hcur[j] = hv;
-                st.c[t * h + j] = c;
-                st.tc[t * h + j] = tc;
-                st.h[t * h + j] = hv;
-            }
+            .run_here();
         }
     }
 }
