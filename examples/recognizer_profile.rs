@@ -21,7 +21,9 @@ fn main() {
         Ok(r) => {
             let (lo, hi) = r.split_once('-').expect("WIDTHS=MIN-MAX");
             let (lo, hi): (usize, usize) = (lo.parse().unwrap(), hi.parse().unwrap());
-            (0..8).map(|_| lo + (rng.next_u64() % (hi - lo + 1) as u64) as usize).collect()
+            (0..8)
+                .map(|_| lo + (rng.next_u64() % (hi - lo + 1) as u64) as usize)
+                .collect()
         }
         Err(_) => vec![256; 8],
     };

@@ -105,7 +105,9 @@ mod tests {
     #[test]
     fn every_path_gives_the_scalar_cell() {
         for hn in [1usize, 7, 16, 24, 37, 128] {
-            let val = |i: usize| ((i * 7919 % 1000) as f32 / 100.0 - 5.0) * if i % 11 == 0 { 9.0 } else { 1.0 };
+            let val = |i: usize| {
+                ((i * 7919 % 1000) as f32 / 100.0 - 5.0) * if i % 11 == 0 { 9.0 } else { 1.0 }
+            };
             let z0: Vec<f32> = (0..4 * hn).map(val).collect();
             let rec: Vec<f32> = (0..4 * hn).map(|i| val(i + 3)).collect();
             let c0: Vec<f32> = (0..hn).map(|i| val(i + 5)).collect();

@@ -59,7 +59,11 @@ pub fn im2col(g: &Geom, x: &[f32], col: &mut Vec<f32>) {
                     if c == 1 {
                         // One channel (the first block): a plain store, not
                         // a copy call per tap.
-                        dst[0] = if inside { x[iy as usize * w + ix as usize] } else { 0.0 };
+                        dst[0] = if inside {
+                            x[iy as usize * w + ix as usize]
+                        } else {
+                            0.0
+                        };
                     } else if inside {
                         dst.copy_from_slice(&x[(iy as usize * w + ix as usize) * c..][..c]);
                     } else {

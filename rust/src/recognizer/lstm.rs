@@ -53,7 +53,14 @@ pub struct DirParams<'a> {
 
 /// The input projection of one line: `gates[t][g] = dot16(x[t], W_ih[g]) +
 /// b[g]`, and every per-step buffer sized for `t_len` steps.
-pub fn input_projection(t_len: usize, inp: usize, h: usize, x: &[f32], p: DirParams<'_>, st: &mut DirState) {
+pub fn input_projection(
+    t_len: usize,
+    inp: usize,
+    h: usize,
+    x: &[f32],
+    p: DirParams<'_>,
+    st: &mut DirState,
+) {
     let g4 = 4 * h;
     st.t = t_len;
     super::reuse(&mut st.gates, t_len * g4, 0.0);
@@ -94,7 +101,10 @@ impl RecScratch {
         self.order.first().map_or(0, |&i| lines[i].t)
     }
     fn running(&self, lines: &[&mut DirState], step: usize) -> usize {
-        self.order.iter().take_while(|&&i| lines[i].t > step).count()
+        self.order
+            .iter()
+            .take_while(|&&i| lines[i].t > step)
+            .count()
     }
 }
 
@@ -102,7 +112,13 @@ impl RecScratch {
 /// line's `gates` holding its input projection, see [`input_projection`]):
 /// each step is one product `[running lines][H] × W_hhᵀ`, each output still
 /// the dot16 over the line's own h, so which lines share it moves no bit.
-pub fn recur_forward(h: usize, reverse: bool, w_hh: &[f32], lines: &mut [&mut DirState], s: &mut RecScratch) {
+pub fn recur_forward(
+    h: usize,
+    reverse: bool,
+    w_hh: &[f32],
+    lines: &mut [&mut DirState],
+    s: &mut RecScratch,
+) {
     let g4 = 4 * h;
     let steps = s.start(lines, h);
     for step in 0..steps {
@@ -115,7 +131,11 @@ pub fn recur_forward(h: usize, reverse: bool, w_hh: &[f32], lines: &mut [&mut Di
             let ccur = &mut s.cm[r * h..][..h];
             st.hprev[t * h..][..h].copy_from_slice(hcur);
             let z = &mut st.gates[t * g4..][..g4];
-            let (c_out, tc_out, h_out) = (&mut st.c[t * h..][..h], &mut st.tc[t * h..][..h], &mut st.h[t * h..][..h]);
+            let (c_out, tc_out, h_out) = (
+                &mut st.c[t * h..][..h],
+                &mut st.tc[t * h..][..h],
+                &mut st.h[t * h..][..h],
+            );
             CellForward {
                 z,
                 rec: &s.zm[r * g4..][..g4],
@@ -146,7 +166,13 @@ pub fn forward_dir(
     col: usize,
 ) {
     input_projection(t_len, inp, h, x, p, st);
-    recur_forward(h, reverse, p.w_hh, &mut [&mut *st], &mut RecScratch::default());
+    recur_forward(
+        h,
+        reverse,
+        p.w_hh,
+        &mut [&mut *st],
+        &mut RecScratch::default(),
+    );
     for t in 0..t_len {
         out[t * ldo + col..][..h].copy_from_slice(&st.h[t * h..][..h]);
     }
@@ -220,8 +246,25 @@ pub fn recur_backward(
 
 /// Backward recurrence of one direction of one line: fills `st.dz` from
 /// `dout[t][col..col + H]` (row length `ldo`).
-pub fn backward_dir(h: usize, reverse: bool, dout: &[f32], ldo: usize, col: usize, w_hh_t: &[f32], st: &mut DirState) {
-    recur_backward(h, reverse, w_hh_t, &[dout], ldo, col, &mut [st], &mut RecScratch::default());
+pub fn backward_dir(
+    h: usize,
+    reverse: bool,
+    dout: &[f32],
+    ldo: usize,
+    col: usize,
+    w_hh_t: &[f32],
+    st: &mut DirState,
+) {
+    recur_backward(
+        h,
+        reverse,
+        w_hh_t,
+        &[dout],
+        ldo,
+        col,
+        &mut [st],
+        &mut RecScratch::default(),
+    );
 }
 
 /// Workspace for the weight gradients.
@@ -272,7 +315,14 @@ pub fn weight_grads(
 /// gates (forward direction's dz first, then the reverse's, side by side
 /// in `dzcat`, `[T][8H]`) of `dz[t]` and `W_cat_t[i]`, where `w_cat_t` is
 /// `[In][8H]` (both directions' W_ih transposed side by side).
-pub fn input_grad(inp: usize, h: usize, dirs: &[DirState; 2], w_cat_t: &[f32], dzcat: &mut Vec<f32>, dx: &mut [f32]) {
+pub fn input_grad(
+    inp: usize,
+    h: usize,
+    dirs: &[DirState; 2],
+    w_cat_t: &[f32],
+    dzcat: &mut Vec<f32>,
+    dx: &mut [f32],
+) {
     let (g4, g8, t_len) = (4 * h, 8 * h, dirs[0].t);
     super::reuse(dzcat, t_len * g8, 0.0);
     for (d, st) in dirs.iter().enumerate() {

@@ -284,7 +284,13 @@ impl Model {
     /// from each line's `st.dx` (the gradient of the layer's output): each
     /// direction's `dz` (lstm::recur_backward), the two directions on two
     /// threads when the pool has them.
-    pub fn backward_recurrence(&self, l: usize, prep: &Prepared, lines: &mut [&mut LineState], rec: &mut [RecScratch; 2]) {
+    pub fn backward_recurrence(
+        &self,
+        l: usize,
+        prep: &Prepared,
+        lines: &mut [&mut LineState],
+        rec: &mut [RecScratch; 2],
+    ) {
         let h = self.cfg.hidden;
         let mut douts: Vec<&[f32]> = Vec::with_capacity(lines.len());
         let mut dirs: [Vec<&mut DirState>; 2] = Default::default();
@@ -306,7 +312,13 @@ impl Model {
 
     /// LSTM layer `l`'s weight gradients of one line after its backward
     /// recurrence; `st.dx` becomes the gradient of the layer's input.
-    pub fn backward_lstm_grads(&self, l: usize, prep: &Prepared, st: &mut LineState, grads: &mut [Vec<f32>]) {
+    pub fn backward_lstm_grads(
+        &self,
+        l: usize,
+        prep: &Prepared,
+        st: &mut LineState,
+        grads: &mut [Vec<f32>],
+    ) {
         let cfg = &self.cfg;
         let (h, inp) = (cfg.hidden, cfg.lstm_input(l));
         let LineState {
@@ -323,7 +335,16 @@ impl Model {
             let base = cfg.lstm_index(l, d);
             let (a, rest) = grads[base..].split_at_mut(1);
             let (bq, cq) = rest.split_at_mut(1);
-            lstm::weight_grads(inp, h, x, ds, &mut a[0], &mut bq[0], &mut cq[0], lstm_scratch);
+            lstm::weight_grads(
+                inp,
+                h,
+                x,
+                ds,
+                &mut a[0],
+                &mut bq[0],
+                &mut cq[0],
+                lstm_scratch,
+            );
         }
         super::reuse(dx, dirs[0].t * inp, 0.0);
         lstm::input_grad(inp, h, dirs, &prep.w_cat_t[l], dz, dx);

@@ -268,11 +268,12 @@ impl Trainer {
             }
             model.forward_convs(lines[i].pixels, lines[i].width, &mut w.st);
         });
-        let all_lines = |rec: &mut [RecScratch; 2], f: &dyn Fn(&mut [&mut LineState], &mut [RecScratch; 2])| {
-            let mut guards: Vec<_> = (0..b).map(lock).collect();
-            let mut sts: Vec<&mut LineState> = guards.iter_mut().map(|g| &mut g.st).collect();
-            f(&mut sts, rec);
-        };
+        let all_lines =
+            |rec: &mut [RecScratch; 2], f: &dyn Fn(&mut [&mut LineState], &mut [RecScratch; 2])| {
+                let mut guards: Vec<_> = (0..b).map(lock).collect();
+                let mut sts: Vec<&mut LineState> = guards.iter_mut().map(|g| &mut g.st).collect();
+                f(&mut sts, rec);
+            };
         for l in 0..cfg.layers {
             all_lines(rec, &|sts, rec| model.forward_lstm(l, sts, rec));
         }
@@ -294,7 +295,9 @@ impl Trainer {
             model.backward_head(prep, &mut w.st, &mut w.grads);
         });
         for l in (0..cfg.layers).rev() {
-            all_lines(rec, &|sts, rec| model.backward_recurrence(l, prep, sts, rec));
+            all_lines(rec, &|sts, rec| {
+                model.backward_recurrence(l, prep, sts, rec)
+            });
             crate::dispatch::par_chunks(b, |i| {
                 let mut w = lock(i);
                 let w = &mut *w;
@@ -306,7 +309,10 @@ impl Trainer {
             let w = &mut *w;
             model.backward_convs(prep, &mut w.st, &mut w.grads);
         });
-        Ok(work.iter().map(|w| w.lock().unwrap_or_else(|e| e.into_inner()).loss).collect())
+        Ok(work
+            .iter()
+            .map(|w| w.lock().unwrap_or_else(|e| e.into_inner()).loss)
+            .collect())
     }
 
     /// Element count of the flat run-time gradient (every tensor in
