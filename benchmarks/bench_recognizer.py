@@ -4,6 +4,15 @@ with the same model in PyTorch (padded batch, CTCLoss, clip_grad_norm_,
 AdamW foreach=False) when torch is importable; peak memory of each.
 
     python benchmarks/bench_recognizer.py [--steps 10] [--threads 1 2] [--rounds 1]
+        [--widths MIN MAX] [--extra-site DIR]
+
+--widths MIN MAX trains on lines of mixed widths instead (each drawn uniformly
+from MIN..MAX px, e.g. 130 340 as a real line set; four different batches
+taken in turn): onemodel runs each line at its own width; torch pads each
+batch to its widest line (zeros on the right), runs the LSTM over the padded
+steps and gives CTC each line's own length (a plain padded batch, no packed
+sequence: the reverse direction starts on the padding). --extra-site adds a
+directory (e.g. torch's venv site-packages) to the workers' sys.path.
 
 Each configuration runs in its own subprocess so that its peak resident
 memory (VmHWM) is its own. With --rounds R the configurations run R times
@@ -24,32 +33,38 @@ from _timing import peak_rss_mib
 
 import numpy as np
 
-WIDTH, BATCH = 256, 8
+WIDTH, BATCH, MIXED_BATCHES = 256, 8, 4
 
 
-def batch(rng, classes):
-    imgs = [rng.random((32, WIDTH)).astype(np.float32) for _ in range(BATCH)]
+def batch(rng, classes, widths=None):
+    ws = [WIDTH] * BATCH if widths is None else [int(rng.integers(widths[0], widths[1] + 1)) for _ in range(BATCH)]
+    imgs = [rng.random((32, w)).astype(np.float32) for w in ws]
     labels = [list(rng.integers(1, classes, size=int(rng.integers(8, 20)))) for _ in range(BATCH)]
     return imgs, labels
 
 
-def run_onemodel(threads, steps):
+def batches(classes, widths):
+    rng = np.random.default_rng(0)
+    return [batch(rng, classes, widths) for _ in range(1 if widths is None else MIXED_BATCHES)]
+
+
+def run_onemodel(threads, steps, widths):
     import onemodel as om
     from onemodel.recognizer import CrnnV0, CrnnV0Config, Trainer
 
     om.compute.set_threads(threads)
     model = CrnnV0(CrnnV0Config(), seed=0)
     tr = Trainer(model)
-    rng = np.random.default_rng(0)
-    imgs, labels = batch(rng, model.config.classes)
-    tr.step(imgs, labels)  # warm-up: buffers sized once
+    data = batches(model.config.classes, widths)
+    for imgs, labels in data:
+        tr.step(imgs, labels)  # warm-up: buffers sized once
     t, c = time.perf_counter(), time.process_time()
-    for _ in range(steps):
-        tr.step(imgs, labels)
+    for i in range(steps):
+        tr.step(*data[i % len(data)])
     return steps * BATCH / (time.perf_counter() - t), steps * BATCH / (time.process_time() - c)
 
 
-def run_torch(threads, steps):
+def run_torch(threads, steps, widths):
     import torch
     import torch.nn.functional as F
 
@@ -81,31 +96,37 @@ def run_torch(threads, steps):
     opt = torch.optim.AdamW([{"params": decay}, {"params": nodecay, "weight_decay": 0.0}], lr=1e-3, weight_decay=0.01,
                             foreach=False)
     ctc = torch.nn.CTCLoss(blank=0, reduction="sum", zero_infinity=True)
-    rng = np.random.default_rng(0)
-    imgs, labels = batch(rng, cfg.classes)
-    x = torch.tensor(np.stack(imgs))[:, None]
-    targets = torch.tensor([c for lab in labels for c in lab])
-    tlen = torch.tensor([len(lab) for lab in labels])
+    data = []
+    for imgs, labels in batches(cfg.classes, widths):
+        wmax = max(im.shape[1] for im in imgs)
+        padded = np.zeros((BATCH, 1, cfg.height, wmax), np.float32)
+        for i, im in enumerate(imgs):
+            padded[i, 0, :, :im.shape[1]] = im
+        steps_of = [im.shape[1] // 4 for im in imgs]  # pools (2,2), (2,2), (2,1)
+        data.append((torch.tensor(padded), torch.tensor([c for lab in labels for c in lab]),
+                     torch.tensor([len(lab) for lab in labels]), torch.tensor(steps_of)))
 
-    def step():
+    def step(x, targets, tlen, ilen):
         opt.zero_grad()
         z = net(x)
-        ilen = torch.full((BATCH,), z.shape[0], dtype=torch.long)
         loss = ctc(F.log_softmax(z, dim=2), targets, ilen, tlen) / BATCH
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0, foreach=False)
         opt.step()
 
-    step()
+    for d in data:
+        step(*d)
     t, c = time.perf_counter(), time.process_time()
-    for _ in range(steps):
-        step()
+    for i in range(steps):
+        step(*data[i % len(data)])
     return steps * BATCH / (time.perf_counter() - t), steps * BATCH / (time.process_time() - c)
 
 
 def worker(args):
+    if args.extra_site:
+        sys.path.append(args.extra_site)
     fn = run_onemodel if args.worker == "onemodel" else run_torch
-    lps, lpc = fn(args.worker_threads, args.steps)
+    lps, lpc = fn(args.worker_threads, args.steps, args.widths)
     peak = peak_rss_mib()
     print(json.dumps({"lines_per_s": lps, "lines_per_cpu_s": lpc, "peak_mib": peak}))
 
@@ -117,9 +138,13 @@ def main():
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--worker", choices=["onemodel", "torch"])
     ap.add_argument("--worker-threads", type=int, default=1)
+    ap.add_argument("--widths", type=int, nargs=2, metavar=("MIN", "MAX"), default=None)
+    ap.add_argument("--extra-site", default=None)
     args = ap.parse_args()
     if args.worker:
         return worker(args)
+    if args.extra_site:
+        sys.path.append(args.extra_site)
     try:
         import torch  # noqa: F401
 
@@ -131,8 +156,13 @@ def main():
     for rnd in range(args.rounds):
         for threads in args.threads:
             for impl in impls:
-                out = subprocess.run([sys.executable, __file__, "--worker", impl, "--worker-threads", str(threads),
-                                      "--steps", str(args.steps)], capture_output=True, text=True, check=True)
+                cmd = [sys.executable, __file__, "--worker", impl, "--worker-threads", str(threads),
+                       "--steps", str(args.steps)]
+                if args.widths:
+                    cmd += ["--widths", *map(str, args.widths)]
+                if args.extra_site:
+                    cmd += ["--extra-site", args.extra_site]
+                out = subprocess.run(cmd, capture_output=True, text=True, check=True)
                 r = json.loads(out.stdout.strip().splitlines()[-1])
                 runs.setdefault((impl, threads), []).append(r)
                 print(f"round {rnd + 1}: {impl:9s} threads {threads}: {r['lines_per_s']:7.1f} lines/s  "

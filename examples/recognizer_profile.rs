@@ -1,6 +1,8 @@
 //! Wall time of the default crnn-v0 training step (batch of eight 256-px
 //! lines) in Rust alone, for profiling: `THREADS=2 cargo run --release
 //! --example recognizer_profile -- 10` (steps; `perf record` works on it).
+//! `WIDTHS=130-340` gives the eight lines widths drawn from that range
+//! instead (a real line set's spread; the same widths every run).
 use onemodel::recognizer::model::{Config, Model, SplitMix};
 use onemodel::recognizer::trainer::{Hyper, Line, Trainer};
 fn main() {
@@ -15,8 +17,19 @@ fn main() {
     let mut model = Model::new(cfg.clone(), 0).unwrap();
     let mut tr = Trainer::new(&model, Hyper::default()).unwrap();
     let mut rng = SplitMix::new(1);
-    let imgs: Vec<Vec<f32>> = (0..8)
-        .map(|_| (0..32 * 256).map(|_| rng.uniform(0.5) + 0.5).collect())
+    let widths: Vec<usize> = match std::env::var("WIDTHS") {
+        Ok(r) => {
+            let (lo, hi) = r.split_once('-').expect("WIDTHS=MIN-MAX");
+            let (lo, hi): (usize, usize) = (lo.parse().unwrap(), hi.parse().unwrap());
+            (0..8)
+                .map(|_| lo + (rng.next_u64() % (hi - lo + 1) as u64) as usize)
+                .collect()
+        }
+        Err(_) => vec![256; 8],
+    };
+    let imgs: Vec<Vec<f32>> = widths
+        .iter()
+        .map(|&w| (0..32 * w).map(|_| rng.uniform(0.5) + 0.5).collect())
         .collect();
     let labels: Vec<Vec<usize>> = (0..8)
         .map(|i| (0..10).map(|j| 1 + (i * 7 + j * 3) % 95).collect())
@@ -24,7 +37,7 @@ fn main() {
     let lines: Vec<Line> = (0..8)
         .map(|i| Line {
             pixels: &imgs[i],
-            width: 256,
+            width: widths[i],
             labels: &labels[i],
         })
         .collect();

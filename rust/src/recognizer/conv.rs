@@ -55,10 +55,19 @@ pub fn im2col(g: &Geom, x: &[f32], col: &mut Vec<f32>) {
                 for kx in 0..3 {
                     let ix = ox as isize + kx as isize - 1;
                     let dst = &mut row[(ky * 3 + kx) * c..][..c];
-                    if iy < 0 || iy >= h as isize || ix < 0 || ix >= w as isize {
-                        dst.fill(0.0);
-                    } else {
+                    let inside = iy >= 0 && iy < h as isize && ix >= 0 && ix < w as isize;
+                    if c == 1 {
+                        // One channel (the first block): a plain store, not
+                        // a copy call per tap.
+                        dst[0] = if inside {
+                            x[iy as usize * w + ix as usize]
+                        } else {
+                            0.0
+                        };
+                    } else if inside {
                         dst.copy_from_slice(&x[(iy as usize * w + ix as usize) * c..][..c]);
+                    } else {
+                        dst.fill(0.0);
                     }
                 }
             }
@@ -203,7 +212,10 @@ pub fn backward(
         db[ch] = rowsum16(&s.dct[ch * p..][..p]);
     }
     im2col_t(g, x, &mut s.planes, &mut s.colt);
-    dw.fill(0.0);
+    // The product writes the real taps; the padding columns are zero.
+    for row in dw.chunks_exact_mut(kp) {
+        row[k..].fill(0.0);
+    }
     gemm_nt(o, k, p, &s.dct, p, &s.colt, p, dw, kp);
     if let Some(dx) = dx {
         super::reuse(&mut s.dcol, p * k, 0.0);

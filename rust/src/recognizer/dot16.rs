@@ -7,7 +7,9 @@
 //! The 16 partials map onto lanes (1×16 for avx512, 2×8 for avx2, 4×4 for
 //! v128, 16 scalars for scalar). Each partial sees the same sequence of
 //! correctly rounded fmas on every path, the elements of a trailing partial
-//! chunk are added by the scalar fma into the same partials, and the tree
+//! chunk are added into the same partials by one vector fma whose result is
+//! kept only in the tail's lanes (a select, so the other partials are
+//! untouched), and the tree
 //! always pairs the same partials in the same order (levels across whole
 //! registers as vector adds, levels inside a register on stored scalars or,
 //! eight outputs at once, by `Lanes::tree8`), so every path gives the
@@ -229,53 +231,70 @@ impl Gemm {
                 }
                 kk += 16;
             }
-            if kf == k {
-                // No tail: the tree levels that pair whole registers
-                // (partial r with r + s where s ≥ N) are vector adds, and
-                // the last log2(N) levels, inside each register, run for
-                // eight outputs at once (Lanes::tree8).
-                let mut regs = [L::zero(); 8];
-                let mut n = 0;
-                for row in acc.iter_mut() {
-                    for parts in row.iter_mut() {
-                        let mut q = Q;
-                        while q > 1 {
-                            q /= 2;
-                            for r in 0..q {
-                                parts[r] = parts[r].add(parts[r + q]);
-                            }
-                        }
-                        regs[n % 8] = parts[0];
-                        n += 1;
-                        if n % 8 == 0 || n == MR * NR {
-                            let sums = L::tree8(regs);
-                            let first = (n - 1) / 8 * 8;
-                            for (t, &v) in sums[..n - first].iter().enumerate() {
-                                let (i, j) = ((first + t) / NR, (first + t) % NR);
-                                *self.c.add((i0 + i) * self.ldc + j0 + j) = v;
-                            }
+            if kf < k {
+                // The tail's terms go to partials 0..k − kf: copied into
+                // zero-padded rows, multiplied and added by the vector fma,
+                // and kept only in those lanes (select), so every other
+                // partial is left exactly as the definition leaves it.
+                let tail = k - kf;
+                let mut ta = [[0f32; 16]; MR];
+                let mut tb = [[0f32; 16]; NR];
+                for (i, row) in ta.iter_mut().enumerate() {
+                    std::ptr::copy_nonoverlapping(a.add(i * self.lda + kf), row.as_mut_ptr(), tail);
+                }
+                for (j, row) in tb.iter_mut().enumerate() {
+                    std::ptr::copy_nonoverlapping(b.add(j * self.ldb + kf), row.as_mut_ptr(), tail);
+                }
+                let limit = L::splat(tail as f32);
+                for q in 0..Q {
+                    let keep = L::load(LANE_INDEX.as_ptr().add(q * L::N)).lt(limit);
+                    let mut bv = [L::zero(); NR];
+                    for (j, v) in bv.iter_mut().enumerate() {
+                        *v = L::load(tb[j].as_ptr().add(q * L::N));
+                    }
+                    for (i, row) in acc.iter_mut().enumerate() {
+                        let av = L::load(ta[i].as_ptr().add(q * L::N));
+                        for j in 0..NR {
+                            row[j][q] = L::select(keep, av.fma(bv[j], row[j][q]), row[j][q]);
                         }
                     }
                 }
-                return;
             }
-            for (i, row) in acc.iter().enumerate() {
-                for (j, parts) in row.iter().enumerate() {
-                    let mut p = [0f32; 16];
-                    for (q, v) in parts.iter().enumerate() {
-                        v.store(p.as_mut_ptr().add(q * L::N));
+            // The tree levels that pair whole registers (partial r with
+            // r + s where s ≥ N) are vector adds, and the last log2(N)
+            // levels, inside each register, run for eight outputs at once
+            // (Lanes::tree8).
+            let mut regs = [L::zero(); 8];
+            let mut n = 0;
+            for row in acc.iter_mut() {
+                for parts in row.iter_mut() {
+                    let mut q = Q;
+                    while q > 1 {
+                        q /= 2;
+                        for r in 0..q {
+                            parts[r] = parts[r].add(parts[r + q]);
+                        }
                     }
-                    let ar = a.add(i * self.lda);
-                    let br = b.add(j * self.ldb);
-                    for t in kf..k {
-                        p[t - kf] = (*ar.add(t)).mul_add(*br.add(t), p[t - kf]);
+                    regs[n % 8] = parts[0];
+                    n += 1;
+                    if n % 8 == 0 || n == MR * NR {
+                        let sums = L::tree8(regs);
+                        let first = (n - 1) / 8 * 8;
+                        for (t, &v) in sums[..n - first].iter().enumerate() {
+                            let (i, j) = ((first + t) / NR, (first + t) % NR);
+                            *self.c.add((i0 + i) * self.ldc + j0 + j) = v;
+                        }
                     }
-                    *self.c.add((i0 + i) * self.ldc + j0 + j) = tree(&mut p);
                 }
             }
         }
     }
 }
+
+/// 0, 1, …, 15: lane l of register q holds partial q·N + l (the tail mask).
+static LANE_INDEX: [f32; 16] = [
+    0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0,
+];
 
 #[cfg(test)]
 mod tests {

@@ -9,16 +9,26 @@
 //!   i = σ(z_i), f = σ(z_f), g = tanh(z_g), o = σ(z_o)
 //!   c = f·cPrev + i·g      tc = tanh(c)      h = o·tc
 //! (every operation rounded separately; σ and tanh are the fixed ones).
-//! The activated gates, c, tc and the starting hidden state are stored.
+//! The activated gates, c, tc, the starting and the resulting hidden state
+//! are stored.
+//!
+//! The recurrences run over several lines at once (`recur_forward`,
+//! `recur_backward`): each step's product over h (forward) or dz (backward)
+//! takes the rows of every line still running, longest lines first; each
+//! output is still the dot16 over one line's own vector, so the bits are
+//! those of one line at a time.
 
+use super::cell::CellForward;
 use super::dot16::{gemm_nt, rowsum16};
-use crate::kernels::transpose::{transpose, transpose_ld};
-use crate::math::{sigmoid, tanh};
+use crate::kernels::transpose::transpose;
 
-/// Stored forward state of one direction.
+/// Stored forward state of one direction of one line.
 #[derive(Default)]
 pub struct DirState {
-    /// `[T][4H]`: activated gates i, f, g, o.
+    /// Time steps of the line.
+    pub t: usize,
+    /// `[T][4H]`: the input projection plus bias, then (after the
+    /// recurrence) the activated gates i, f, g, o.
     pub gates: Vec<f32>,
     /// `[T][H]`: cell state after step t.
     pub c: Vec<f32>,
@@ -26,6 +36,10 @@ pub struct DirState {
     pub tc: Vec<f32>,
     /// `[T][H]`: the hidden state step t started from.
     pub hprev: Vec<f32>,
+    /// `[T][H]`: the hidden state step t ends with (the direction's output).
+    pub h: Vec<f32>,
+    /// `[T][4H]`: the gate gradients dz of the backward recurrence.
+    pub dz: Vec<f32>,
 }
 
 /// Parameters of one direction, borrowed (the forward pass reads these;
@@ -37,8 +51,107 @@ pub struct DirParams<'a> {
     pub b: &'a [f32],
 }
 
-/// Forward of one direction; writes h into `out[t][col..col + H]` (row
-/// length `ldo`).
+/// The input projection of one line: `gates[t][g] = dot16(x[t], W_ih[g]) +
+/// b[g]`, and every per-step buffer sized for `t_len` steps.
+pub fn input_projection(
+    t_len: usize,
+    inp: usize,
+    h: usize,
+    x: &[f32],
+    p: DirParams<'_>,
+    st: &mut DirState,
+) {
+    let g4 = 4 * h;
+    st.t = t_len;
+    super::reuse(&mut st.gates, t_len * g4, 0.0);
+    gemm_nt(t_len, g4, inp, x, inp, p.w_ih, inp, &mut st.gates, g4);
+    for row in st.gates.chunks_exact_mut(g4) {
+        for (v, bias) in row.iter_mut().zip(p.b) {
+            *v += *bias;
+        }
+    }
+    for v in [&mut st.c, &mut st.tc, &mut st.hprev, &mut st.h] {
+        super::reuse(v, t_len * h, 0.0);
+    }
+}
+
+/// Workspace of a recurrence over several lines: their states as rows.
+#[derive(Default)]
+pub struct RecScratch {
+    order: Vec<usize>,
+    hm: Vec<f32>,
+    cm: Vec<f32>,
+    zm: Vec<f32>,
+}
+
+impl RecScratch {
+    /// The lines by decreasing length (ties in line order) and zeroed
+    /// state rows: at step s the lines still running (T > s) are the first
+    /// rows, so one product per step serves all of them.
+    fn start(&mut self, lines: &[&mut DirState], h: usize) -> usize {
+        self.order.clear();
+        self.order.extend(0..lines.len());
+        self.order.sort_by_key(|&i| std::cmp::Reverse(lines[i].t));
+        let n = lines.len();
+        for v in [&mut self.hm, &mut self.cm] {
+            v.clear();
+            v.resize(n * h, 0.0);
+        }
+        super::reuse(&mut self.zm, n * 4 * h, 0.0);
+        self.order.first().map_or(0, |&i| lines[i].t)
+    }
+    fn running(&self, lines: &[&mut DirState], step: usize) -> usize {
+        self.order
+            .iter()
+            .take_while(|&&i| lines[i].t > step)
+            .count()
+    }
+}
+
+/// Forward recurrence of one direction over several lines at once (each
+/// line's `gates` holding its input projection, see [`input_projection`]):
+/// each step is one product `[running lines][H] × W_hhᵀ`, each output still
+/// the dot16 over the line's own h, so which lines share it moves no bit.
+pub fn recur_forward(
+    h: usize,
+    reverse: bool,
+    w_hh: &[f32],
+    lines: &mut [&mut DirState],
+    s: &mut RecScratch,
+) {
+    let g4 = 4 * h;
+    let steps = s.start(lines, h);
+    for step in 0..steps {
+        let n = s.running(lines, step);
+        gemm_nt(n, g4, h, &s.hm, h, w_hh, h, &mut s.zm, g4);
+        for r in 0..n {
+            let st = &mut *lines[s.order[r]];
+            let t = if reverse { st.t - 1 - step } else { step };
+            let hcur = &mut s.hm[r * h..][..h];
+            let ccur = &mut s.cm[r * h..][..h];
+            st.hprev[t * h..][..h].copy_from_slice(hcur);
+            let z = &mut st.gates[t * g4..][..g4];
+            let (c_out, tc_out, h_out) = (
+                &mut st.c[t * h..][..h],
+                &mut st.tc[t * h..][..h],
+                &mut st.h[t * h..][..h],
+            );
+            CellForward {
+                z,
+                rec: &s.zm[r * g4..][..g4],
+                c: ccur,
+                h: hcur,
+                c_out,
+                tc_out,
+                h_out,
+            }
+            .run_here();
+        }
+    }
+}
+
+/// Forward of one direction of one line; writes h into
+/// `out[t][col..col + H]` (row length `ldo`).
 #[allow(clippy::too_many_arguments)]
 pub fn forward_dir(
     t_len: usize,
@@ -48,109 +161,110 @@ pub fn forward_dir(
     x: &[f32],
     p: DirParams<'_>,
     st: &mut DirState,
-    xp: &mut Vec<f32>,
     out: &mut [f32],
     ldo: usize,
     col: usize,
 ) {
+    input_projection(t_len, inp, h, x, p, st);
+    recur_forward(
+        h,
+        reverse,
+        p.w_hh,
+        &mut [&mut *st],
+        &mut RecScratch::default(),
+    );
+    for t in 0..t_len {
+        out[t * ldo + col..][..h].copy_from_slice(&st.h[t * h..][..h]);
+    }
+}
+
+/// Backward recurrence of one direction over several lines at once: fills
+/// each line's `dz` (`[T][4H]`) from its `douts[line][t][col..col + H]`
+/// (row length `ldo`). The steps run in the reverse of the forward order;
+/// a line joins when the step reaches its last (dh_rec and dc_next zero),
+/// and each step's dh_rec of the running lines is one product
+/// `[lines][4H] × W_hh` (`w_hh_t` is `[H][4H]`), each output the dot16 over
+/// the line's own dz.
+#[allow(clippy::too_many_arguments)]
+pub fn recur_backward(
+    h: usize,
+    reverse: bool,
+    w_hh_t: &[f32],
+    douts: &[&[f32]],
+    ldo: usize,
+    col: usize,
+    lines: &mut [&mut DirState],
+    s: &mut RecScratch,
+) {
     let g4 = 4 * h;
-    super::reuse(xp, t_len * g4, 0.0);
-    gemm_nt(t_len, g4, inp, x, inp, p.w_ih, inp, xp, g4);
-    for row in xp.chunks_exact_mut(g4) {
-        for (v, bias) in row.iter_mut().zip(p.b) {
-            *v += *bias;
-        }
+    let steps = s.start(lines, h);
+    for st in lines.iter_mut() {
+        super::reuse(&mut st.dz, st.t * g4, 0.0);
     }
-    super::reuse(&mut st.gates, t_len * g4, 0.0);
-    for v in [&mut st.c, &mut st.tc, &mut st.hprev] {
-        super::reuse(v, t_len * h, 0.0);
-    }
-    let mut hcur = vec![0f32; h];
-    let mut ccur = vec![0f32; h];
-    let mut rec = vec![0f32; g4];
-    for step in 0..t_len {
-        let t = if reverse { t_len - 1 - step } else { step };
-        st.hprev[t * h..][..h].copy_from_slice(&hcur);
-        gemm_nt(1, g4, h, &hcur, h, p.w_hh, h, &mut rec, g4);
-        let z = &mut st.gates[t * g4..][..g4];
-        let xpt = &xp[t * g4..][..g4];
-        for k in 0..g4 {
-            z[k] = xpt[k] + rec[k];
+    // hm holds dh_rec, cm dc_next, zm the step's dz rows.
+    for step in (0..steps).rev() {
+        let n = s.running(lines, step);
+        for r in 0..n {
+            let li = s.order[r];
+            let st = &mut *lines[li];
+            let t = if reverse { st.t - 1 - step } else { step };
+            let dout = &douts[li][t * ldo + col..][..h];
+            let c_prev: Option<&[f32]> = if step == 0 {
+                None
+            } else {
+                let tp = if reverse { t + 1 } else { t - 1 };
+                Some(&st.c[tp * h..][..h])
+            };
+            let gates = &st.gates[t * g4..][..g4];
+            let tcs = &st.tc[t * h..][..h];
+            let dh_rec = &s.hm[r * h..][..h];
+            let dc_next = &mut s.cm[r * h..][..h];
+            let dzt = &mut s.zm[r * g4..][..g4];
+            for j in 0..h {
+                let dh = dout[j] + dh_rec[j];
+                let (i, f, g, o) = (gates[j], gates[h + j], gates[2 * h + j], gates[3 * h + j]);
+                let tc = tcs[j];
+                let dtc = dh * o;
+                let d_o = dh * tc;
+                let dc = dc_next[j] + dtc * (1.0 - tc * tc);
+                let di = dc * g;
+                let dg = dc * i;
+                let df = dc * c_prev.map_or(0.0, |c| c[j]);
+                dc_next[j] = dc * f;
+                dzt[j] = di * (i * (1.0 - i));
+                dzt[h + j] = df * (f * (1.0 - f));
+                dzt[2 * h + j] = dg * (1.0 - g * g);
+                dzt[3 * h + j] = d_o * (o * (1.0 - o));
+            }
+            st.dz[t * g4..][..g4].copy_from_slice(dzt);
         }
-        for j in 0..h {
-            let i = sigmoid(z[j]);
-            let f = sigmoid(z[h + j]);
-            let g = tanh(z[2 * h + j]);
-            let o = sigmoid(z[3 * h + j]);
-            z[j] = i;
-            z[h + j] = f;
-            z[2 * h + j] = g;
-            z[3 * h + j] = o;
-            let c = f * ccur[j] + i * g;
-            let tc = tanh(c);
-            let hv = o * tc;
-            ccur[j] = c;
-            hcur[j] = hv;
-            st.c[t * h + j] = c;
-            st.tc[t * h + j] = tc;
-            out[t * ldo + col + j] = hv;
+        if step > 0 {
+            gemm_nt(n, h, g4, &s.zm, g4, w_hh_t, g4, &mut s.hm, h);
         }
     }
 }
 
-/// Backward recurrence of one direction: fills `dz[t][dzcol..dzcol + 4H]`
-/// (row length `lddz`) from `dout[t][col..col + H]` (row length `ldo`).
-#[allow(clippy::too_many_arguments)]
+/// Backward recurrence of one direction of one line: fills `st.dz` from
+/// `dout[t][col..col + H]` (row length `ldo`).
 pub fn backward_dir(
-    t_len: usize,
     h: usize,
     reverse: bool,
     dout: &[f32],
     ldo: usize,
     col: usize,
     w_hh_t: &[f32],
-    st: &DirState,
-    dz: &mut [f32],
-    lddz: usize,
-    dzcol: usize,
+    st: &mut DirState,
 ) {
-    let g4 = 4 * h;
-    let mut dh_rec = vec![0f32; h];
-    let mut dc_next = vec![0f32; h];
-    let zeros = vec![0f32; h];
-    for back in 0..t_len {
-        // Reverse of the forward visiting order.
-        let step = t_len - 1 - back;
-        let t = if reverse { t_len - 1 - step } else { step };
-        let c_prev: &[f32] = if step == 0 {
-            &zeros
-        } else {
-            let tp = if reverse { t + 1 } else { t - 1 };
-            &st.c[tp * h..][..h]
-        };
-        let gates = &st.gates[t * g4..][..g4];
-        let tcs = &st.tc[t * h..][..h];
-        let dzt = &mut dz[t * lddz + dzcol..][..g4];
-        for j in 0..h {
-            let dh = dout[t * ldo + col + j] + dh_rec[j];
-            let (i, f, g, o) = (gates[j], gates[h + j], gates[2 * h + j], gates[3 * h + j]);
-            let tc = tcs[j];
-            let dtc = dh * o;
-            let d_o = dh * tc;
-            let dc = dc_next[j] + dtc * (1.0 - tc * tc);
-            let di = dc * g;
-            let dg = dc * i;
-            let df = dc * c_prev[j];
-            dc_next[j] = dc * f;
-            dzt[j] = di * (i * (1.0 - i));
-            dzt[h + j] = df * (f * (1.0 - f));
-            dzt[2 * h + j] = dg * (1.0 - g * g);
-            dzt[3 * h + j] = d_o * (o * (1.0 - o));
-        }
-        if back + 1 < t_len {
-            gemm_nt(1, h, g4, dzt, g4, w_hh_t, g4, &mut dh_rec, h);
-        }
-    }
+    recur_backward(
+        h,
+        reverse,
+        w_hh_t,
+        &[dout],
+        ldo,
+        col,
+        &mut [st],
+        &mut RecScratch::default(),
+    );
 }
 
 /// Workspace for the weight gradients.
@@ -164,32 +278,28 @@ pub struct GradScratch {
     ht: Vec<f32>,
 }
 
-/// dW_ih, dW_hh, db of one direction after the recurrence (t ascending by
-/// time index): `dW_ih[g][i] = dot16_t(dz[t][g], x[t][i])`,
+/// dW_ih, dW_hh, db of one direction of one line after the recurrence (t
+/// ascending by time index, over `st.dz`):
+/// `dW_ih[g][i] = dot16_t(dz[t][g], x[t][i])`,
 /// `dW_hh[g][j] = dot16_t(dz[t][g], hPrev[t][j])`, `db[g] = dot16_t(dz[t][g], 1)`.
 #[allow(clippy::too_many_arguments)]
 pub fn weight_grads(
-    t_len: usize,
     inp: usize,
     h: usize,
     x: &[f32],
     st: &DirState,
-    dz: &[f32],
-    lddz: usize,
-    dzcol: usize,
     dw_ih: &mut [f32],
     dw_hh: &mut [f32],
     db: &mut [f32],
     s: &mut GradScratch,
 ) {
-    let g4 = 4 * h;
-    let dzp = &dz[dzcol..];
+    let (g4, t_len) = (4 * h, st.t);
     // Every product runs over t: with both operands transposed to rows
     // along t (`[4H][T]`, `[In][T]`, `[H][T]`: same values, same order,
     // same bits) each output is one contiguous dot16, the fastest form of
     // the kernel.
     super::reuse(&mut s.dzt, g4 * t_len, 0.0);
-    transpose_ld(dzp, t_len, g4, lddz, &mut s.dzt);
+    transpose(&st.dz[..t_len * g4], t_len, g4, &mut s.dzt);
     super::reuse(&mut s.xt, inp * t_len, 0.0);
     transpose(&x[..t_len * inp], t_len, inp, &mut s.xt);
     super::reuse(&mut s.ht, h * t_len, 0.0);
@@ -201,10 +311,24 @@ pub fn weight_grads(
     }
 }
 
-/// The layer's input gradient: `dx[t][i]` = dot16 over the 8H gates
-/// (forward direction first) of `dz[t]` and `W_cat_t[i]`, where `w_cat_t` is
+/// The layer's input gradient for one line: `dx[t][i]` = dot16 over the 8H
+/// gates (forward direction's dz first, then the reverse's, side by side
+/// in `dzcat`, `[T][8H]`) of `dz[t]` and `W_cat_t[i]`, where `w_cat_t` is
 /// `[In][8H]` (both directions' W_ih transposed side by side).
-pub fn input_grad(t_len: usize, inp: usize, h: usize, dz: &[f32], w_cat_t: &[f32], dx: &mut [f32]) {
-    let g8 = 8 * h;
-    gemm_nt(t_len, inp, g8, dz, g8, w_cat_t, g8, dx, inp);
+pub fn input_grad(
+    inp: usize,
+    h: usize,
+    dirs: &[DirState; 2],
+    w_cat_t: &[f32],
+    dzcat: &mut Vec<f32>,
+    dx: &mut [f32],
+) {
+    let (g4, g8, t_len) = (4 * h, 8 * h, dirs[0].t);
+    super::reuse(dzcat, t_len * g8, 0.0);
+    for (d, st) in dirs.iter().enumerate() {
+        for (dst, src) in dzcat.chunks_exact_mut(g8).zip(st.dz.chunks_exact(g4)) {
+            dst[d * g4..][..g4].copy_from_slice(src);
+        }
+    }
+    gemm_nt(t_len, inp, g8, dzcat, g8, w_cat_t, g8, dx, inp);
 }

@@ -4,7 +4,7 @@
 pub use super::config::{to_natural, to_runtime, Config, Kind, ParamInfo};
 use super::conv;
 use super::linear;
-use super::lstm::{self, DirParams, DirState};
+use super::lstm::{self, DirParams, DirState, RecScratch};
 use crate::error::{Error, Result};
 use crate::kernels::transpose::transpose;
 use crate::splitmix::SplitMix64;
@@ -140,8 +140,19 @@ impl Model {
 
     /// Forward pass of one line (`image` is `[height][width]`), keeping what
     /// the backward pass needs in `st`. The logits are `st.logits`
-    /// (`[T][classes]`).
+    /// (`[T][classes]`). The trainer runs the same parts over a batch.
     pub fn forward(&self, image: &[f32], width: usize, st: &mut LineState) {
+        self.forward_convs(image, width, st);
+        let mut rec = Default::default();
+        for l in 0..self.cfg.layers {
+            self.forward_lstm(l, &mut [&mut *st], &mut rec);
+        }
+        self.forward_head(st);
+    }
+
+    /// The convolution blocks of one line and the collapse: `st.feat`
+    /// (`[T][features]`) and `st.t`.
+    pub fn forward_convs(&self, image: &[f32], width: usize, st: &mut LineState) {
         let cfg = &self.cfg;
         let geoms = cfg.geoms(width);
         st.width = width;
@@ -169,42 +180,64 @@ impl Model {
         let f = hf * c;
         st.t = t_len;
         super::reuse(&mut st.feat, t_len * f, 0.0);
-        {
-            let y = &st.blocks[cfg.blocks() - 1].y;
-            for hh in 0..hf {
-                for t in 0..t_len {
-                    st.feat[t * f + hh * c..][..c].copy_from_slice(&y[(hh * t_len + t) * c..][..c]);
+        let y = &st.blocks[cfg.blocks() - 1].y;
+        for hh in 0..hf {
+            for t in 0..t_len {
+                st.feat[t * f + hh * c..][..c].copy_from_slice(&y[(hh * t_len + t) * c..][..c]);
+            }
+        }
+    }
+
+    /// LSTM layer `l` of several lines at once (their convolutions and
+    /// layers below done): per direction, each line's input projection,
+    /// then one recurrence over all of them (lstm::recur_forward); the two
+    /// directions on two threads when the pool has them. `out` of each
+    /// line is `[T][2H]`, forward then reverse.
+    pub fn forward_lstm(&self, l: usize, lines: &mut [&mut LineState], rec: &mut [RecScratch; 2]) {
+        let cfg = &self.cfg;
+        let (h, inp) = (cfg.hidden, cfg.lstm_input(l));
+        let t_lens: Vec<usize> = lines.iter().map(|st| st.t).collect();
+        let mut dirs: [Vec<(&[f32], &mut DirState)>; 2] = Default::default();
+        for st in lines.iter_mut() {
+            let LineState { feat, layers, .. } = &mut **st;
+            layers.resize_with(cfg.layers, Default::default);
+            let (before, rest) = layers.split_at_mut(l);
+            let x: &[f32] = if l == 0 { feat } else { &before[l - 1].out };
+            let [f, r] = &mut rest[0].dirs;
+            dirs[0].push((x, f));
+            dirs[1].push((x, r));
+        }
+        let run = |d: usize, parts: Vec<(&[f32], &mut DirState)>, s: &mut RecScratch| {
+            let p = self.dir_params(l, d);
+            let mut states = Vec::with_capacity(parts.len());
+            for ((x, st), &t_len) in parts.into_iter().zip(&t_lens) {
+                lstm::input_projection(t_len, inp, h, x, p, st);
+                states.push(st);
+            }
+            lstm::recur_forward(h, d == 1, p.w_hh, &mut states, s);
+        };
+        let [fwd, rev] = dirs;
+        let [s0, s1] = rec;
+        crate::dispatch::join(|| run(0, fwd, s0), || run(1, rev, s1));
+        for st in lines.iter_mut() {
+            let t_len = st.t;
+            let ls = &mut st.layers[l];
+            super::reuse(&mut ls.out, t_len * 2 * h, 0.0);
+            for (d, ds) in ls.dirs.iter().enumerate() {
+                for (dst, src) in ls.out.chunks_exact_mut(2 * h).zip(ds.h.chunks_exact(h)) {
+                    dst[d * h..][..h].copy_from_slice(src);
                 }
             }
         }
-        let h = cfg.hidden;
-        st.layers.resize_with(cfg.layers, Default::default);
-        for l in 0..cfg.layers {
-            let inp = cfg.lstm_input(l);
-            let (before, rest) = st.layers.split_at_mut(l);
-            let x: &[f32] = if l == 0 { &st.feat } else { &before[l - 1].out };
-            let ls = &mut rest[0];
-            super::reuse(&mut ls.out, t_len * 2 * h, 0.0);
-            for d in 0..2 {
-                lstm::forward_dir(
-                    t_len,
-                    inp,
-                    h,
-                    d == 1,
-                    x,
-                    self.dir_params(l, d),
-                    &mut ls.dirs[d],
-                    &mut st.xp,
-                    &mut ls.out,
-                    2 * h,
-                    d * h,
-                );
-            }
-        }
+    }
+
+    /// The classifier over the top LSTM layer's output: `st.logits`.
+    pub fn forward_head(&self, st: &mut LineState) {
+        let cfg = &self.cfg;
         let ci = cfg.classifier_index();
         linear::forward(
-            t_len,
-            2 * h,
+            st.t,
+            2 * cfg.hidden,
             cfg.classes,
             &st.layers[cfg.layers - 1].out,
             &self.params[ci],
@@ -215,73 +248,113 @@ impl Model {
 
     /// Backward pass of one line from the logit gradient `st.dlogits`,
     /// writing every parameter gradient (run-time layout) into `grads`.
+    /// The trainer runs the same parts over a batch.
     pub fn backward(&self, prep: &Prepared, st: &mut LineState, grads: &mut [Vec<f32>]) {
+        self.backward_head(prep, st, grads);
+        let mut rec = Default::default();
+        for l in (0..self.cfg.layers).rev() {
+            self.backward_recurrence(l, prep, &mut [&mut *st], &mut rec);
+            self.backward_lstm_grads(l, prep, st, grads);
+        }
+        self.backward_convs(prep, st, grads);
+    }
+
+    /// The classifier's gradients from `st.dlogits`; `st.dx` becomes the
+    /// gradient of the top LSTM layer's output.
+    pub fn backward_head(&self, prep: &Prepared, st: &mut LineState, grads: &mut [Vec<f32>]) {
         let cfg = &self.cfg;
-        let h = cfg.hidden;
-        let t_len = st.t;
-        let ci = cfg.classifier_index();
-        let top = &st.layers[cfg.layers - 1].out;
+        let (h, t_len, ci) = (cfg.hidden, st.t, cfg.classifier_index());
         super::reuse(&mut st.dx, t_len * 2 * h, 0.0);
-        {
-            let (gw, gb) = grads[ci..].split_at_mut(1);
-            linear::backward(
-                t_len,
-                2 * h,
-                cfg.classes,
-                top,
-                &st.dlogits,
-                &prep.cls_t,
-                &mut gw[0],
-                &mut gb[0],
-                Some(&mut st.dx),
-                &mut st.lin,
+        let (gw, gb) = grads[ci..].split_at_mut(1);
+        linear::backward(
+            t_len,
+            2 * h,
+            cfg.classes,
+            &st.layers[cfg.layers - 1].out,
+            &st.dlogits,
+            &prep.cls_t,
+            &mut gw[0],
+            &mut gb[0],
+            Some(&mut st.dx),
+            &mut st.lin,
+        );
+    }
+
+    /// The backward recurrences of LSTM layer `l` of several lines at once
+    /// from each line's `st.dx` (the gradient of the layer's output): each
+    /// direction's `dz` (lstm::recur_backward), the two directions on two
+    /// threads when the pool has them.
+    pub fn backward_recurrence(
+        &self,
+        l: usize,
+        prep: &Prepared,
+        lines: &mut [&mut LineState],
+        rec: &mut [RecScratch; 2],
+    ) {
+        let h = self.cfg.hidden;
+        let mut douts: Vec<&[f32]> = Vec::with_capacity(lines.len());
+        let mut dirs: [Vec<&mut DirState>; 2] = Default::default();
+        for st in lines.iter_mut() {
+            let LineState { dx, layers, .. } = &mut **st;
+            let [f, r] = &mut layers[l].dirs;
+            douts.push(dx);
+            dirs[0].push(f);
+            dirs[1].push(r);
+        }
+        let [mut fwd, mut rev] = dirs;
+        let [s0, s1] = rec;
+        let douts = &douts;
+        crate::dispatch::join(
+            || lstm::recur_backward(h, false, &prep.w_hh_t[l][0], douts, 2 * h, 0, &mut fwd, s0),
+            || lstm::recur_backward(h, true, &prep.w_hh_t[l][1], douts, 2 * h, h, &mut rev, s1),
+        );
+    }
+
+    /// LSTM layer `l`'s weight gradients of one line after its backward
+    /// recurrence; `st.dx` becomes the gradient of the layer's input.
+    pub fn backward_lstm_grads(
+        &self,
+        l: usize,
+        prep: &Prepared,
+        st: &mut LineState,
+        grads: &mut [Vec<f32>],
+    ) {
+        let cfg = &self.cfg;
+        let (h, inp) = (cfg.hidden, cfg.lstm_input(l));
+        let LineState {
+            feat,
+            layers,
+            dx,
+            dz,
+            lstm_scratch,
+            ..
+        } = st;
+        let x: &[f32] = if l == 0 { feat } else { &layers[l - 1].out };
+        let dirs = &layers[l].dirs;
+        for (d, ds) in dirs.iter().enumerate() {
+            let base = cfg.lstm_index(l, d);
+            let (a, rest) = grads[base..].split_at_mut(1);
+            let (bq, cq) = rest.split_at_mut(1);
+            lstm::weight_grads(
+                inp,
+                h,
+                x,
+                ds,
+                &mut a[0],
+                &mut bq[0],
+                &mut cq[0],
+                lstm_scratch,
             );
         }
-        for l in (0..cfg.layers).rev() {
-            let inp = cfg.lstm_input(l);
-            super::reuse(&mut st.dz, t_len * 8 * h, 0.0);
-            for d in 0..2 {
-                lstm::backward_dir(
-                    t_len,
-                    h,
-                    d == 1,
-                    &st.dx,
-                    2 * h,
-                    d * h,
-                    &prep.w_hh_t[l][d],
-                    &st.layers[l].dirs[d],
-                    &mut st.dz,
-                    8 * h,
-                    d * 4 * h,
-                );
-            }
-            let x: &[f32] = if l == 0 {
-                &st.feat
-            } else {
-                &st.layers[l - 1].out
-            };
-            for d in 0..2 {
-                let base = cfg.lstm_index(l, d);
-                let (a, rest) = grads[base..].split_at_mut(1);
-                let (bq, cq) = rest.split_at_mut(1);
-                lstm::weight_grads(
-                    t_len,
-                    inp,
-                    h,
-                    x,
-                    &st.layers[l].dirs[d],
-                    &st.dz,
-                    8 * h,
-                    d * 4 * h,
-                    &mut a[0],
-                    &mut bq[0],
-                    &mut cq[0],
-                    &mut st.lstm_scratch,
-                );
-            }
-            super::reuse(&mut st.dx, t_len * inp, 0.0);
-            lstm::input_grad(t_len, inp, h, &st.dz, &prep.w_cat_t[l], &mut st.dx);
-        }
+        super::reuse(dx, dirs[0].t * inp, 0.0);
+        lstm::input_grad(inp, h, dirs, &prep.w_cat_t[l], dz, dx);
+    }
+
+    /// The convolution blocks' gradients of one line from `st.dx` (the
+    /// gradient of the collapsed features).
+    pub fn backward_convs(&self, prep: &Prepared, st: &mut LineState, grads: &mut [Vec<f32>]) {
+        let cfg = &self.cfg;
+        let t_len = st.t;
         // Undo the collapse: dx [T][hf·C] → dy of the last block [hf][T][C].
         let geoms = cfg.geoms(st.width);
         let nb = cfg.blocks();
@@ -368,9 +441,9 @@ pub struct LineState {
     pub logits: Vec<f32>,
     pub dlogits: Vec<f32>,
     conv: Vec<f32>,
-    xp: Vec<f32>,
     dx: Vec<f32>,
     dy: Vec<f32>,
+    /// Both directions' dz side by side (`[T][8H]`, lstm::input_grad).
     dz: Vec<f32>,
     lin: linear::BackScratch,
     lstm_scratch: lstm::GradScratch,

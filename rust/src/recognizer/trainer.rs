@@ -4,6 +4,7 @@
 
 use super::ctc;
 use super::dot16::gemm_nt;
+use super::lstm::RecScratch;
 use super::model::{LineState, Model};
 use crate::error::{Error, Result};
 use crate::kernels::optim::{adam_step_many, AdamScalars, AdamSlot};
@@ -115,6 +116,8 @@ pub struct Trainer {
     kept: usize,
     /// The step's transposed weights, in buffers kept between steps.
     prep: super::model::Prepared,
+    /// The batched recurrences' workspaces, one per direction.
+    rec: [RecScratch; 2],
 }
 
 /// Check a batch against the model; a clear message for each bad input.
@@ -176,6 +179,7 @@ impl Trainer {
             work: Vec::new(),
             kept: 0,
             prep: Default::default(),
+            rec: Default::default(),
         })
     }
 
@@ -214,7 +218,8 @@ impl Trainer {
 
     /// Forward, CTC and backward of `lines`, which belong to a batch of
     /// `batch` lines (each logit gradient is scaled by 1/`batch`), each line
-    /// on one thread into its own gradient buffers. The buffers are kept
+    /// into its own gradient buffers (the recurrences of all lines share
+    /// their per-step products, see below). The buffers are kept
     /// until the next call, for `chain_lines`. Returns each line's loss.
     /// A data-parallel worker calls this with its own lines of the batch.
     pub fn compute_lines(
@@ -237,11 +242,21 @@ impl Trainer {
         self.kept = b;
         model.prepare_into(&mut self.prep);
         let prep = &self.prep;
+        let rec = &mut self.rec;
         let scale = 1.0 / batch as f64;
-        let k = model.cfg.classes;
-        let work = &self.work;
+        let cfg = &model.cfg;
+        let k = cfg.classes;
+        let work = &self.work[..b];
+        let lock = |i: usize| work[i].lock().unwrap_or_else(|e| e.into_inner());
+        // Per line on the threads: the convolutions. Then each LSTM layer
+        // over all lines at once (one product per step for the running
+        // lines; the two directions on two threads), the classifier, CTC
+        // and the classifier's backward per line, each layer's backward
+        // recurrence over all lines and its weight gradients per line, and
+        // the convolutions' backward per line. Every product output is
+        // still one line's dot16 and every gradient one line's own.
         crate::dispatch::par_chunks(b, |i| {
-            let mut w = work[i].lock().unwrap_or_else(|e| e.into_inner());
+            let mut w = lock(i);
             let w = &mut *w;
             if w.grads.len() != model.params.len()
                 || w.grads
@@ -251,22 +266,50 @@ impl Trainer {
             {
                 w.grads = model.params.iter().map(|p| vec![0f32; p.len()]).collect();
             }
-            let line = &lines[i];
-            model.forward(line.pixels, line.width, &mut w.st);
+            model.forward_convs(lines[i].pixels, lines[i].width, &mut w.st);
+        });
+        let all_lines =
+            |rec: &mut [RecScratch; 2], f: &dyn Fn(&mut [&mut LineState], &mut [RecScratch; 2])| {
+                let mut guards: Vec<_> = (0..b).map(lock).collect();
+                let mut sts: Vec<&mut LineState> = guards.iter_mut().map(|g| &mut g.st).collect();
+                f(&mut sts, rec);
+            };
+        for l in 0..cfg.layers {
+            all_lines(rec, &|sts, rec| model.forward_lstm(l, sts, rec));
+        }
+        crate::dispatch::par_chunks(b, |i| {
+            let mut w = lock(i);
+            let w = &mut *w;
+            model.forward_head(&mut w.st);
             let t = w.st.t;
             super::reuse(&mut w.st.dlogits, t * k, 0.0);
             w.loss = ctc::loss_from_logits(
                 &w.st.logits,
                 t,
                 k,
-                line.labels,
+                lines[i].labels,
                 scale,
                 &mut w.st.dlogits,
                 &mut w.ctc,
             );
-            model.backward(prep, &mut w.st, &mut w.grads);
+            model.backward_head(prep, &mut w.st, &mut w.grads);
         });
-        Ok(self.work[..b]
+        for l in (0..cfg.layers).rev() {
+            all_lines(rec, &|sts, rec| {
+                model.backward_recurrence(l, prep, sts, rec)
+            });
+            crate::dispatch::par_chunks(b, |i| {
+                let mut w = lock(i);
+                let w = &mut *w;
+                model.backward_lstm_grads(l, prep, &mut w.st, &mut w.grads);
+            });
+        }
+        crate::dispatch::par_chunks(b, |i| {
+            let mut w = lock(i);
+            let w = &mut *w;
+            model.backward_convs(prep, &mut w.st, &mut w.grads);
+        });
+        Ok(work
             .iter()
             .map(|w| w.lock().unwrap_or_else(|e| e.into_inner()).loss)
             .collect())

@@ -145,64 +145,25 @@ pub fn rec_lstm_layer<'py>(
             };
             let mut st = [DirState::default(), DirState::default()];
             let mut out = vec![0f32; t_len * 2 * h];
-            let mut xp = vec![];
-            for d in 0..2 {
-                lstm::forward_dir(
-                    t_len,
-                    inp,
-                    h,
-                    d == 1,
-                    &x,
-                    dp(d),
-                    &mut st[d],
-                    &mut xp,
-                    &mut out,
-                    2 * h,
-                    d * h,
-                );
+            for (d, sd) in st.iter_mut().enumerate() {
+                lstm::forward_dir(t_len, inp, h, d == 1, &x, dp(d), sd, &mut out, 2 * h, d * h);
             }
-            let mut dz = vec![0f32; t_len * 8 * h];
-            for d in 0..2 {
-                lstm::backward_dir(
-                    t_len,
-                    h,
-                    d == 1,
-                    &dout,
-                    2 * h,
-                    d * h,
-                    &whht[d],
-                    &st[d],
-                    &mut dz,
-                    8 * h,
-                    d * 4 * h,
-                );
+            for (d, sd) in st.iter_mut().enumerate() {
+                lstm::backward_dir(h, d == 1, &dout, 2 * h, d * h, &whht[d], sd);
             }
             let mut grads = vec![];
             let mut s = lstm::GradScratch::default();
-            for d in 0..2 {
+            for sd in &st {
                 let (mut a, mut b, mut c) = (
                     vec![0f32; 4 * h * inp],
                     vec![0f32; 4 * h * h],
                     vec![0f32; 4 * h],
                 );
-                lstm::weight_grads(
-                    t_len,
-                    inp,
-                    h,
-                    &x,
-                    &st[d],
-                    &dz,
-                    8 * h,
-                    d * 4 * h,
-                    &mut a,
-                    &mut b,
-                    &mut c,
-                    &mut s,
-                );
+                lstm::weight_grads(inp, h, &x, sd, &mut a, &mut b, &mut c, &mut s);
                 grads.extend([a, b, c]);
             }
             let mut dx = vec![0f32; t_len * inp];
-            lstm::input_grad(t_len, inp, h, &dz, &cat, &mut dx);
+            lstm::input_grad(inp, h, &st, &cat, &mut vec![], &mut dx);
             (out, grads, dx)
         })
     });

@@ -250,4 +250,67 @@ unsafe impl Lanes for Avx512 {
             ))
         }
     }
+    #[inline(always)]
+    unsafe fn tree8(v: [Self; 8]) -> [f32; 8] {
+        // SAFETY: called only inside run_avx512 (AVX-512F enabled); `out` is
+        // valid for 8 writes. Every add below pairs lane i with lane i + s of
+        // the same register, lane i first, as the scalar tree does; the
+        // shuffles only move lanes (the default's stores and scalar adds
+        // would cost ~30 instructions per output, more than a k = 64 dot).
+        unsafe {
+            // s = 8: [lo256(a) | lo256(b)] + [hi256(a) | hi256(b)] (two
+            // eight-lane half-trees per register). Helpers, not closures: a
+            // closure is not compiled with the trampoline's target features.
+            #[inline(always)]
+            unsafe fn q(a: __m512, b: __m512) -> __m512 {
+                // SAFETY: inlined into the AVX-512 caller.
+                unsafe {
+                    _mm512_add_ps(
+                        _mm512_shuffle_f32x4::<0b01_00_01_00>(a, b),
+                        _mm512_shuffle_f32x4::<0b11_10_11_10>(a, b),
+                    )
+                }
+            }
+            let (q01, q23, q45, q67) = (
+                q(v[0].0, v[1].0),
+                q(v[2].0, v[3].0),
+                q(v[4].0, v[5].0),
+                q(v[6].0, v[7].0),
+            );
+            // s = 4: 128-bit block 0 plus block 1 of each half-tree:
+            // [r(x0) r(x1) r(y0) r(y1)] (four lanes each) for x = q01, y = q23.
+            #[inline(always)]
+            unsafe fn r(x: __m512, y: __m512) -> __m512 {
+                // SAFETY: inlined into the AVX-512 caller.
+                unsafe {
+                    _mm512_add_ps(
+                        _mm512_shuffle_f32x4::<0b10_00_10_00>(x, y),
+                        _mm512_shuffle_f32x4::<0b11_01_11_01>(x, y),
+                    )
+                }
+            }
+            // Block b of r0123 holds register b's four partials, of r4567
+            // register 4 + b's.
+            let (r0123, r4567) = (r(q01, q23), r(q45, q67));
+            // s = 2, per 128-bit block b: [p0+p2, p1+p3] of register b, then
+            // of register 4 + b.
+            let s = _mm512_add_ps(
+                _mm512_shuffle_ps::<0b01_00_01_00>(r0123, r4567),
+                _mm512_shuffle_ps::<0b11_10_11_10>(r0123, r4567),
+            );
+            // s = 1: lane 0 + lane 1 and lane 2 + lane 3 of each block:
+            // block b = [out(b), out(4 + b), ..].
+            let t = _mm512_add_ps(
+                _mm512_shuffle_ps::<0b10_00_10_00>(s, s),
+                _mm512_shuffle_ps::<0b11_01_11_01>(s, s),
+            );
+            let t = _mm512_permutexvar_ps(
+                _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0),
+                t,
+            );
+            let mut out = [0f32; 8];
+            _mm256_storeu_ps(out.as_mut_ptr(), _mm512_castps512_ps256(t));
+            out
+        }
+    }
 }
