@@ -6,6 +6,7 @@
 //!     cargo run --release --example adam_floor
 use onemodel::dispatch::set_threads;
 use onemodel::kernels::optim::{adamw_step, AdamScalars};
+use onemodel::simd::Token;
 use std::time::Instant;
 
 fn median(mut t: Vec<f64>) -> f64 {
@@ -22,7 +23,7 @@ fn main() {
     let (mut step, mut stream, mut l1) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..101 {
         let t = Instant::now();
-        adamw_step(&mut p, &g, &mut m, &mut v, &s);
+        adamw_step(Token::current(), &mut p, &g, &mut m, &mut v, &s);
         step.push(t.elapsed().as_secs_f64());
         let t = Instant::now();
         for (((p, m), v), g) in p.iter_mut().zip(&mut m).zip(&mut v).zip(&g) {
@@ -37,6 +38,7 @@ fn main() {
         let t = Instant::now();
         for _ in 0..1024 {
             adamw_step(
+                Token::current(),
                 &mut p[..1024],
                 &g[..1024],
                 &mut m[..1024],

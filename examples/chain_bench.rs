@@ -3,6 +3,7 @@
 //!
 //!     cargo run --release --example chain_bench
 use onemodel::kernels::double_chain::add_terms;
+use onemodel::simd::Token;
 use std::time::Instant;
 
 fn main() {
@@ -28,7 +29,7 @@ fn main() {
                 .fold(0.0, |a, &v| a + v as f64);
             ts[0].push(t.elapsed().as_secs_f64());
             let t = Instant::now();
-            r[1] = add_terms(0.0, std::hint::black_box(x));
+            r[1] = add_terms(Token::current(), 0.0, std::hint::black_box(x));
             ts[1].push(t.elapsed().as_secs_f64());
         }
         assert_eq!(r[0].to_bits(), r[1].to_bits());

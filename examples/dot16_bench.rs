@@ -5,6 +5,7 @@
 //! a loaded machine is not counted.
 //! `cargo run --release --example dot16_bench`
 use onemodel::recognizer::dot16::gemm_nt;
+use onemodel::simd::Token;
 fn cpu_s() -> f64 {
     std::fs::read_to_string("/proc/thread-self/schedstat")
         .unwrap()
@@ -40,7 +41,7 @@ fn main() {
             .map(|_| {
                 let t = cpu_s();
                 for _ in 0..reps {
-                    gemm_nt(m, n, k, &a, k, &b, k, &mut c, n);
+                    gemm_nt(Token::current(), m, n, k, &a, k, &b, k, &mut c, n);
                 }
                 (m * n * k * reps) as f64 / 1e9 / (cpu_s() - t)
             })

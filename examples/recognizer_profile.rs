@@ -5,6 +5,7 @@
 //! instead (a real line set's spread; the same widths every run).
 use onemodel::recognizer::model::{Config, Model, SplitMix};
 use onemodel::recognizer::trainer::{Hyper, Line, Trainer};
+use onemodel::simd::Token;
 fn main() {
     let cfg = Config {
         height: 32,
@@ -50,7 +51,7 @@ fn main() {
         .nth(1)
         .map(|s| s.parse().unwrap())
         .unwrap_or(3);
-    tr.train_step(&mut model, &lines).unwrap();
+    tr.train_step(Token::current(), &mut model, &lines).unwrap();
     let cpu = || {
         std::fs::read_to_string("/proc/thread-self/schedstat")
             .unwrap()
@@ -67,9 +68,9 @@ fn main() {
     let t = cpu();
     for _ in 0..n {
         let w0 = std::time::Instant::now();
-        tr.compute(&model, &lines).unwrap();
+        tr.compute(Token::current(), &model, &lines).unwrap();
         let w1 = std::time::Instant::now();
-        tr.train_step(&mut model, &lines).unwrap();
+        tr.train_step(Token::current(), &mut model, &lines).unwrap();
         computes.push((w1 - w0).as_secs_f64());
         steps.push(w1.elapsed().as_secs_f64());
     }

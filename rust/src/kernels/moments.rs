@@ -38,6 +38,7 @@ pub enum Moment {
 /// `input` must be valid for every offset the strides reach; `out` must be
 /// valid for writes of the product of the kept dimensions.
 pub unsafe fn moments(
+    token: Token,
     shape: &[usize],
     input: *const f32,
     strides: &[isize],
@@ -50,7 +51,6 @@ pub unsafe fn moments(
     let (terms, run_len, run_stride) = (r.terms, r.run_len, r.run_stride);
     let x = Ptr::new(input, 0);
     let out = Ptr::new(out, r.outputs);
-    let token = Token::current();
     par_chunks(r.chunks(), |chunk| {
         let first = chunk * r.per_chunk;
         let last = (first + r.per_chunk).min(r.outputs);
@@ -152,6 +152,7 @@ mod tests {
             let mut got = vec![0f32; a];
             unsafe {
                 moments(
+                    Token::current(),
                     &[a, b],
                     x.as_ptr(),
                     &[b as isize, 1],
@@ -173,6 +174,7 @@ mod tests {
             let mut got = vec![0f32; b];
             unsafe {
                 moments(
+                    Token::current(),
                     &[a, b],
                     x.as_ptr(),
                     &[b as isize, 1],
@@ -197,6 +199,7 @@ mod tests {
         let mut v = [0f32];
         unsafe {
             moments(
+                Token::current(),
                 &[1],
                 x.as_ptr(),
                 &[1],
@@ -213,6 +216,7 @@ mod tests {
         let big = [3e20f32, 4e20];
         unsafe {
             moments(
+                Token::current(),
                 &[2],
                 big.as_ptr(),
                 &[1],

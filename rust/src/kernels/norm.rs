@@ -15,7 +15,7 @@
 //! Threads: batch norm takes one channel per chunk; layer norm takes fixed
 //! chunks of rows (input gradient) or of columns (parameter gradients).
 
-use super::double_chain::add_terms_on;
+use super::double_chain::{add_iter, add_terms};
 use crate::dispatch::par_chunks;
 use crate::error::{Error, Result};
 use crate::ptr::Ptr;
@@ -43,23 +43,26 @@ fn put(p: Out, i: usize, v: f32) {
 
 /// `(mean, biased variance)`, in f64, of the values of `runs` runs of `len`
 /// consecutive elements of `x` (run j from element `start(j)` on), in
-/// element order: the sum is the double chain of docs/engine.md, "Arithmetic rules" through the
-/// blocked chain (`double_chain::add_terms`, the same bits faster), the
-/// squared deviations a plain f64 chain.
-fn stats(x: In, runs: usize, len: usize, start: impl Fn(usize) -> usize) -> (f64, f64) {
+/// element order: the sum and the squared deviations are double chains of
+/// docs/engine.md, "Arithmetic rules", through the blocked chain
+/// (`double_chain`, the same bits faster).
+fn stats(
+    token: Token,
+    x: In,
+    runs: usize,
+    len: usize,
+    start: impl Fn(usize) -> usize,
+) -> (f64, f64) {
     let count = runs * len;
     // SAFETY: the callers' runs lie inside x (see the note above `at`).
     let run = |j: usize| unsafe { x.slice(start(j), len) };
-    let token = Token::current();
-    let s = (0..runs).fold(0f64, |s, j| add_terms_on(token, s, run(j)));
+    let s = (0..runs).fold(0f64, |s, j| add_terms(token, s, run(j)));
     let mean = s / count as f64;
-    let mut q = 0f64;
-    for j in 0..runs {
-        for &v in run(j) {
-            let d = v as f64 - mean;
-            q += d * d;
-        }
-    }
+    let deviations = (0..runs).flat_map(run).map(|&v| {
+        let d = v as f64 - mean;
+        d * d
+    });
+    let q = add_iter(token, 0.0, count, deviations);
     (mean, q / count as f64)
 }
 
@@ -72,6 +75,7 @@ fn stats(x: In, runs: usize, len: usize, start: impl Fn(usize) -> usize) -> (f64
 /// `x`, `y` hold n·c·s; weight, bias, running, save_*, var_unbiased c.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn batch_norm_forward(
+    token: Token,
     (n, c, s): (usize, usize, usize),
     x: *const f32,
     weight: Option<*const f32>,
@@ -99,7 +103,7 @@ pub unsafe fn batch_norm_forward(
             Some((rm, rv)) => (at(rm, ch) as f64, at(rv, ch) as f64),
             None => {
                 // Channel ch of item j is s consecutive elements.
-                let (m, v) = stats(xa, n, s, |j| (j * c + ch) * s);
+                let (m, v) = stats(token, xa, n, s, |j| (j * c + ch) * s);
                 put(
                     va,
                     ch,
@@ -136,6 +140,7 @@ pub unsafe fn batch_norm_forward(
 /// As [`batch_norm_forward`]; `g` holds n·c·s.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn batch_norm_backward(
+    token: Token,
     (n, c, s): (usize, usize, usize),
     x: *const f32,
     g: *const f32,
@@ -160,13 +165,12 @@ pub unsafe fn batch_norm_backward(
     par_chunks(c, |ch| {
         let idx = |i: usize| ((i / s) * c + ch) * s + i % s;
         let (m, inv) = (at(ma, ch), at(ia, ch));
-        let (mut sg, mut sgx) = (0f64, 0f64);
-        for i in 0..count {
+        let sg = add_iter(token, 0.0, count, (0..count).map(|i| at(ga, idx(i))));
+        let products = (0..count).map(|i| {
             let j = idx(i);
-            let gv = at(ga, j) as f64;
-            sg += gv;
-            sgx += gv * ((at(xa, j) - m) * inv) as f64;
-        }
+            at(ga, j) as f64 * ((at(xa, j) - m) * inv) as f64
+        });
+        let sgx = add_iter(token, 0.0, count, products);
         if let Some(dw) = dwa {
             put(dw, ch, sgx as f32);
         }
@@ -222,6 +226,7 @@ const COLS_PER_CHUNK: usize = 64;
 /// `x`, `y` hold rows·d; weight, bias d; save_mean, save_invstd rows.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn layer_norm_forward(
+    token: Token,
     rows: usize,
     d: usize,
     x: *const f32,
@@ -237,7 +242,7 @@ pub unsafe fn layer_norm_forward(
     let (ma, ia) = (Out::new(save_mean, rows), Out::new(save_invstd, rows));
     par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
         for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
-            let (mean, var) = stats(xa, 1, d, |_| r * d);
+            let (mean, var) = stats(token, xa, 1, d, |_| r * d);
             let (m, inv) = (mean as f32, (1.0 / (var + eps).sqrt()) as f32);
             put(ma, r, m);
             put(ia, r, inv);
@@ -261,6 +266,7 @@ pub unsafe fn layer_norm_forward(
 /// As [`layer_norm_forward`]; `g` holds rows·d.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn layer_norm_backward(
+    token: Token,
     rows: usize,
     d: usize,
     x: *const f32,
@@ -281,11 +287,8 @@ pub unsafe fn layer_norm_backward(
         par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
             for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
                 let dxh = |i: usize| at(ga, r * d + i) as f64 * wa.map_or(1.0, |w| at(w, i) as f64);
-                let (mut s1, mut s2) = (0f64, 0f64);
-                for i in 0..d {
-                    s1 += dxh(i);
-                    s2 += dxh(i) * xhat(r, i) as f64;
-                }
+                let s1 = add_iter(token, 0.0, d, (0..d).map(dxh));
+                let s2 = add_iter(token, 0.0, d, (0..d).map(|i| dxh(i) * xhat(r, i) as f64));
                 let (dd, inv) = (d as f64, at(ia, r) as f64);
                 for i in 0..d {
                     put(
@@ -301,12 +304,9 @@ pub unsafe fn layer_norm_backward(
         let (dwa, dba) = (dw.map(|p| Out::new(p, d)), db.map(|p| Out::new(p, d)));
         par_chunks(d.div_ceil(COLS_PER_CHUNK), |chunk| {
             for i in chunk * COLS_PER_CHUNK..((chunk + 1) * COLS_PER_CHUNK).min(d) {
-                let (mut sw, mut sb) = (0f64, 0f64);
-                for r in 0..rows {
-                    let gv = at(ga, r * d + i) as f64;
-                    sb += gv;
-                    sw += gv * xhat(r, i) as f64;
-                }
+                let sb = add_iter(token, 0.0, rows, (0..rows).map(|r| at(ga, r * d + i)));
+                let products = (0..rows).map(|r| at(ga, r * d + i) as f64 * xhat(r, i) as f64);
+                let sw = add_iter(token, 0.0, rows, products);
                 if let Some(dw) = dwa {
                     put(dw, i, sw as f32);
                 }
@@ -330,6 +330,7 @@ mod tests {
             (vec![0f32; 12], vec![0f32; 3], vec![0f32; 3], vec![0f32; 12]);
         unsafe {
             layer_norm_forward(
+                Token::current(),
                 3,
                 4,
                 x.as_ptr(),
@@ -341,6 +342,7 @@ mod tests {
                 inv.as_mut_ptr(),
             );
             layer_norm_backward(
+                Token::current(),
                 3,
                 4,
                 x.as_ptr(),
@@ -368,6 +370,7 @@ mod tests {
         let (mut y, mut m, mut inv, mut vu) = ([0f32; 4], [0f32], [0f32], [0f32]);
         unsafe {
             batch_norm_forward(
+                Token::current(),
                 (2, 1, 2),
                 x.as_ptr(),
                 None,
@@ -409,6 +412,7 @@ mod tests {
         // SAFETY: the buffers hold the sizes the call documents.
         unsafe {
             batch_norm_forward(
+                Token::current(),
                 (n, c, s),
                 x.as_ptr(),
                 None,
@@ -437,6 +441,7 @@ mod tests {
         // SAFETY: as above.
         unsafe {
             layer_norm_forward(
+                Token::current(),
                 rows,
                 d,
                 x.as_ptr(),

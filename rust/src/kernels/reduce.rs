@@ -7,7 +7,7 @@
 //! in chunks of a fixed number of outputs.
 
 use super::canonical;
-use super::double_chain::{self, add_terms_on};
+use super::double_chain::{self, add_terms};
 use crate::dispatch::par_chunks;
 use crate::error::{Error, Result};
 use crate::ptr::Ptr;
@@ -47,6 +47,7 @@ pub fn reduce_mask(op: &str, shape: &[usize], dims: &[usize]) -> Result<(Vec<boo
 /// `input` must be valid for every offset the strides reach; `out` must be
 /// valid for writes of the product of the kept dimensions.
 pub unsafe fn sum(
+    token: Token,
     shape: &[usize],
     input: *const f32,
     strides: &[isize],
@@ -64,7 +65,6 @@ pub unsafe fn sum(
         input: Ptr::new(input, 0),
     };
     let out = Ptr::new(out, r.outputs);
-    let token = Token::current();
     par_chunks(r.chunks(), |chunk| {
         let first = chunk * r.per_chunk;
         let last = (first + r.per_chunk).min(r.outputs);
@@ -182,7 +182,7 @@ impl Reduction {
             // the input (the caller's contract).
             let run =
                 unsafe { std::slice::from_raw_parts(input.offset(base + start), self.run_len) };
-            acc = add_terms_on(token, acc, run);
+            acc = add_terms(token, acc, run);
         }
         acc
     }
@@ -266,6 +266,7 @@ mod tests {
         let mut out = [0f32];
         unsafe {
             sum(
+                Token::current(),
                 &[11],
                 x.as_ptr(),
                 &[1],
@@ -285,6 +286,7 @@ mod tests {
         let mut out = [0f32; 3];
         unsafe {
             sum(
+                Token::current(),
                 &[2, 3, 4],
                 x.as_ptr(),
                 &[12, 4, 1],
@@ -304,6 +306,7 @@ mod tests {
         let mut m = [0f32; 1];
         unsafe {
             sum(
+                Token::current(),
                 &[2, 3, 4],
                 x.as_ptr(),
                 &[12, 4, 1],
@@ -341,6 +344,7 @@ mod tests {
             let mut got = vec![0f32; outputs];
             unsafe {
                 sum(
+                    Token::current(),
                     &shape,
                     data.as_ptr(),
                     &strides,

@@ -7,18 +7,15 @@
 use crate::dispatch::KernelPath;
 use crate::simd::Token;
 
-/// `out[j][i] = x[i][j]` for an r×c row-major `x` (out is c×r).
-pub fn transpose(x: &[f32], r: usize, c: usize, out: &mut [f32]) {
-    transpose_ld(x, r, c, c, out)
+/// `out[j][i] = x[i][j]` for an r×c row-major `x` (out is c×r), on
+/// `token`'s path.
+pub fn transpose(token: Token, x: &[f32], r: usize, c: usize, out: &mut [f32]) {
+    transpose_ld(token, x, r, c, c, out)
 }
 
-/// `out[j][i] = x[i * ldx + j]` for i < r, j < c (out is c×r).
-pub fn transpose_ld(x: &[f32], r: usize, c: usize, ldx: usize, out: &mut [f32]) {
-    transpose_ld_on(Token::current(), x, r, c, ldx, out)
-}
-
-/// [`transpose_ld`] on a given path.
-pub fn transpose_ld_on(token: Token, x: &[f32], r: usize, c: usize, ldx: usize, out: &mut [f32]) {
+/// `out[j][i] = x[i * ldx + j]` for i < r, j < c (out is c×r), on `token`'s
+/// path.
+pub fn transpose_ld(token: Token, x: &[f32], r: usize, c: usize, ldx: usize, out: &mut [f32]) {
     if r == 0 || c == 0 {
         return;
     }
@@ -146,7 +143,7 @@ mod tests {
                 .collect();
             for path in available_paths() {
                 let mut out = vec![0f32; r * c];
-                transpose_ld_on(Token::new(path).unwrap(), &x, r, c, ldx, &mut out);
+                transpose_ld(Token::new(path).unwrap(), &x, r, c, ldx, &mut out);
                 for i in 0..r {
                     for j in 0..c {
                         assert_eq!(

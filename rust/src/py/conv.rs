@@ -2,7 +2,6 @@
 //! input gradient and weight gradient, which also serve conv_transpose2d.
 
 use super::operand::{In, Out};
-use crate::dispatch;
 use crate::error::expect_len;
 use crate::kernels::conv::{self, Conv2d};
 use pyo3::prelude::*;
@@ -30,12 +29,13 @@ pub fn conv2d_forward(
     if let Some(b) = &bias {
         expect_len(op, "bias", b.numel(), s.c_out)?;
     }
-    let mode = dispatch::mode();
+    let (token, mode) = super::settings();
     py.detach(|| {
         // SAFETY: every operand has the size `s` gives it (checked above);
         // `out` is a fresh buffer no input overlaps.
         unsafe {
             conv::forward(
+                token,
                 mode,
                 &s,
                 x.ptr(),
@@ -64,10 +64,10 @@ pub fn conv2d_input_grad(
     let op = "conv2d_input_grad";
     let (xs, ws, ys) = (dx.dims()?, weight.dims()?, dy.dims()?);
     let s = Conv2d::from_shapes(op, xs, ws, ys, stride, padding, dilation, groups)?;
-    let mode = dispatch::mode();
+    let (token, mode) = super::settings();
     py.detach(|| {
         // SAFETY: sizes checked above; `dx` is a fresh buffer.
-        unsafe { conv::input_grad(mode, &s, dy.ptr(), weight.ptr(), dx.mut_ptr()) }
+        unsafe { conv::input_grad(token, mode, &s, dy.ptr(), weight.ptr(), dx.mut_ptr()) }
     });
     Ok(())
 }
@@ -88,10 +88,10 @@ pub fn conv2d_weight_grad(
     let op = "conv2d_weight_grad";
     let (xs, ws, ys) = (x.dims()?, dw.dims()?, dy.dims()?);
     let s = Conv2d::from_shapes(op, xs, ws, ys, stride, padding, dilation, groups)?;
-    let mode = dispatch::mode();
+    let (token, mode) = super::settings();
     py.detach(|| {
         // SAFETY: sizes checked above; `dw` is a fresh buffer.
-        unsafe { conv::weight_grad(mode, &s, x.ptr(), dy.ptr(), dw.mut_ptr()) }
+        unsafe { conv::weight_grad(token, mode, &s, x.ptr(), dy.ptr(), dw.mut_ptr()) }
     });
     Ok(())
 }

@@ -1,10 +1,8 @@
 //! Binding of the batched product (`kernels::matmul`).
 
 use super::operand::{Out, Strided};
-use crate::dispatch;
 use crate::gemm::{gemm, MatRef, Product};
 use crate::kernels::matmul as mm;
-use crate::simd::Token;
 use pyo3::prelude::*;
 
 /// Batched product `out[i] = a[i] · b[i]`: a [B, M, K], b [B, K, N] (any
@@ -13,7 +11,7 @@ use pyo3::prelude::*;
 pub fn matmul(py: Python<'_>, out: Out<f32>, a: Strided<f32>, b: Strided<f32>) -> PyResult<()> {
     let (bt, m, k, n) = mm::batched_dims(a.shape(), b.shape(), out.shape())?;
     let (sa, sb) = (a.strides(), b.strides());
-    let (token, mode) = (Token::current(), dispatch::mode());
+    let (token, mode) = super::settings();
     py.detach(|| {
         let ar = MatRef {
             ptr: a.ptr(),

@@ -26,7 +26,17 @@ mod rnn;
 mod softmax;
 mod storage;
 
+use crate::dispatch::{self, Mode};
+use crate::simd::Token;
 use pyo3::prelude::*;
+
+/// The kernel path and the arithmetic mode of a kernel call: a binding reads
+/// both here, before it releases the GIL, and passes them to the kernel, so
+/// that a kernel's bits are a function of its arguments (no kernel reads the
+/// process settings itself).
+fn settings() -> (Token, Mode) {
+    (Token::current(), dispatch::mode())
+}
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {

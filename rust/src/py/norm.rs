@@ -54,10 +54,12 @@ pub fn batch_norm_forward(
         opt_len(op, what, v, c)?;
     }
     let running = running_mean.as_ref().zip(running_var.as_ref());
+    let (token, _) = super::settings();
     py.detach(|| {
         // SAFETY: sizes checked above; the outputs are fresh buffers.
         unsafe {
             norm::batch_norm_forward(
+                token,
                 dims,
                 x.ptr(),
                 weight.as_ref().map(In::ptr),
@@ -99,10 +101,12 @@ pub fn batch_norm_backward(
     opt_len(op, "weight", &weight, c)?;
     expect_len(op, "mean", mean.numel(), c)?;
     expect_len(op, "invstd", invstd.numel(), c)?;
+    let (token, _) = super::settings();
     py.detach(|| {
         // SAFETY: sizes checked above; the gradients are fresh buffers.
         unsafe {
             norm::batch_norm_backward(
+                token,
                 dims,
                 x.ptr(),
                 g.ptr(),
@@ -140,10 +144,12 @@ pub fn layer_norm_forward(
     expect_len(op, "save_invstd", save_invstd.numel(), rows)?;
     opt_len(op, "weight", &weight, d)?;
     opt_len(op, "bias", &bias, d)?;
+    let (token, _) = super::settings();
     py.detach(|| {
         // SAFETY: sizes checked above; the outputs are fresh buffers.
         unsafe {
             norm::layer_norm_forward(
+                token,
                 rows,
                 d,
                 x.ptr(),
@@ -183,10 +189,12 @@ pub fn layer_norm_backward(
     opt_len(op, "weight", &weight, d)?;
     expect_len(op, "mean", mean.numel(), rows)?;
     expect_len(op, "invstd", invstd.numel(), rows)?;
+    let (token, _) = super::settings();
     py.detach(|| {
         // SAFETY: sizes checked above; the gradients are fresh buffers.
         unsafe {
             norm::layer_norm_backward(
+                token,
                 rows,
                 d,
                 x.ptr(),

@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::kernels::optim::{
     self as k, AdamScalars, AdamSlot, ElementMap, NormKind, SgdScalars, SgdSlot,
 };
+use crate::simd::Token;
 use pyo3::intern;
 use pyo3::prelude::*;
 
@@ -103,6 +104,7 @@ pub fn adam_step(
             .with_maximize(maximize)
         })
         .collect();
+    let token = Token::current();
     py.detach(|| {
         let ptr = |f: &mut Option<Flat>| f.as_mut().map_or(std::ptr::null_mut(), Flat::ptr);
         let slots: Vec<AdamSlot> = ops
@@ -125,7 +127,7 @@ pub fn adam_step(
         // SAFETY: every pointer is contiguous memory of `len` f32 (the
         // tensor's own, kept alive by its TView, or a gathered copy); no
         // written operand overlaps any other (checked above).
-        unsafe { k::adam_step_many(&slots) };
+        unsafe { k::adam_step_many(token, &slots) };
         ops.iter_mut().flatten().flatten().for_each(Flat::finish);
     });
     bump(&params)
@@ -173,6 +175,7 @@ pub fn sgd_step(
         ops.push([Some(p), Some(g), buf]);
     }
     check_disjoint(OP, ops.iter().flatten().flatten().map(Flat::span))?;
+    let token = Token::current();
     py.detach(|| {
         let ptr = |f: &mut Option<Flat>| f.as_mut().map_or(std::ptr::null_mut(), Flat::ptr);
         let slots: Vec<SgdSlot> = ops
@@ -192,7 +195,7 @@ pub fn sgd_step(
             })
             .collect();
         // SAFETY: as in adam_step.
-        unsafe { k::sgd_step_many(&slots) };
+        unsafe { k::sgd_step_many(token, &slots) };
         ops.iter_mut().flatten().flatten().for_each(Flat::finish);
     });
     bump(&params)
@@ -222,6 +225,7 @@ fn norm_kind(norm_type: f64) -> PyResult<NormKind> {
 pub fn global_norm(py: Python<'_>, tensors: Vec<Strided<f32>>, norm_type: f64) -> PyResult<f64> {
     let kind = norm_kind(norm_type)?;
     let mut ops: Vec<Flat> = tensors.into_iter().map(Flat::read).collect();
+    let token = Token::current();
     Ok(py.detach(move || {
         let slices: Vec<&[f32]> = ops
             .iter_mut()
@@ -231,7 +235,7 @@ pub fn global_norm(py: Python<'_>, tensors: Vec<Strided<f32>>, norm_type: f64) -
                 unsafe { std::slice::from_raw_parts(f.ptr() as *const f32, n) }
             })
             .collect();
-        k::global_norm(&slices, kind)
+        k::global_norm(token, &slices, kind)
     }))
 }
 
@@ -243,10 +247,11 @@ fn map_tensors(
 ) -> PyResult<()> {
     let mut ops = params_of(&tensors)?;
     check_disjoint(op, ops.iter().map(Flat::span))?;
+    let token = Token::current();
     py.detach(|| {
         let parts: Vec<(*mut f32, usize)> = ops.iter_mut().map(|f| (f.ptr(), f.len())).collect();
         // SAFETY: disjoint contiguous memory kept alive by `ops`.
-        unsafe { k::map_many(&parts, map) };
+        unsafe { k::map_many(token, &parts, map) };
         ops.iter_mut().for_each(Flat::finish);
     });
     bump(&tensors)

@@ -1,7 +1,7 @@
 //! Bindings of the reduction kernels (`kernels::reduce`, `kernels::moments`).
 
 use super::operand::{Out, Strided};
-use crate::dispatch::{self, Mode};
+use crate::dispatch::Mode;
 use crate::error::expect_len;
 use crate::kernels::moments::{moments, Moment};
 use crate::kernels::reduce;
@@ -19,12 +19,14 @@ pub fn sum(
 ) -> PyResult<()> {
     let (mask, kept) = reduce::reduce_mask("sum", a.shape(), &dims)?;
     expect_len("sum", "output", out.numel(), kept)?;
-    let exact = dispatch::mode() == Mode::Exact;
+    let (token, mode) = super::settings();
+    let exact = mode == Mode::Exact;
     py.detach(|| {
         // SAFETY: the input lies inside its storage; out holds `kept`
         // contiguous elements and is a fresh buffer.
         unsafe {
             reduce::sum(
+                token,
                 a.shape(),
                 a.ptr(),
                 a.strides(),
@@ -68,12 +70,14 @@ fn moments_call(
 ) -> PyResult<()> {
     let (mask, kept) = reduce::reduce_mask(op, a.shape(), &dims)?;
     expect_len(op, "output", out.numel(), kept)?;
-    let exact = dispatch::mode() == Mode::Exact;
+    let (token, mode) = super::settings();
+    let exact = mode == Mode::Exact;
     py.detach(|| {
         // SAFETY: the input lies inside its storage; out holds `kept`
         // contiguous elements and is a fresh buffer.
         unsafe {
             moments(
+                token,
                 a.shape(),
                 a.ptr(),
                 a.strides(),

@@ -252,7 +252,7 @@ pub fn recurrent_forward(
     for dir in &directions {
         dir.check(&l)?;
     }
-    let (mode, d, ld) = (dispatch::mode(), l.dims, l.directions * l.dims.h);
+    let ((token, mode), d, ld) = (super::settings(), l.dims, l.directions * l.dims.h);
     py.detach(|| {
         run_directions(&directions, |k, dir| {
             let out = out.mut_ptr().wrapping_add(k * d.h);
@@ -264,6 +264,7 @@ pub fn recurrent_forward(
             unsafe {
                 match l.cell {
                     Cell::Lstm => rnn::lstm_forward(
+                        token,
                         mode,
                         d,
                         dir.reverse,
@@ -279,6 +280,7 @@ pub fn recurrent_forward(
                         dir.saved.as_deref().map(lstm_saved).as_ref(),
                     ),
                     Cell::Gru => rnn::gru_forward(
+                        token,
                         mode,
                         d,
                         dir.reverse,
@@ -314,7 +316,7 @@ pub fn recurrent_backward(
     for dir in &directions {
         dir.check(&l)?;
     }
-    let (mode, d, ld) = (dispatch::mode(), l.dims, l.directions * l.dims.h);
+    let ((token, mode), d, ld) = (super::settings(), l.dims, l.directions * l.dims.h);
     py.detach(|| {
         run_directions(&directions, |k, dir| {
             let g = g_out.ptr().wrapping_add(k * d.h);
@@ -323,6 +325,7 @@ pub fn recurrent_backward(
             unsafe {
                 match l.cell {
                     Cell::Lstm => rnn::lstm_backward(
+                        token,
                         mode,
                         d,
                         dir.reverse,
@@ -336,6 +339,7 @@ pub fn recurrent_backward(
                         &dir.grads(),
                     ),
                     Cell::Gru => rnn::gru_backward(
+                        token,
                         mode,
                         d,
                         dir.reverse,

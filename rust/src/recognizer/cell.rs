@@ -29,12 +29,12 @@ pub struct CellForward<'a> {
 
 impl CellForward<'_> {
     /// On the current kernel path.
-    pub fn run_here(self) {
+    pub fn run_here(self, token: Token) {
         let hn = self.c.len();
         assert!(self.z.len() >= 4 * hn && self.rec.len() >= 4 * hn);
         assert!(self.h.len() >= hn && self.c_out.len() >= hn);
         assert!(self.tc_out.len() >= hn && self.h_out.len() >= hn);
-        run_on(Token::current(), self)
+        run_on(token, self)
     }
 
     /// Units `j..j + L::N`.

@@ -5,6 +5,7 @@
 
 use super::dot16::{gemm_nt, rowsum16};
 use crate::kernels::transpose::{transpose, transpose_ld};
+use crate::simd::Token;
 
 /// No positive value in the window: the pooled output is 0 and passes no
 /// gradient.
@@ -80,11 +81,11 @@ pub fn im2col(g: &Geom, x: &[f32], col: &mut Vec<f32>) {
 /// The input is first made planar (`planes[c][p]`, one transpose), so that
 /// every row of `colT` is, per output row, a shifted copy of a plane row
 /// with zeros where the tap falls outside the image.
-pub fn im2col_t(g: &Geom, x: &[f32], planes: &mut Vec<f32>, colt: &mut Vec<f32>) {
+pub fn im2col_t(token: Token, g: &Geom, x: &[f32], planes: &mut Vec<f32>, colt: &mut Vec<f32>) {
     let (h, w, c) = (g.h, g.w, g.c);
     let p = h * w;
     super::reuse(planes, c * p, 0.0);
-    transpose(&x[..p * c], p, c, planes);
+    transpose(token, &x[..p * c], p, c, planes);
     super::reuse(colt, g.k() * p, 0.0);
     for ky in 0..3 {
         for kx in 0..3 {
@@ -118,6 +119,7 @@ pub fn im2col_t(g: &Geom, x: &[f32], planes: &mut Vec<f32>, colt: &mut Vec<f32>)
 /// output, or [`NONE`]. Trailing partial windows are dropped.
 #[allow(clippy::too_many_arguments)]
 pub fn forward(
+    token: Token,
     g: &Geom,
     x: &[f32],
     w: &[f32],
@@ -130,7 +132,7 @@ pub fn forward(
     let (o, kp, p) = (g.o, g.kp(), g.positions());
     im2col(g, x, col);
     super::reuse(conv, p * o, 0.0);
-    gemm_nt(p, o, kp, col, kp, w, kp, conv, o);
+    gemm_nt(token, p, o, kp, col, kp, w, kp, conv, o);
     for row in conv.chunks_exact_mut(o) {
         for (v, bias) in row.iter_mut().zip(b) {
             *v += *bias;
@@ -165,9 +167,9 @@ pub fn forward(
 /// `wt[k][o] = w[o][k]` for the real taps k < 9C of a weight `[O][KP]`:
 /// the operand of the input gradient, made once per step into a reused
 /// buffer (every element overwritten).
-pub fn transpose_weight_into(g: &Geom, w: &[f32], wt: &mut Vec<f32>) {
+pub fn transpose_weight_into(token: Token, g: &Geom, w: &[f32], wt: &mut Vec<f32>) {
     super::reuse(wt, g.k() * g.o, 0.0);
-    transpose_ld(w, g.o, g.k(), g.kp(), wt);
+    transpose_ld(token, w, g.o, g.k(), g.kp(), wt);
 }
 
 /// Workspace of one block's backward pass.
@@ -187,6 +189,7 @@ pub struct BackScratch {
 /// `dx` is given it receives the input gradient (the gather).
 #[allow(clippy::too_many_arguments)]
 pub fn backward(
+    token: Token,
     g: &Geom,
     x: &[f32],
     win: &[u32],
@@ -207,20 +210,20 @@ pub fn backward(
         }
     }
     super::reuse(&mut s.dct, o * p, 0.0);
-    transpose(&s.dc, p, o, &mut s.dct);
+    transpose(token, &s.dc, p, o, &mut s.dct);
     for ch in 0..o {
         db[ch] = rowsum16(&s.dct[ch * p..][..p]);
     }
-    im2col_t(g, x, &mut s.planes, &mut s.colt);
+    im2col_t(token, g, x, &mut s.planes, &mut s.colt);
     // The product writes the real taps; the padding columns are zero.
     for row in dw.chunks_exact_mut(kp) {
         row[k..].fill(0.0);
     }
-    gemm_nt(o, k, p, &s.dct, p, &s.colt, p, dw, kp);
+    gemm_nt(token, o, k, p, &s.dct, p, &s.colt, p, dw, kp);
     if let Some(dx) = dx {
         super::reuse(&mut s.dcol, p * k, 0.0);
         // dcol[p][k] = dot16_o(dC[p][o], W[o][k]) = dot16(dC[p], Wᵀ[k]).
-        gemm_nt(p, k, o, &s.dc, o, wt, o, &mut s.dcol, k);
+        gemm_nt(token, p, k, o, &s.dc, o, wt, o, &mut s.dcol, k);
         gather(g, &s.dcol, dx);
     }
 }

@@ -60,25 +60,9 @@ pub fn rowsum16(a: &[f32]) -> f32 {
 }
 
 /// `c[i*ldc + j] = dot16(a[i*lda ..][..k], b[j*ldb ..][..k])` for i < m,
-/// j < n, on the current kernel path, on the calling thread.
+/// j < n, on `token`'s kernel path, on the calling thread.
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_nt(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: &[f32],
-    lda: usize,
-    b: &[f32],
-    ldb: usize,
-    c: &mut [f32],
-    ldc: usize,
-) {
-    gemm_nt_on(Token::current(), m, n, k, a, lda, b, ldb, c, ldc)
-}
-
-/// [`gemm_nt`] on a given path.
-#[allow(clippy::too_many_arguments)]
-pub fn gemm_nt_on(
     token: Token,
     m: usize,
     n: usize,
@@ -339,7 +323,7 @@ mod tests {
                 .collect();
             for path in available_paths() {
                 let mut c = vec![0f32; m * n];
-                gemm_nt_on(
+                gemm_nt(
                     Token::new(path).unwrap(),
                     m,
                     n,
@@ -371,7 +355,7 @@ mod tests {
         let b = vec![1e-30f32; len];
         for path in available_paths() {
             let mut c = [1f32];
-            gemm_nt_on(
+            gemm_nt(
                 Token::new(path).unwrap(),
                 1,
                 1,

@@ -5,9 +5,11 @@
 
 use super::dot16::{gemm_nt, rowsum16};
 use crate::kernels::transpose::transpose;
+use crate::simd::Token;
 
 /// `y[t][o] = dot16(x[t], W[o]) + b[o]`.
 pub fn forward(
+    token: Token,
     t: usize,
     inp: usize,
     out: usize,
@@ -17,7 +19,7 @@ pub fn forward(
     y: &mut Vec<f32>,
 ) {
     super::reuse(y, t * out, 0.0);
-    gemm_nt(t, out, inp, x, inp, w, inp, y, out);
+    gemm_nt(token, t, out, inp, x, inp, w, inp, y, out);
     for row in y.chunks_exact_mut(out) {
         for (v, bias) in row.iter_mut().zip(b) {
             *v += *bias;
@@ -35,6 +37,7 @@ pub struct BackScratch {
 /// Backward. `wt` is W transposed (`[In][Out]`). Overwrites dw, db, dx.
 #[allow(clippy::too_many_arguments)]
 pub fn backward(
+    token: Token,
     t: usize,
     inp: usize,
     out: usize,
@@ -48,13 +51,13 @@ pub fn backward(
 ) {
     s.dyt.resize(out * t, 0.0);
     s.xt.resize(inp * t, 0.0);
-    transpose(dy, t, out, &mut s.dyt);
-    transpose(x, t, inp, &mut s.xt);
-    gemm_nt(out, inp, t, &s.dyt, t, &s.xt, t, dw, inp);
+    transpose(token, dy, t, out, &mut s.dyt);
+    transpose(token, x, t, inp, &mut s.xt);
+    gemm_nt(token, out, inp, t, &s.dyt, t, &s.xt, t, dw, inp);
     for o in 0..out {
         db[o] = rowsum16(&s.dyt[o * t..][..t]);
     }
     if let Some(dx) = dx {
-        gemm_nt(t, inp, out, dy, out, wt, out, dx, inp);
+        gemm_nt(token, t, inp, out, dy, out, wt, out, dx, inp);
     }
 }

@@ -21,6 +21,7 @@
 use super::cell::CellForward;
 use super::dot16::{gemm_nt, rowsum16};
 use crate::kernels::transpose::transpose;
+use crate::simd::Token;
 
 /// Stored forward state of one direction of one line.
 #[derive(Default)]
@@ -54,6 +55,7 @@ pub struct DirParams<'a> {
 /// The input projection of one line: `gates[t][g] = dot16(x[t], W_ih[g]) +
 /// b[g]`, and every per-step buffer sized for `t_len` steps.
 pub fn input_projection(
+    token: Token,
     t_len: usize,
     inp: usize,
     h: usize,
@@ -64,7 +66,18 @@ pub fn input_projection(
     let g4 = 4 * h;
     st.t = t_len;
     super::reuse(&mut st.gates, t_len * g4, 0.0);
-    gemm_nt(t_len, g4, inp, x, inp, p.w_ih, inp, &mut st.gates, g4);
+    gemm_nt(
+        token,
+        t_len,
+        g4,
+        inp,
+        x,
+        inp,
+        p.w_ih,
+        inp,
+        &mut st.gates,
+        g4,
+    );
     for row in st.gates.chunks_exact_mut(g4) {
         for (v, bias) in row.iter_mut().zip(p.b) {
             *v += *bias;
@@ -113,6 +126,7 @@ impl RecScratch {
 /// each step is one product `[running lines][H] × W_hhᵀ`, each output still
 /// the dot16 over the line's own h, so which lines share it moves no bit.
 pub fn recur_forward(
+    token: Token,
     h: usize,
     reverse: bool,
     w_hh: &[f32],
@@ -123,7 +137,7 @@ pub fn recur_forward(
     let steps = s.start(lines, h);
     for step in 0..steps {
         let n = s.running(lines, step);
-        gemm_nt(n, g4, h, &s.hm, h, w_hh, h, &mut s.zm, g4);
+        gemm_nt(token, n, g4, h, &s.hm, h, w_hh, h, &mut s.zm, g4);
         for r in 0..n {
             let st = &mut *lines[s.order[r]];
             let t = if reverse { st.t - 1 - step } else { step };
@@ -145,7 +159,7 @@ pub fn recur_forward(
                 tc_out,
                 h_out,
             }
-            .run_here();
+            .run_here(token);
         }
     }
 }
@@ -154,6 +168,7 @@ pub fn recur_forward(
 /// `out[t][col..col + H]` (row length `ldo`).
 #[allow(clippy::too_many_arguments)]
 pub fn forward_dir(
+    token: Token,
     t_len: usize,
     inp: usize,
     h: usize,
@@ -165,8 +180,9 @@ pub fn forward_dir(
     ldo: usize,
     col: usize,
 ) {
-    input_projection(t_len, inp, h, x, p, st);
+    input_projection(token, t_len, inp, h, x, p, st);
     recur_forward(
+        token,
         h,
         reverse,
         p.w_hh,
@@ -187,6 +203,7 @@ pub fn forward_dir(
 /// the line's own dz.
 #[allow(clippy::too_many_arguments)]
 pub fn recur_backward(
+    token: Token,
     h: usize,
     reverse: bool,
     w_hh_t: &[f32],
@@ -239,7 +256,7 @@ pub fn recur_backward(
             st.dz[t * g4..][..g4].copy_from_slice(dzt);
         }
         if step > 0 {
-            gemm_nt(n, h, g4, &s.zm, g4, w_hh_t, g4, &mut s.hm, h);
+            gemm_nt(token, n, h, g4, &s.zm, g4, w_hh_t, g4, &mut s.hm, h);
         }
     }
 }
@@ -247,6 +264,7 @@ pub fn recur_backward(
 /// Backward recurrence of one direction of one line: fills `st.dz` from
 /// `dout[t][col..col + H]` (row length `ldo`).
 pub fn backward_dir(
+    token: Token,
     h: usize,
     reverse: bool,
     dout: &[f32],
@@ -256,6 +274,7 @@ pub fn backward_dir(
     st: &mut DirState,
 ) {
     recur_backward(
+        token,
         h,
         reverse,
         w_hh_t,
@@ -284,6 +303,7 @@ pub struct GradScratch {
 /// `dW_hh[g][j] = dot16_t(dz[t][g], hPrev[t][j])`, `db[g] = dot16_t(dz[t][g], 1)`.
 #[allow(clippy::too_many_arguments)]
 pub fn weight_grads(
+    token: Token,
     inp: usize,
     h: usize,
     x: &[f32],
@@ -299,13 +319,15 @@ pub fn weight_grads(
     // same bits) each output is one contiguous dot16, the fastest form of
     // the kernel.
     super::reuse(&mut s.dzt, g4 * t_len, 0.0);
-    transpose(&st.dz[..t_len * g4], t_len, g4, &mut s.dzt);
+    transpose(token, &st.dz[..t_len * g4], t_len, g4, &mut s.dzt);
     super::reuse(&mut s.xt, inp * t_len, 0.0);
-    transpose(&x[..t_len * inp], t_len, inp, &mut s.xt);
+    transpose(token, &x[..t_len * inp], t_len, inp, &mut s.xt);
     super::reuse(&mut s.ht, h * t_len, 0.0);
-    transpose(&st.hprev[..t_len * h], t_len, h, &mut s.ht);
-    gemm_nt(g4, inp, t_len, &s.dzt, t_len, &s.xt, t_len, dw_ih, inp);
-    gemm_nt(g4, h, t_len, &s.dzt, t_len, &s.ht, t_len, dw_hh, h);
+    transpose(token, &st.hprev[..t_len * h], t_len, h, &mut s.ht);
+    gemm_nt(
+        token, g4, inp, t_len, &s.dzt, t_len, &s.xt, t_len, dw_ih, inp,
+    );
+    gemm_nt(token, g4, h, t_len, &s.dzt, t_len, &s.ht, t_len, dw_hh, h);
     for (g, b) in db[..g4].iter_mut().enumerate() {
         *b = rowsum16(&s.dzt[g * t_len..][..t_len]);
     }
@@ -316,6 +338,7 @@ pub fn weight_grads(
 /// in `dzcat`, `[T][8H]`) of `dz[t]` and `W_cat_t[i]`, where `w_cat_t` is
 /// `[In][8H]` (both directions' W_ih transposed side by side).
 pub fn input_grad(
+    token: Token,
     inp: usize,
     h: usize,
     dirs: &[DirState; 2],
@@ -330,5 +353,5 @@ pub fn input_grad(
             dst[d * g4..][..g4].copy_from_slice(src);
         }
     }
-    gemm_nt(t_len, inp, g8, dzcat, g8, w_cat_t, g8, dx, inp);
+    gemm_nt(token, t_len, inp, g8, dzcat, g8, w_cat_t, g8, dx, inp);
 }

@@ -7,6 +7,7 @@ use super::linear;
 use super::lstm::{self, DirParams, DirState, RecScratch};
 use crate::error::{Error, Result};
 use crate::kernels::transpose::transpose;
+use crate::simd::Token;
 use crate::splitmix::SplitMix64;
 
 /// Deterministic uniform numbers (crate::splitmix), the same on every
@@ -93,7 +94,7 @@ impl Model {
     /// an earlier step: a trainer keeps one `Prepared`, so the ≈ 6 MB of
     /// transposes are not allocated and returned to the system (and faulted
     /// in again) every step. Every element is overwritten.
-    pub fn prepare_into(&self, p: &mut Prepared) {
+    pub fn prepare_into(&self, token: Token, p: &mut Prepared) {
         let cfg = &self.cfg;
         let h = cfg.hidden;
         p.w_hh_t.resize_with(cfg.layers, Default::default);
@@ -107,11 +108,11 @@ impl Model {
             for (d, t) in pair.iter_mut().enumerate() {
                 let base = cfg.lstm_index(l, d);
                 super::reuse(t, h * 4 * h, 0.0);
-                transpose(&self.params[base + 1], 4 * h, h, t);
+                transpose(token, &self.params[base + 1], 4 * h, h, t);
                 // W_ih [4H][In] transposed, then its rows placed side by side.
                 let wt = &mut p.scratch;
                 super::reuse(wt, inp * 4 * h, 0.0);
-                transpose(&self.params[base], 4 * h, inp, wt);
+                transpose(token, &self.params[base], 4 * h, inp, wt);
                 for (i, row) in wt.chunks_exact(4 * h).enumerate() {
                     cat[i * 8 * h + d * 4 * h..][..4 * h].copy_from_slice(row);
                 }
@@ -119,13 +120,19 @@ impl Model {
         }
         let k = cfg.classes;
         super::reuse(&mut p.cls_t, 2 * h * k, 0.0);
-        transpose(&self.params[cfg.classifier_index()], k, 2 * h, &mut p.cls_t);
+        transpose(
+            token,
+            &self.params[cfg.classifier_index()],
+            k,
+            2 * h,
+            &mut p.cls_t,
+        );
         // A block's channel counts (all the transpose needs) do not depend
         // on the line's width.
         let geoms = cfg.geoms(cfg.min_width());
         p.conv_t.resize_with(geoms.len(), Default::default);
         for (b, (g, wt)) in geoms.iter().zip(p.conv_t.iter_mut()).enumerate() {
-            conv::transpose_weight_into(g, &self.params[cfg.conv_index(b)], wt);
+            conv::transpose_weight_into(token, g, &self.params[cfg.conv_index(b)], wt);
         }
     }
 
@@ -141,18 +148,18 @@ impl Model {
     /// Forward pass of one line (`image` is `[height][width]`), keeping what
     /// the backward pass needs in `st`. The logits are `st.logits`
     /// (`[T][classes]`). The trainer runs the same parts over a batch.
-    pub fn forward(&self, image: &[f32], width: usize, st: &mut LineState) {
-        self.forward_convs(image, width, st);
+    pub fn forward(&self, token: Token, image: &[f32], width: usize, st: &mut LineState) {
+        self.forward_convs(token, image, width, st);
         let mut rec = Default::default();
         for l in 0..self.cfg.layers {
-            self.forward_lstm(l, &mut [&mut *st], &mut rec);
+            self.forward_lstm(token, l, &mut [&mut *st], &mut rec);
         }
-        self.forward_head(st);
+        self.forward_head(token, st);
     }
 
     /// The convolution blocks of one line and the collapse: `st.feat`
     /// (`[T][features]`) and `st.t`.
-    pub fn forward_convs(&self, image: &[f32], width: usize, st: &mut LineState) {
+    pub fn forward_convs(&self, token: Token, image: &[f32], width: usize, st: &mut LineState) {
         let cfg = &self.cfg;
         let geoms = cfg.geoms(width);
         st.width = width;
@@ -164,6 +171,7 @@ impl Model {
             let x: &[f32] = if b == 0 { &st.image } else { &before[b - 1].y };
             let bs = &mut rest[0];
             conv::forward(
+                token,
                 g,
                 x,
                 &self.params[cfg.conv_index(b)],
@@ -193,7 +201,13 @@ impl Model {
     /// then one recurrence over all of them (lstm::recur_forward); the two
     /// directions on two threads when the pool has them. `out` of each
     /// line is `[T][2H]`, forward then reverse.
-    pub fn forward_lstm(&self, l: usize, lines: &mut [&mut LineState], rec: &mut [RecScratch; 2]) {
+    pub fn forward_lstm(
+        &self,
+        token: Token,
+        l: usize,
+        lines: &mut [&mut LineState],
+        rec: &mut [RecScratch; 2],
+    ) {
         let cfg = &self.cfg;
         let (h, inp) = (cfg.hidden, cfg.lstm_input(l));
         let t_lens: Vec<usize> = lines.iter().map(|st| st.t).collect();
@@ -211,10 +225,10 @@ impl Model {
             let p = self.dir_params(l, d);
             let mut states = Vec::with_capacity(parts.len());
             for ((x, st), &t_len) in parts.into_iter().zip(&t_lens) {
-                lstm::input_projection(t_len, inp, h, x, p, st);
+                lstm::input_projection(token, t_len, inp, h, x, p, st);
                 states.push(st);
             }
-            lstm::recur_forward(h, d == 1, p.w_hh, &mut states, s);
+            lstm::recur_forward(token, h, d == 1, p.w_hh, &mut states, s);
         };
         let [fwd, rev] = dirs;
         let [s0, s1] = rec;
@@ -232,10 +246,11 @@ impl Model {
     }
 
     /// The classifier over the top LSTM layer's output: `st.logits`.
-    pub fn forward_head(&self, st: &mut LineState) {
+    pub fn forward_head(&self, token: Token, st: &mut LineState) {
         let cfg = &self.cfg;
         let ci = cfg.classifier_index();
         linear::forward(
+            token,
             st.t,
             2 * cfg.hidden,
             cfg.classes,
@@ -249,24 +264,37 @@ impl Model {
     /// Backward pass of one line from the logit gradient `st.dlogits`,
     /// writing every parameter gradient (run-time layout) into `grads`.
     /// The trainer runs the same parts over a batch.
-    pub fn backward(&self, prep: &Prepared, st: &mut LineState, grads: &mut [Vec<f32>]) {
-        self.backward_head(prep, st, grads);
+    pub fn backward(
+        &self,
+        token: Token,
+        prep: &Prepared,
+        st: &mut LineState,
+        grads: &mut [Vec<f32>],
+    ) {
+        self.backward_head(token, prep, st, grads);
         let mut rec = Default::default();
         for l in (0..self.cfg.layers).rev() {
-            self.backward_recurrence(l, prep, &mut [&mut *st], &mut rec);
-            self.backward_lstm_grads(l, prep, st, grads);
+            self.backward_recurrence(token, l, prep, &mut [&mut *st], &mut rec);
+            self.backward_lstm_grads(token, l, prep, st, grads);
         }
-        self.backward_convs(prep, st, grads);
+        self.backward_convs(token, prep, st, grads);
     }
 
     /// The classifier's gradients from `st.dlogits`; `st.dx` becomes the
     /// gradient of the top LSTM layer's output.
-    pub fn backward_head(&self, prep: &Prepared, st: &mut LineState, grads: &mut [Vec<f32>]) {
+    pub fn backward_head(
+        &self,
+        token: Token,
+        prep: &Prepared,
+        st: &mut LineState,
+        grads: &mut [Vec<f32>],
+    ) {
         let cfg = &self.cfg;
         let (h, t_len, ci) = (cfg.hidden, st.t, cfg.classifier_index());
         super::reuse(&mut st.dx, t_len * 2 * h, 0.0);
         let (gw, gb) = grads[ci..].split_at_mut(1);
         linear::backward(
+            token,
             t_len,
             2 * h,
             cfg.classes,
@@ -286,6 +314,7 @@ impl Model {
     /// threads when the pool has them.
     pub fn backward_recurrence(
         &self,
+        token: Token,
         l: usize,
         prep: &Prepared,
         lines: &mut [&mut LineState],
@@ -305,8 +334,32 @@ impl Model {
         let [s0, s1] = rec;
         let douts = &douts;
         crate::dispatch::join(
-            || lstm::recur_backward(h, false, &prep.w_hh_t[l][0], douts, 2 * h, 0, &mut fwd, s0),
-            || lstm::recur_backward(h, true, &prep.w_hh_t[l][1], douts, 2 * h, h, &mut rev, s1),
+            || {
+                lstm::recur_backward(
+                    token,
+                    h,
+                    false,
+                    &prep.w_hh_t[l][0],
+                    douts,
+                    2 * h,
+                    0,
+                    &mut fwd,
+                    s0,
+                )
+            },
+            || {
+                lstm::recur_backward(
+                    token,
+                    h,
+                    true,
+                    &prep.w_hh_t[l][1],
+                    douts,
+                    2 * h,
+                    h,
+                    &mut rev,
+                    s1,
+                )
+            },
         );
     }
 
@@ -314,6 +367,7 @@ impl Model {
     /// recurrence; `st.dx` becomes the gradient of the layer's input.
     pub fn backward_lstm_grads(
         &self,
+        token: Token,
         l: usize,
         prep: &Prepared,
         st: &mut LineState,
@@ -336,6 +390,7 @@ impl Model {
             let (a, rest) = grads[base..].split_at_mut(1);
             let (bq, cq) = rest.split_at_mut(1);
             lstm::weight_grads(
+                token,
                 inp,
                 h,
                 x,
@@ -347,12 +402,18 @@ impl Model {
             );
         }
         super::reuse(dx, dirs[0].t * inp, 0.0);
-        lstm::input_grad(inp, h, dirs, &prep.w_cat_t[l], dz, dx);
+        lstm::input_grad(token, inp, h, dirs, &prep.w_cat_t[l], dz, dx);
     }
 
     /// The convolution blocks' gradients of one line from `st.dx` (the
     /// gradient of the collapsed features).
-    pub fn backward_convs(&self, prep: &Prepared, st: &mut LineState, grads: &mut [Vec<f32>]) {
+    pub fn backward_convs(
+        &self,
+        token: Token,
+        prep: &Prepared,
+        st: &mut LineState,
+        grads: &mut [Vec<f32>],
+    ) {
         let cfg = &self.cfg;
         let t_len = st.t;
         // Undo the collapse: dx [T][hf·C] → dy of the last block [hf][T][C].
@@ -378,6 +439,7 @@ impl Model {
                 super::reuse(&mut st.dx, g.h * g.w * g.c, 0.0);
             }
             conv::backward(
+                token,
                 g,
                 x,
                 win,

@@ -4,6 +4,7 @@
 use super::model::{Config, Model, SplitMix};
 use super::trainer::{Hyper, Line, Trainer};
 use crate::dispatch::{available_paths, set_kernel_path, set_threads};
+use crate::simd::Token;
 
 /// Kernel path and thread count are process-wide: serialize these tests.
 
@@ -59,7 +60,7 @@ fn run_steps(steps: usize) -> Vec<u32> {
         })
         .collect();
     for _ in 0..steps {
-        tr.train_step(&mut model, &lines).unwrap();
+        tr.train_step(Token::current(), &mut model, &lines).unwrap();
     }
     let mut bits: Vec<u32> = model.params.iter().flatten().map(|x| x.to_bits()).collect();
     bits.extend(tr.grads.iter().flatten().map(|x| x.to_bits()));
@@ -99,17 +100,17 @@ fn gradient_matches_finite_differences_roughly() {
         })
         .collect();
     let mut tr = Trainer::new(&model, Hyper::default()).unwrap();
-    tr.compute(&model, &lines).unwrap();
+    tr.compute(Token::current(), &model, &lines).unwrap();
     let grads = tr.grads.clone();
     for pi in 0..model.params.len() {
         let idx = model.params[pi].iter().position(|&v| v != 0.0).unwrap();
         let eps = 1e-2f32;
         let mut mp = model.clone();
         mp.params[pi][idx] += eps;
-        let lp = tr.compute(&mp, &lines).unwrap().loss;
+        let lp = tr.compute(Token::current(), &mp, &lines).unwrap().loss;
         let mut mm = model.clone();
         mm.params[pi][idx] -= eps;
-        let lm = tr.compute(&mm, &lines).unwrap().loss;
+        let lm = tr.compute(Token::current(), &mm, &lines).unwrap().loss;
         let fd = (lp - lm) / (2.0 * eps as f64);
         let g = grads[pi][idx] as f64;
         assert!(

@@ -8,6 +8,7 @@ use super::lstm::RecScratch;
 use super::model::{LineState, Model};
 use crate::error::{Error, Result};
 use crate::kernels::optim::{adam_step_many, AdamScalars, AdamSlot};
+use crate::simd::Token;
 use std::sync::Mutex;
 
 /// One line of a batch: `[height][width]` pixels and its labels (≥ 1).
@@ -197,9 +198,14 @@ impl Trainer {
 
     /// Forward and backward over a batch: `self.grads` becomes the batch
     /// gradient (before clipping). Weights are not touched.
-    pub fn compute(&mut self, model: &Model, lines: &[Line<'_>]) -> Result<BatchResult> {
+    pub fn compute(
+        &mut self,
+        token: Token,
+        model: &Model,
+        lines: &[Line<'_>],
+    ) -> Result<BatchResult> {
         let b = lines.len();
-        let line_losses = self.compute_lines(model, lines, b)?;
+        let line_losses = self.compute_lines(token, model, lines, b)?;
         // g = g0; g += g1; … in line order, per element (so the threads may
         // take any element chunks: the chunking is a function of the sizes).
         for ti in 0..self.grads.len() {
@@ -208,7 +214,7 @@ impl Trainer {
             self.grads[ti] = acc;
         }
         let loss = batch_loss(&line_losses)?;
-        let norm = global_norm(&self.grads);
+        let norm = global_norm(token, &self.grads);
         Ok(BatchResult {
             loss,
             line_losses,
@@ -224,6 +230,7 @@ impl Trainer {
     /// A data-parallel worker calls this with its own lines of the batch.
     pub fn compute_lines(
         &mut self,
+        token: Token,
         model: &Model,
         lines: &[Line<'_>],
         batch: usize,
@@ -240,7 +247,7 @@ impl Trainer {
             self.work.push(Mutex::new(LineWork::default()));
         }
         self.kept = b;
-        model.prepare_into(&mut self.prep);
+        model.prepare_into(token, &mut self.prep);
         let prep = &self.prep;
         let rec = &mut self.rec;
         let scale = 1.0 / batch as f64;
@@ -266,7 +273,7 @@ impl Trainer {
             {
                 w.grads = model.params.iter().map(|p| vec![0f32; p.len()]).collect();
             }
-            model.forward_convs(lines[i].pixels, lines[i].width, &mut w.st);
+            model.forward_convs(token, lines[i].pixels, lines[i].width, &mut w.st);
         });
         let all_lines =
             |rec: &mut [RecScratch; 2], f: &dyn Fn(&mut [&mut LineState], &mut [RecScratch; 2])| {
@@ -275,12 +282,12 @@ impl Trainer {
                 f(&mut sts, rec);
             };
         for l in 0..cfg.layers {
-            all_lines(rec, &|sts, rec| model.forward_lstm(l, sts, rec));
+            all_lines(rec, &|sts, rec| model.forward_lstm(token, l, sts, rec));
         }
         crate::dispatch::par_chunks(b, |i| {
             let mut w = lock(i);
             let w = &mut *w;
-            model.forward_head(&mut w.st);
+            model.forward_head(token, &mut w.st);
             let t = w.st.t;
             super::reuse(&mut w.st.dlogits, t * k, 0.0);
             w.loss = ctc::loss_from_logits(
@@ -292,22 +299,22 @@ impl Trainer {
                 &mut w.st.dlogits,
                 &mut w.ctc,
             );
-            model.backward_head(prep, &mut w.st, &mut w.grads);
+            model.backward_head(token, prep, &mut w.st, &mut w.grads);
         });
         for l in (0..cfg.layers).rev() {
             all_lines(rec, &|sts, rec| {
-                model.backward_recurrence(l, prep, sts, rec)
+                model.backward_recurrence(token, l, prep, sts, rec)
             });
             crate::dispatch::par_chunks(b, |i| {
                 let mut w = lock(i);
                 let w = &mut *w;
-                model.backward_lstm_grads(l, prep, &mut w.st, &mut w.grads);
+                model.backward_lstm_grads(token, l, prep, &mut w.st, &mut w.grads);
             });
         }
         crate::dispatch::par_chunks(b, |i| {
             let mut w = lock(i);
             let w = &mut *w;
-            model.backward_convs(prep, &mut w.st, &mut w.grads);
+            model.backward_convs(token, prep, &mut w.st, &mut w.grads);
         });
         Ok(work
             .iter()
@@ -389,7 +396,7 @@ impl Trainer {
     /// Replace the batch gradient by `flat` (run-time layout, tensors in
     /// parameter order), e.g. one a data-parallel reduction produced.
     /// Returns its global norm.
-    pub fn set_flat_grads(&mut self, flat: &[f32]) -> Result<f64> {
+    pub fn set_flat_grads(&mut self, token: Token, flat: &[f32]) -> Result<f64> {
         let total = self.flat_len();
         if flat.len() != total {
             return Err(Error::value(format!(
@@ -403,21 +410,26 @@ impl Trainer {
             g.copy_from_slice(&flat[base..base + n]);
             base += n;
         }
-        Ok(global_norm(&self.grads))
+        Ok(global_norm(token, &self.grads))
     }
 
     /// One training step: compute, clip, AdamW. On a non-finite gradient
     /// norm nothing is updated and an error names it.
-    pub fn train_step(&mut self, model: &mut Model, lines: &[Line<'_>]) -> Result<BatchResult> {
-        let r = self.compute(model, lines)?;
-        self.finish_step(model, r.norm)?;
+    pub fn train_step(
+        &mut self,
+        token: Token,
+        model: &mut Model,
+        lines: &[Line<'_>],
+    ) -> Result<BatchResult> {
+        let r = self.compute(token, model, lines)?;
+        self.finish_step(token, model, r.norm)?;
         Ok(r)
     }
 
     /// The end of a step once `self.grads` holds the batch gradient and
     /// `norm` its global norm: refuse a non-finite norm (nothing updated),
     /// clip, AdamW.
-    pub fn finish_step(&mut self, model: &mut Model, norm: f64) -> Result<()> {
+    pub fn finish_step(&mut self, token: Token, model: &mut Model, norm: f64) -> Result<()> {
         if !norm.is_finite() {
             return Err(Error::NonFinite(format!(
                 "the gradient norm is {norm} (a non-finite gradient); the weights were not updated"
@@ -433,7 +445,7 @@ impl Trainer {
                 }
             }
         }
-        self.apply(model);
+        self.apply(token, model);
         Ok(())
     }
 
@@ -441,7 +453,7 @@ impl Trainer {
     /// kernel (kernels::optim, docs/optim.md, "Arithmetic"), every tensor in one
     /// call; a tensor not flagged for decay gets weight decay 0 (its decay
     /// factor is exactly 1).
-    pub fn apply(&mut self, model: &mut Model) {
+    pub fn apply(&mut self, token: Token, model: &mut Model) {
         let h = &self.hyper;
         self.step += 1;
         self.b1_pow *= h.beta1;
@@ -474,7 +486,7 @@ impl Trainer {
         }
         // SAFETY: every slot points into distinct, live Vecs of `len`
         // elements borrowed mutably (p, m, v) or shared (g) for this call.
-        unsafe { adam_step_many(&slots) }
+        unsafe { adam_step_many(token, &slots) }
     }
 }
 
@@ -500,11 +512,11 @@ pub fn batch_loss(line_losses: &[f64]) -> Result<f64> {
 const SUM_CHUNK: usize = 16 * 1024;
 
 /// √(Σ over tensors in parameter order of (dot16(g, g) widened to double)).
-pub fn global_norm(grads: &[Vec<f32>]) -> f64 {
+pub fn global_norm(token: Token, grads: &[Vec<f32>]) -> f64 {
     let mut sum = 0.0f64;
     for g in grads {
         let mut d = [0f32];
-        gemm_nt(1, 1, g.len(), g, g.len(), g, g.len(), &mut d, 1);
+        gemm_nt(token, 1, 1, g.len(), g, g.len(), g, g.len(), &mut d, 1);
         sum += d[0] as f64;
     }
     sum.sqrt()

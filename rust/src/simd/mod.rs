@@ -209,7 +209,9 @@ impl Token {
         }
     }
 
-    /// The token for the path kernels run on now (always available).
+    /// The token for the path the process settings select now (always
+    /// available). Only the bindings (and tests) read it: a kernel takes its
+    /// token as an argument.
     pub fn current() -> Token {
         Token(crate::dispatch::kernel_path())
     }
@@ -236,12 +238,6 @@ pub fn run_on<F: LaneFn>(token: Token, f: F) -> F::Output {
         #[cfg(not(target_arch = "x86_64"))]
         _ => f.run::<f32>(),
     }
-}
-
-/// Run `f` on the current kernel path.
-#[inline]
-pub fn run<F: LaneFn>(f: F) -> F::Output {
-    run_on(Token::current(), f)
 }
 
 #[cfg(test)]

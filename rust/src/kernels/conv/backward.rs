@@ -14,8 +14,14 @@ use crate::storage::Buffer;
 ///
 /// # Safety
 /// As [`forward`], with `dy` n·c_out·oh·ow and `dx` n·c_in·h·w.
-pub unsafe fn input_grad(mode: Mode, s: &Conv2d, dy: *const f32, wt: *const f32, dx: *mut f32) {
-    let token = Token::current();
+pub unsafe fn input_grad(
+    token: Token,
+    mode: Mode,
+    s: &Conv2d,
+    dy: *const f32,
+    wt: *const f32,
+    dx: *mut f32,
+) {
     let (og, k, p) = (s.og(), s.k(), s.p());
     let (dy, wt) = (Ptr::new(dy, s.output_len()), Ptr::new(wt, s.weight_len()));
     let dx = Ptr::new(dx, s.input_len());
@@ -60,8 +66,14 @@ const SUM_CHUNK: usize = 4096;
 ///
 /// # Safety
 /// As [`forward`], with `dy` n·c_out·oh·ow and `dw` c_out·k.
-pub unsafe fn weight_grad(mode: Mode, s: &Conv2d, x: *const f32, dy: *const f32, dw: *mut f32) {
-    let token = Token::current();
+pub unsafe fn weight_grad(
+    token: Token,
+    mode: Mode,
+    s: &Conv2d,
+    x: *const f32,
+    dy: *const f32,
+    dw: *mut f32,
+) {
     let (og, k, p, ow) = (s.og(), s.k(), s.p(), s.ow);
     let per = og * k;
     // From the pool (no allocation or page faults per call); every block is

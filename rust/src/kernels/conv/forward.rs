@@ -14,6 +14,7 @@ use crate::storage::Buffer;
 /// `x` holds n·c_in·h·w, `wt` c_out·k, `bias` (if any) c_out, `out`
 /// n·c_out·oh·ow elements; `out` overlaps nothing else.
 pub unsafe fn forward(
+    token: Token,
     mode: Mode,
     s: &Conv2d,
     x: *const f32,
@@ -21,7 +22,6 @@ pub unsafe fn forward(
     bias: Option<*const f32>,
     out: *mut f32,
 ) {
-    let token = Token::current();
     if s.reads_padded_input() {
         // SAFETY: forwarded from the caller.
         unsafe { forward_padded(token, mode, s, x, wt, bias, out) }

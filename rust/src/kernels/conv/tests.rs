@@ -93,7 +93,17 @@ fn forward_matches_direct_sum_and_adjoints_agree() {
         let dy = values(s.n * s.c_out * s.p(), 2.7);
         for mode in [Mode::Exact, Mode::Fast] {
             let mut out = vec![0f32; dy.len()];
-            unsafe { forward(mode, &s, x.as_ptr(), wt.as_ptr(), None, out.as_mut_ptr()) };
+            unsafe {
+                forward(
+                    Token::current(),
+                    mode,
+                    &s,
+                    x.as_ptr(),
+                    wt.as_ptr(),
+                    None,
+                    out.as_mut_ptr(),
+                )
+            };
             let want = direct(&s, &x, &wt);
             for (a, b) in out.iter().zip(&want) {
                 assert!((*a as f64 - b).abs() < 1e-4, "{s:?}");
@@ -102,8 +112,22 @@ fn forward_matches_direct_sum_and_adjoints_agree() {
             let mut dx = vec![f32::NAN; x.len()];
             let mut dw = vec![f32::NAN; wt.len()];
             unsafe {
-                input_grad(mode, &s, dy.as_ptr(), wt.as_ptr(), dx.as_mut_ptr());
-                weight_grad(mode, &s, x.as_ptr(), dy.as_ptr(), dw.as_mut_ptr());
+                input_grad(
+                    Token::current(),
+                    mode,
+                    &s,
+                    dy.as_ptr(),
+                    wt.as_ptr(),
+                    dx.as_mut_ptr(),
+                );
+                weight_grad(
+                    Token::current(),
+                    mode,
+                    &s,
+                    x.as_ptr(),
+                    dy.as_ptr(),
+                    dw.as_mut_ptr(),
+                );
             }
             let lhs: f64 = dy.iter().zip(&want).map(|(a, b)| *a as f64 * b).sum();
             let via_x: f64 = dx.iter().zip(&x).map(|(a, b)| *a as f64 * *b as f64).sum();
@@ -174,7 +198,16 @@ fn input_grad_gives_the_definition_bits() {
         let dy = values(s.n * s.c_out * s.p(), 2.7);
         let want = input_grad_definition(&s, &dy, &wt);
         let mut dx = vec![f32::NAN; want.len()];
-        unsafe { input_grad(Mode::Exact, &s, dy.as_ptr(), wt.as_ptr(), dx.as_mut_ptr()) };
+        unsafe {
+            input_grad(
+                Token::current(),
+                Mode::Exact,
+                &s,
+                dy.as_ptr(),
+                wt.as_ptr(),
+                dx.as_mut_ptr(),
+            )
+        };
         for (a, b) in dx.iter().zip(&want) {
             assert_eq!(a.to_bits(), b.to_bits(), "{s:?}");
         }
@@ -254,7 +287,16 @@ fn weight_grad_gives_the_definition_bits() {
         for mode in [Mode::Exact, Mode::Fast] {
             let want = weight_grad_definition(&s, mode, &x, &dy);
             let mut dw = vec![f32::NAN; want.len()];
-            unsafe { weight_grad(mode, &s, x.as_ptr(), dy.as_ptr(), dw.as_mut_ptr()) };
+            unsafe {
+                weight_grad(
+                    Token::current(),
+                    mode,
+                    &s,
+                    x.as_ptr(),
+                    dy.as_ptr(),
+                    dw.as_mut_ptr(),
+                )
+            };
             for (i, (a, b)) in dw.iter().zip(&want).enumerate() {
                 let same =
                     a.to_bits() == b.to_bits() || (mode == Mode::Fast && a.is_nan() && b.is_nan());

@@ -266,15 +266,14 @@ fn adam_loop<const MAXIMIZE: bool, const L2: bool>(
 }
 
 /// Run the Adam/AdamW update on every slot, all chunks of all slots on the
-/// library's thread pool, on the current kernel path.
+/// library's thread pool, on `token`'s kernel path.
 ///
 /// # Safety
 /// Every pointer of every slot must be valid for `len` f32 (reads for `g`,
 /// reads and writes for the others); `p`, `m`, `v` and `vmax` of one slot
 /// must not overlap each other (`g` may not overlap them either) nor anything
 /// another slot writes.
-pub unsafe fn adam_step_many(slots: &[AdamSlot]) {
-    let token = Token::current();
+pub unsafe fn adam_step_many(token: Token, slots: &[AdamSlot]) {
     Plan::new(slots.iter().map(|s| s.len)).run(|s, a, b| {
         run_on(
             token,
@@ -289,7 +288,14 @@ pub unsafe fn adam_step_many(slots: &[AdamSlot]) {
 
 /// One AdamW (or Adam, per `s`) step of one tensor: the safe entry point for
 /// Rust callers such as the recognizer trainer. All slices have one length.
-pub fn adamw_step(p: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32], s: &AdamScalars) {
+pub fn adamw_step(
+    token: Token,
+    p: &mut [f32],
+    g: &[f32],
+    m: &mut [f32],
+    v: &mut [f32],
+    s: &AdamScalars,
+) {
     let n = p.len();
     check_len("adamw_step: gradient", n, g.len());
     check_len("adamw_step: first moment", n, m.len());
@@ -304,11 +310,12 @@ pub fn adamw_step(p: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32], s: &Ad
         scalars: *s,
     };
     // SAFETY: the borrows guarantee validity and (being &mut) no overlap.
-    unsafe { adam_step_many(&[slot]) }
+    unsafe { adam_step_many(token, &[slot]) }
 }
 
 /// [`adamw_step`] with AMSGrad's running maximum of the second moment.
 pub fn adamw_step_amsgrad(
+    token: Token,
     p: &mut [f32],
     g: &[f32],
     m: &mut [f32],
@@ -331,5 +338,5 @@ pub fn adamw_step_amsgrad(
         scalars: *s,
     };
     // SAFETY: the borrows guarantee validity and (being &mut) no overlap.
-    unsafe { adam_step_many(&[slot]) }
+    unsafe { adam_step_many(token, &[slot]) }
 }

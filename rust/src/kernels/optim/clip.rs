@@ -3,6 +3,7 @@
 
 use super::{canon, Plan};
 use crate::dispatch::par_chunks;
+use crate::kernels::double_chain::add_iter;
 use crate::ptr::Ptr;
 use crate::simd::{run_on, LaneFn, Lanes, Token};
 
@@ -22,14 +23,21 @@ pub enum NormKind {
 
 /// One tensor's contribution to a global norm: the double sum, in element
 /// order from 0, of |x|, x² or |x|^p, or the maximum of |x|. Sequential by
-/// definition (the order of a sum is part of its value).
-pub fn norm_term(x: &[f32], kind: NormKind) -> f64 {
+/// definition (the order of a sum is part of its value); the sums run
+/// through the blocked double chain (`double_chain::add_iter`, the same
+/// bits as the loop written out) on `token`'s path.
+pub fn norm_term(token: Token, x: &[f32], kind: NormKind) -> f64 {
     match kind {
-        NormKind::L1 => x.iter().fold(0.0f64, |acc, &e| acc + (e as f64).abs()),
-        NormKind::L2 => x.iter().fold(0.0f64, |acc, &e| {
-            let d = e as f64;
-            acc + d * d
-        }),
+        NormKind::L1 => add_iter(token, 0.0, x.len(), x.iter().map(|e| e.abs())),
+        NormKind::L2 => add_iter(
+            token,
+            0.0,
+            x.len(),
+            x.iter().map(|&e| {
+                let d = e as f64;
+                d * d
+            }),
+        ),
         NormKind::Inf => {
             let mut best = 0.0f64;
             for &e in x {
@@ -43,9 +51,12 @@ pub fn norm_term(x: &[f32], kind: NormKind) -> f64 {
             }
             best
         }
-        NormKind::P(p) => x
-            .iter()
-            .fold(0.0f64, |acc, &e| acc + (e as f64).abs().powf(p)),
+        NormKind::P(p) => add_iter(
+            token,
+            0.0,
+            x.len(),
+            x.iter().map(|&e| (e as f64).abs().powf(p)),
+        ),
     }
 }
 
@@ -82,14 +93,14 @@ pub fn combine_norm_terms(terms: impl IntoIterator<Item = f64>, kind: NormKind) 
 /// The global norm of several tensors: [`norm_term`] of each (tensors in
 /// parallel, each sum on one thread in element order), combined in the
 /// order given. The result does not depend on the thread count.
-pub fn global_norm(tensors: &[&[f32]], kind: NormKind) -> f64 {
+pub fn global_norm(token: Token, tensors: &[&[f32]], kind: NormKind) -> f64 {
     let terms: Vec<std::sync::atomic::AtomicU64> = tensors
         .iter()
         .map(|_| std::sync::atomic::AtomicU64::new(0))
         .collect();
     par_chunks(tensors.len(), |i| {
         terms[i].store(
-            norm_term(tensors[i], kind).to_bits(),
+            norm_term(token, tensors[i], kind).to_bits(),
             std::sync::atomic::Ordering::Relaxed,
         );
     });
@@ -104,8 +115,8 @@ pub fn global_norm(tensors: &[&[f32]], kind: NormKind) -> f64 {
 /// The 2-norm of several tensors (docs/optim.md, "Gradient clipping"), with double
 /// per-tensor sums: sqrt of the double sum over tensors, in order, of each
 /// tensor's double sum of squares in element order.
-pub fn global_norm_f64(tensors: &[&[f32]]) -> f64 {
-    global_norm(tensors, NormKind::L2)
+pub fn global_norm_f64(token: Token, tensors: &[&[f32]]) -> f64 {
+    global_norm(token, tensors, NormKind::L2)
 }
 
 /// The clipping factor `f32(max_norm / (norm + 1e-6))` (in double, rounded
@@ -157,8 +168,7 @@ impl LaneFn for MapChunk {
 /// # Safety
 /// Each `(ptr, len)` must be valid for reads and writes of `len` f32, and no
 /// two may overlap.
-pub unsafe fn map_many(tensors: &[(*mut f32, usize)], op: ElementMap) {
-    let token = Token::current();
+pub unsafe fn map_many(token: Token, tensors: &[(*mut f32, usize)], op: ElementMap) {
     let ptrs: Vec<Ptr<*mut f32>> = tensors.iter().map(|&(p, n)| Ptr::new(p, n)).collect();
     Plan::new(tensors.iter().map(|t| t.1)).run(|s, a, b| {
         // Inside the caller's valid range; pieces are disjoint.
@@ -168,13 +178,19 @@ pub unsafe fn map_many(tensors: &[(*mut f32, usize)], op: ElementMap) {
 }
 
 /// Multiply every element by `c` (the clipping of a gradient).
-pub fn scale_inplace(x: &mut [f32], c: f32) {
+pub fn scale_inplace(token: Token, x: &mut [f32], c: f32) {
     // SAFETY: one exclusive borrow.
-    unsafe { map_many(&[(x.as_mut_ptr(), x.len())], ElementMap::Scale(c)) }
+    unsafe { map_many(token, &[(x.as_mut_ptr(), x.len())], ElementMap::Scale(c)) }
 }
 
 /// Clamp every element to `[lo, hi]`.
-pub fn clamp_inplace(x: &mut [f32], lo: f32, hi: f32) {
+pub fn clamp_inplace(token: Token, x: &mut [f32], lo: f32, hi: f32) {
     // SAFETY: one exclusive borrow.
-    unsafe { map_many(&[(x.as_mut_ptr(), x.len())], ElementMap::Clamp(lo, hi)) }
+    unsafe {
+        map_many(
+            token,
+            &[(x.as_mut_ptr(), x.len())],
+            ElementMap::Clamp(lo, hi),
+        )
+    }
 }

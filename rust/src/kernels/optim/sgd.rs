@@ -106,8 +106,7 @@ impl LaneFn for SgdChunk<'_> {
 /// # Safety
 /// As [`adam_step_many`]: valid pointers for `len` elements, no overlap
 /// between what any slot writes and anything else.
-pub unsafe fn sgd_step_many(slots: &[SgdSlot]) {
-    let token = Token::current();
+pub unsafe fn sgd_step_many(token: Token, slots: &[SgdSlot]) {
     Plan::new(slots.iter().map(|s| s.len)).run(|s, a, b| {
         run_on(
             token,
@@ -122,7 +121,14 @@ pub unsafe fn sgd_step_many(slots: &[SgdSlot]) {
 
 /// One SGD step of one tensor. `buf` is the momentum buffer (None when
 /// momentum is 0); `first` says it is still empty.
-pub fn sgd_step(p: &mut [f32], g: &[f32], buf: Option<&mut [f32]>, first: bool, s: &SgdScalars) {
+pub fn sgd_step(
+    token: Token,
+    p: &mut [f32],
+    g: &[f32],
+    buf: Option<&mut [f32]>,
+    first: bool,
+    s: &SgdScalars,
+) {
     let n = p.len();
     check_len("sgd_step: gradient", n, g.len());
     let buf = match buf {
@@ -141,5 +147,5 @@ pub fn sgd_step(p: &mut [f32], g: &[f32], buf: Option<&mut [f32]>, first: bool, 
         scalars: *s,
     };
     // SAFETY: the borrows guarantee validity and no overlap.
-    unsafe { sgd_step_many(&[slot]) }
+    unsafe { sgd_step_many(token, &[slot]) }
 }

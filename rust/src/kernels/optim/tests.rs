@@ -1,6 +1,7 @@
 use super::*;
 use crate::dispatch::{available_paths, set_kernel_path, set_threads, KernelPath};
 use crate::kernels::CANONICAL_NAN;
+use crate::simd::Token;
 
 // Tests that change the process-wide path or thread count take
 // crate::dispatch::settings_lock().
@@ -62,7 +63,7 @@ fn adamw_matches_the_written_out_definition() {
     let (mut rp, mut rm, mut rv) = (p.clone(), m.clone(), v.clone());
     for t in 1..=3 {
         let s = AdamScalars::new(1e-2, 0.9, 0.999, 1e-8, 0.05, t, true);
-        adamw_step(&mut p, &g, &mut m, &mut v, &s);
+        adamw_step(Token::current(), &mut p, &g, &mut m, &mut v, &s);
         for i in 0..n {
             (rp[i], rm[i], rv[i]) = reference_adamw(rp[i], g[i], rm[i], rv[i], &s);
         }
@@ -118,17 +119,17 @@ fn every_path_and_thread_count_gives_the_same_bits() {
                 }
                 .with_maximize(maximize);
                 if amsgrad {
-                    adamw_step_amsgrad(&mut p, &g, &mut m, &mut v, &mut vm, &s);
+                    adamw_step_amsgrad(Token::current(), &mut p, &g, &mut m, &mut v, &mut vm, &s);
                 } else {
-                    adamw_step(&mut p, &g, &mut m, &mut v, &s);
+                    adamw_step(Token::current(), &mut p, &g, &mut m, &mut v, &s);
                 }
             }
             let mut buf = vec![0f32; p.len()];
             let ss = SgdScalars::new(0.1, 0.9, 0.1, 0.01, false, maximize);
-            sgd_step(&mut p, &g, Some(&mut buf), true, &ss);
-            sgd_step(&mut p, &g, Some(&mut buf), false, &ss);
-            scale_inplace(&mut p, 0.75);
-            clamp_inplace(&mut m, -0.5, 0.5);
+            sgd_step(Token::current(), &mut p, &g, Some(&mut buf), true, &ss);
+            sgd_step(Token::current(), &mut p, &g, Some(&mut buf), false, &ss);
+            scale_inplace(Token::current(), &mut p, 0.75);
+            clamp_inplace(Token::current(), &mut m, -0.5, 0.5);
             outs.push((p, m, v, vm, buf));
         }
         outs
@@ -185,9 +186,9 @@ fn every_nan_written_is_the_canonical_one() {
         (g[40], m[40]) = (f32::INFINITY, f32::INFINITY);
         let s = AdamScalars::new(1e-3, 0.9, 0.999, 1e-8, 0.01, 1, true);
         if amsgrad {
-            adamw_step_amsgrad(&mut p, &g, &mut m, &mut v, &mut vmax, &s);
+            adamw_step_amsgrad(Token::current(), &mut p, &g, &mut m, &mut v, &mut vmax, &s);
         } else {
-            adamw_step(&mut p, &g, &mut m, &mut v, &s);
+            adamw_step(Token::current(), &mut p, &g, &mut m, &mut v, &s);
         }
         let mut nans = 0;
         for x in p
@@ -212,11 +213,26 @@ fn every_nan_written_is_the_canonical_one() {
 fn amsgrad_keeps_the_maximum_and_maximize_negates() {
     let s = AdamScalars::new(0.1, 0.9, 0.999, 1e-8, 0.0, 1, true);
     let (mut p, mut m, mut v, mut vm) = ([1.0f32], [0.0f32], [0.0f32], [5.0f32]);
-    adamw_step_amsgrad(&mut p, &[1.0], &mut m, &mut v, &mut vm, &s);
+    adamw_step_amsgrad(
+        Token::current(),
+        &mut p,
+        &[1.0],
+        &mut m,
+        &mut v,
+        &mut vm,
+        &s,
+    );
     assert_eq!(vm[0], 5.0);
     assert!(v[0] < 5.0);
     let (mut p2, mut m2, mut v2) = ([1.0f32], [0.0f32], [0.0f32]);
-    adamw_step(&mut p2, &[1.0], &mut m2, &mut v2, &s.with_maximize(true));
+    adamw_step(
+        Token::current(),
+        &mut p2,
+        &[1.0],
+        &mut m2,
+        &mut v2,
+        &s.with_maximize(true),
+    );
     assert!(p2[0] > 1.0 && m2[0] < 0.0);
 }
 
@@ -225,12 +241,12 @@ fn sgd_matches_torch_recurrence() {
     // Two steps, momentum 0.9, dampening 0.5, nesterov off, wd 0.1.
     let s = SgdScalars::new(0.5, 0.9, 0.5, 0.1, false, false);
     let (mut p, g, mut b) = ([2.0f32], [1.0f32], [0.0f32]);
-    sgd_step(&mut p, &g, Some(&mut b), true, &s);
+    sgd_step(Token::current(), &mut p, &g, Some(&mut b), true, &s);
     // d = 1 + 0.1*2 = 1.2; buf = d; p = 2 - 0.5*1.2 = 1.4
     assert_eq!(b[0], 1.0f32 + 0.1f32 * 2.0f32);
     assert_eq!(p[0], 2.0f32 - 0.5f32 * b[0]);
     let (p1, b1) = (p[0], b[0]);
-    sgd_step(&mut p, &g, Some(&mut b), false, &s);
+    sgd_step(Token::current(), &mut p, &g, Some(&mut b), false, &s);
     let d = 1.0f32 + 0.1f32 * p1;
     let nb = b1 * 0.9f32 + 0.5f32 * d;
     assert_eq!(b[0], nb);
@@ -270,23 +286,47 @@ fn norms_are_double_sums_in_order() {
     let want_a: f64 = a.iter().fold(0.0, |s, &x| s + (x as f64) * (x as f64));
     let want_b: f64 = b.iter().fold(0.0, |s, &x| s + (x as f64) * (x as f64));
     assert_eq!(
-        global_norm_f64(&[&a, &b]).to_bits(),
+        global_norm_f64(Token::current(), &[&a, &b]).to_bits(),
         (want_a + want_b).sqrt().to_bits()
     );
-    let inf = global_norm(&[&a, &b], NormKind::Inf);
+    let inf = global_norm(Token::current(), &[&a, &b], NormKind::Inf);
     assert_eq!(
         inf,
         a.iter().chain(&b).fold(0.0f32, |m, &x| m.max(x.abs())) as f64
     );
-    assert!(global_norm(&[&[1.0, f32::NAN][..]], NormKind::Inf).is_nan());
-    assert_eq!(global_norm(&[&[3.0, -4.0][..]], NormKind::L1), 7.0);
+    assert!(global_norm(Token::current(), &[&[1.0, f32::NAN][..]], NormKind::Inf).is_nan());
+    assert_eq!(
+        global_norm(Token::current(), &[&[3.0, -4.0][..]], NormKind::L1),
+        7.0
+    );
+    // Long tensors (the blocked chain) of mixed magnitudes, on every path:
+    // the sums written out in element order.
+    let mut c = values(5000, 7, 2.0);
+    for (i, v) in c.iter_mut().enumerate() {
+        *v *= [1.0, 1e-6, 1e5][i % 3];
+    }
+    let fold = |f: &dyn Fn(f32) -> f64| c.iter().fold(0.0f64, |s, &x| s + f(x));
+    for path in available_paths() {
+        let token = Token::new(path).unwrap();
+        for (kind, want) in [
+            (NormKind::L1, fold(&|x| (x as f64).abs())),
+            (NormKind::L2, fold(&|x| x as f64 * x as f64)),
+            (NormKind::P(3.0), fold(&|x| (x as f64).abs().powf(3.0))),
+        ] {
+            assert_eq!(
+                norm_term(token, &c, kind).to_bits(),
+                want.to_bits(),
+                "{path:?} {kind:?}"
+            );
+        }
+    }
     assert_eq!(clip_coefficient(1.0, 0.5), None);
     assert_eq!(
         clip_coefficient(1.0, 4.0),
         Some((1.0f64 / (4.0 + 1e-6)) as f32)
     );
     let mut x = vec![1.0f32, -3.0, f32::NAN, 0.25];
-    clamp_inplace(&mut x, -0.5, 0.5);
+    clamp_inplace(Token::current(), &mut x, -0.5, 0.5);
     assert_eq!(&x[..2], &[0.5, -0.5]);
     assert!(x[2].is_nan() && x[3] == 0.25);
 }

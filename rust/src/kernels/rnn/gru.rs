@@ -19,6 +19,7 @@ pub struct GruSaved {
 /// As [`lstm_forward`].
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn gru_forward(
+    token: Token,
     mode: Mode,
     d: Dims,
     reverse: bool,
@@ -36,7 +37,7 @@ pub unsafe fn gru_forward(
     let g3 = 3 * h;
     let bh = b * h;
     // SAFETY: as in `lstm_forward`.
-    let (xp_buf, w_hh_t) = unsafe { prologue(mode, d, g3, x, w_ih, w_hh) };
+    let (xp_buf, w_hh_t) = unsafe { prologue(token, mode, d, g3, x, w_ih, w_hh) };
     let xp = xp_buf.as_ptr() as *mut f32;
     let hp_buf = scratch(b * g3);
     let hp = hp_buf.as_ptr() as *mut f32;
@@ -54,7 +55,7 @@ pub unsafe fn gru_forward(
         // SAFETY: h_prev is [T, B, H]; hp is [B, 3H].
         unsafe {
             let h_prev = saved.map(|s| s.h_prev.add(t * bh));
-            recurrent_product(mode, d, hcur, &w_hh_t, g3, hp, h_prev)
+            recurrent_product(token, mode, d, hcur, &w_hh_t, g3, hp, h_prev)
         };
         for bi in 0..b {
             let row = &mut act[bi * g3..(bi + 1) * g3];
@@ -73,13 +74,13 @@ pub unsafe fn gru_forward(
                 for j in 0..h {
                     hn_row[j] = with_bias(*hrow.add(2 * h + j), b_hh, 2 * h + j);
                 }
-                activate(UnaryOp::Sigmoid, mode, &mut row[..2 * h]);
+                activate(token, UnaryOp::Sigmoid, mode, &mut row[..2 * h]);
                 for j in 0..h {
                     row[2 * h + j] =
                         with_bias(*xrow.add(2 * h + j), b_ih, 2 * h + j) + row[j] * hn_row[j];
                 }
             }
-            activate(UnaryOp::Tanh, mode, &mut row[2 * h..]);
+            activate(token, UnaryOp::Tanh, mode, &mut row[2 * h..]);
             for j in 0..h {
                 let (z, n) = (row[h + j], row[2 * h + j]);
                 let e = bi * h + j;
@@ -108,6 +109,7 @@ pub unsafe fn gru_forward(
 /// As [`lstm_backward`].
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn gru_backward(
+    token: Token,
     mode: Mode,
     d: Dims,
     reverse: bool,
@@ -163,7 +165,7 @@ pub unsafe fn gru_backward(
         // SAFETY: dzh row t is [B, 3H]; W_hh is [3H, H]; dh_rec is [B, H].
         unsafe {
             gemm(
-                Token::current(),
+                token,
                 mode,
                 &Product::views(
                     row_major(dzh.add(t * b * g3), b, g3),
@@ -180,6 +182,6 @@ pub unsafe fn gru_backward(
     // SAFETY: dh0 is [B, H]; shapes as documented.
     unsafe {
         std::ptr::copy_nonoverlapping(dh_rec.as_ptr(), grads.dh0, bh);
-        parameter_gradients(mode, d, g3, x, w_ih, saved.h_prev, dzx, dzh, grads);
+        parameter_gradients(token, mode, d, g3, x, w_ih, saved.h_prev, dzx, dzh, grads);
     }
 }

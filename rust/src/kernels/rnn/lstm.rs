@@ -22,6 +22,7 @@ pub struct LstmSaved {
 /// buffers must not overlap the inputs.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn lstm_forward(
+    token: Token,
     mode: Mode,
     d: Dims,
     reverse: bool,
@@ -40,7 +41,7 @@ pub unsafe fn lstm_forward(
     let g4 = 4 * h;
     let bh = b * h;
     // SAFETY: x, W_ih and W_hh have the layouts documented above.
-    let (xp_buf, w_hh_t) = unsafe { prologue(mode, d, g4, x, w_ih, w_hh) };
+    let (xp_buf, w_hh_t) = unsafe { prologue(token, mode, d, g4, x, w_ih, w_hh) };
     let xp = xp_buf.as_ptr() as *mut f32;
     let hp_buf = scratch(b * g4);
     let hp = hp_buf.as_ptr() as *mut f32;
@@ -67,7 +68,7 @@ pub unsafe fn lstm_forward(
         // SAFETY: h_prev is [T, B, H]; hp is [B, 4H].
         unsafe {
             let h_prev = saved.map(|s| s.h_prev.add(t * bh));
-            recurrent_product(mode, d, hcur, &w_hh_t, g4, hp, h_prev)
+            recurrent_product(token, mode, d, hcur, &w_hh_t, g4, hp, h_prev)
         };
         for bi in 0..b {
             let row = &mut act[bi * g4..(bi + 1) * g4];
@@ -87,16 +88,16 @@ pub unsafe fn lstm_forward(
                     xb + hb
                 };
             }
-            activate(UnaryOp::Sigmoid, mode, &mut row[..2 * h]);
-            activate(UnaryOp::Tanh, mode, &mut row[2 * h..3 * h]);
-            activate(UnaryOp::Sigmoid, mode, &mut row[3 * h..]);
+            activate(token, UnaryOp::Sigmoid, mode, &mut row[..2 * h]);
+            activate(token, UnaryOp::Tanh, mode, &mut row[2 * h..3 * h]);
+            activate(token, UnaryOp::Sigmoid, mode, &mut row[3 * h..]);
             let crow = &mut ccur[bi * h..(bi + 1) * h];
             for j in 0..h {
                 crow[j] = row[h + j] * crow[j] + row[j] * row[2 * h + j];
             }
             let trow = &mut tanh_row[..h];
             trow.copy_from_slice(crow);
-            activate(UnaryOp::Tanh, mode, trow);
+            activate(token, UnaryOp::Tanh, mode, trow);
             for j in 0..h {
                 hcur[bi * h + j] = row[3 * h + j] * trow[j];
             }
@@ -127,6 +128,7 @@ pub unsafe fn lstm_forward(
 /// Pointers valid for their layouts; outputs must not overlap inputs.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn lstm_backward(
+    token: Token,
     mode: Mode,
     d: Dims,
     reverse: bool,
@@ -195,7 +197,7 @@ pub unsafe fn lstm_backward(
         // SAFETY: dz row t is [B, 4H]; W_hh is [4H, H]; dh_rec is [B, H].
         unsafe {
             gemm(
-                Token::current(),
+                token,
                 mode,
                 &Product::views(
                     row_major(dz.add(t * b * g4), b, g4),
@@ -212,6 +214,6 @@ pub unsafe fn lstm_backward(
         if let Some(dc0) = grads.dc0 {
             std::ptr::copy_nonoverlapping(dc_next.as_ptr(), dc0, bh);
         }
-        parameter_gradients(mode, d, g4, x, w_ih, saved.h_prev, dz, dz, grads);
+        parameter_gradients(token, mode, d, g4, x, w_ih, saved.h_prev, dz, dz, grads);
     }
 }

@@ -23,7 +23,8 @@
 
 use crate::dispatch::Mode;
 use crate::gemm::{gemm, MatRef, Product};
-use crate::kernels::elementwise::{unary, UnaryOp};
+use crate::kernels::double_chain::column_sums;
+use crate::kernels::elementwise::{unary_on, UnaryOp};
 use crate::simd::Token;
 use crate::storage::Buffer;
 
@@ -35,13 +36,13 @@ pub use layout::{Cell, Layout};
 pub use lstm::{lstm_backward, lstm_forward, LstmSaved};
 
 /// Apply a fixed activation in place to a contiguous run, on the lane loops
-/// of the current kernel path (the same bits as the scalar definition).
-fn activate(op: UnaryOp, mode: Mode, v: &mut [f32]) {
+/// of `token`'s kernel path (the same bits as the scalar definition).
+fn activate(token: Token, op: UnaryOp, mode: Mode, v: &mut [f32]) {
     let n = v.len();
     let p = v.as_mut_ptr();
     // SAFETY: `p` is valid for `n` reads and writes; the loop reads and writes
     // each element at the same index (element-for-element aliasing).
-    unsafe { unary(op, mode == Mode::Exact, &[n], p, &[1], p, &[1]) };
+    unsafe { unary_on(token, op, mode == Mode::Exact, &[n], p, &[1], p, &[1]) };
 }
 
 /// Sizes of one layer call.
@@ -76,11 +77,11 @@ fn transposed(ptr: *const f32, rows: usize, cols: usize) -> MatRef {
 ///
 /// # Safety
 /// `ptr` must be valid for `rows·cols` reads.
-unsafe fn contiguous_t(ptr: *const f32, rows: usize, cols: usize) -> Buffer {
+unsafe fn contiguous_t(token: Token, ptr: *const f32, rows: usize, cols: usize) -> Buffer {
     let mut buf = Buffer::new(rows * cols * 4);
     // SAFETY: the caller passes a row-major [rows, cols] matrix at `ptr`.
     let w = unsafe { std::slice::from_raw_parts(ptr, rows * cols) };
-    crate::kernels::transpose::transpose(w, rows, cols, buf.as_f32_mut());
+    crate::kernels::transpose::transpose(token, w, rows, cols, buf.as_f32_mut());
     buf
 }
 
@@ -91,6 +92,7 @@ unsafe fn contiguous_t(ptr: *const f32, rows: usize, cols: usize) -> Buffer {
 /// # Safety
 /// x is [T·B, I], W_ih [G·H, I], W_hh [G·H, H] (`gh` = G·H).
 unsafe fn prologue(
+    token: Token,
     mode: Mode,
     d: Dims,
     gh: usize,
@@ -102,7 +104,7 @@ unsafe fn prologue(
     // SAFETY: the caller's layouts; xp has T·B·G·H elements.
     unsafe {
         gemm(
-            Token::current(),
+            token,
             mode,
             &Product::views(
                 row_major(x, d.t * d.b, d.i),
@@ -111,7 +113,7 @@ unsafe fn prologue(
                 gh,
             ),
         );
-        (xp, contiguous_t(w_hh, gh, d.h))
+        (xp, contiguous_t(token, w_hh, gh, d.h))
     }
 }
 
@@ -123,6 +125,7 @@ unsafe fn prologue(
 /// `hp` valid for B·G·H writes, `h_prev` (if any) for B·H; `hcur` is
 /// [B, H] and W_hhᵀ [H, G·H].
 unsafe fn recurrent_product(
+    token: Token,
     mode: Mode,
     d: Dims,
     hcur: &[f32],
@@ -139,7 +142,7 @@ unsafe fn recurrent_product(
             std::ptr::copy_nonoverlapping(hcur.as_ptr(), dst, hcur.len());
         }
         gemm(
-            Token::current(),
+            token,
             mode,
             &Product::views(
                 row_major(hcur.as_ptr(), b, h),
@@ -212,24 +215,6 @@ pub struct RnnGrads {
     pub dc0: Option<*mut f32>, // [B, H] (LSTM only)
 }
 
-/// f64 column sums of a [rows, cols] matrix, rows in increasing order.
-///
-/// # Safety
-/// `m` valid for rows·cols reads, `out` for cols writes.
-unsafe fn column_sums(m: *const f32, rows: usize, cols: usize, out: *mut f32) {
-    let mut acc = vec![0f64; cols];
-    for r in 0..rows {
-        for (c, a) in acc.iter_mut().enumerate() {
-            // SAFETY: r < rows, c < cols.
-            *a += unsafe { *m.add(r * cols + c) } as f64;
-        }
-    }
-    for (c, a) in acc.iter().enumerate() {
-        // SAFETY: c < cols.
-        unsafe { *out.add(c) = *a as f32 };
-    }
-}
-
 /// Shared tail of both backward passes: weight, bias and input gradients
 /// from the pre-activation gradients `dzx` (input side) and `dzh`
 /// (recurrent side), both [T, B, G·H] by time index.
@@ -238,6 +223,7 @@ unsafe fn column_sums(m: *const f32, rows: usize, cols: usize, out: *mut f32) {
 /// As the callers'.
 #[allow(clippy::too_many_arguments)]
 unsafe fn parameter_gradients(
+    token: Token,
     mode: Mode,
     d: Dims,
     gh: usize,
@@ -253,7 +239,7 @@ unsafe fn parameter_gradients(
     unsafe {
         // dW_ih = dzxᵀ · x: [G·H, T·B] × [T·B, I], k = (t, b) rows ascending.
         gemm(
-            Token::current(),
+            token,
             mode,
             &Product::views(
                 row_major(dzx, rows, gh).t(),
@@ -264,7 +250,7 @@ unsafe fn parameter_gradients(
         );
         // dW_hh = dzhᵀ · h_prev.
         gemm(
-            Token::current(),
+            token,
             mode,
             &Product::views(
                 row_major(dzh, rows, gh).t(),
@@ -273,11 +259,11 @@ unsafe fn parameter_gradients(
                 d.h,
             ),
         );
-        column_sums(dzx, rows, gh, g.db_ih);
-        column_sums(dzh, rows, gh, g.db_hh);
+        column_sums(dzx, rows, gh, std::slice::from_raw_parts_mut(g.db_ih, gh));
+        column_sums(dzh, rows, gh, std::slice::from_raw_parts_mut(g.db_hh, gh));
         // dx = dzx · W_ih: [T·B, G·H] × [G·H, I].
         gemm(
-            Token::current(),
+            token,
             mode,
             &Product::views(
                 row_major(dzx, rows, gh),

@@ -4,6 +4,7 @@
 use super::flat;
 use crate::dispatch;
 use crate::error::Error;
+use crate::simd::Token;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
@@ -50,6 +51,7 @@ pub fn rec_conv_block<'py>(
     need("weight", &weight, o * g.k())?;
     need("dy", &dy, g.out_h() * g.out_w() * o)?;
     let (k, kp) = (g.k(), g.kp());
+    let token = Token::current();
     let (y, dw, db, dx) = py.detach(|| {
         dispatch::with_ieee(|| {
             let mut wp = vec![0f32; o * kp];
@@ -61,7 +63,9 @@ pub fn rec_conv_block<'py>(
                 }
             }
             let (mut col, mut cv, mut y, mut win) = (vec![], vec![], vec![], vec![]);
-            conv::forward(&g, &x, &wp, &bias, &mut col, &mut cv, &mut y, &mut win);
+            conv::forward(
+                token, &g, &x, &wp, &bias, &mut col, &mut cv, &mut y, &mut win,
+            );
             let mut dw = vec![0f32; o * kp];
             let mut db = vec![0f32; o];
             let mut dx = if need_dx {
@@ -71,6 +75,7 @@ pub fn rec_conv_block<'py>(
             };
             let mut s = conv::BackScratch::default();
             conv::backward(
+                token,
                 &g,
                 &x,
                 &win,
@@ -126,12 +131,13 @@ pub fn rec_lstm_layer<'py>(
         need("w_hh", &ps[3 * d + 1], 4 * h * h)?;
         need("b", &ps[3 * d + 2], 4 * h)?;
     }
+    let token = Token::current();
     let (out, grads, dx) = py.detach(|| {
         dispatch::with_ieee(|| {
             let mut whht = vec![vec![0f32; 4 * h * h]; 2];
             let mut cat = vec![0f32; inp * 8 * h];
             for d in 0..2 {
-                transpose(&ps[3 * d + 1], 4 * h, h, &mut whht[d]);
+                transpose(token, &ps[3 * d + 1], 4 * h, h, &mut whht[d]);
                 for g in 0..4 * h {
                     for i in 0..inp {
                         cat[i * 8 * h + d * 4 * h + g] = ps[3 * d][g * inp + i];
@@ -146,10 +152,22 @@ pub fn rec_lstm_layer<'py>(
             let mut st = [DirState::default(), DirState::default()];
             let mut out = vec![0f32; t_len * 2 * h];
             for (d, sd) in st.iter_mut().enumerate() {
-                lstm::forward_dir(t_len, inp, h, d == 1, &x, dp(d), sd, &mut out, 2 * h, d * h);
+                lstm::forward_dir(
+                    token,
+                    t_len,
+                    inp,
+                    h,
+                    d == 1,
+                    &x,
+                    dp(d),
+                    sd,
+                    &mut out,
+                    2 * h,
+                    d * h,
+                );
             }
             for (d, sd) in st.iter_mut().enumerate() {
-                lstm::backward_dir(h, d == 1, &dout, 2 * h, d * h, &whht[d], sd);
+                lstm::backward_dir(token, h, d == 1, &dout, 2 * h, d * h, &whht[d], sd);
             }
             let mut grads = vec![];
             let mut s = lstm::GradScratch::default();
@@ -159,11 +177,11 @@ pub fn rec_lstm_layer<'py>(
                     vec![0f32; 4 * h * h],
                     vec![0f32; 4 * h],
                 );
-                lstm::weight_grads(inp, h, &x, sd, &mut a, &mut b, &mut c, &mut s);
+                lstm::weight_grads(token, inp, h, &x, sd, &mut a, &mut b, &mut c, &mut s);
                 grads.extend([a, b, c]);
             }
             let mut dx = vec![0f32; t_len * inp];
-            lstm::input_grad(inp, h, &st, &cat, &mut vec![], &mut dx);
+            lstm::input_grad(token, inp, h, &st, &cat, &mut vec![], &mut dx);
             (out, grads, dx)
         })
     });
@@ -194,12 +212,13 @@ pub fn rec_linear<'py>(
     need("weight", &weight, out * inp)?;
     need("bias", &bias, out)?;
     need("dy", &dy, t_len * out)?;
+    let token = Token::current();
     let r = py.detach(|| {
         dispatch::with_ieee(|| {
             let mut y = vec![];
-            linear::forward(t_len, inp, out, &x, &weight, &bias, &mut y);
+            linear::forward(token, t_len, inp, out, &x, &weight, &bias, &mut y);
             let mut wt = vec![0f32; inp * out];
-            transpose(&weight, out, inp, &mut wt);
+            transpose(token, &weight, out, inp, &mut wt);
             let (mut dw, mut db, mut dx) = (
                 vec![0f32; out * inp],
                 vec![0f32; out],
@@ -207,6 +226,7 @@ pub fn rec_linear<'py>(
             );
             let mut s = linear::BackScratch::default();
             linear::backward(
+                token,
                 t_len,
                 inp,
                 out,
@@ -277,7 +297,14 @@ pub fn rec_adamw<'py>(
     }
     use crate::kernels::optim::{adamw_step, AdamScalars};
     let s = AdamScalars::new(lr, betas.0, betas.1, eps, weight_decay, step, decay);
-    adamw_step(&mut p, &g, &mut m, &mut v, &s);
+    adamw_step(
+        crate::simd::Token::current(),
+        &mut p,
+        &g,
+        &mut m,
+        &mut v,
+        &s,
+    );
     Ok((p.into_pyarray(py), m.into_pyarray(py), v.into_pyarray(py)))
 }
 

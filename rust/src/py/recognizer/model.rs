@@ -5,6 +5,7 @@ use crate::dispatch;
 use crate::error::Error;
 use crate::recognizer::model::Model;
 use crate::recognizer::trainer::Line;
+use crate::simd::Token;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
@@ -59,7 +60,11 @@ impl CrnnCore {
                 .into())
             }
         }
-        Ok(cfg.params().into_iter().map(|p| (p.name, p.shape)).collect())
+        Ok(cfg
+            .params()
+            .into_iter()
+            .map(|p| (p.name, p.shape))
+            .collect())
     }
 
     /// `[(name, shape, kind, is_bias)]` in parameter order.
@@ -124,10 +129,11 @@ impl CrnnCore {
             }],
         )?;
         let model = &self.model;
+        let token = Token::current();
         let (logits, t) = py.detach(|| {
             dispatch::with_ieee(|| {
                 let mut st = crate::recognizer::model::LineState::default();
-                model.forward(&pixels, w, &mut st);
+                model.forward(token, &pixels, w, &mut st);
                 (std::mem::take(&mut st.logits), st.t)
             })
         });

@@ -4,6 +4,7 @@ use super::{flat, CrnnCore};
 use crate::dispatch;
 use crate::error::Error;
 use crate::recognizer::trainer::{BatchResult, Hyper, Line, Trainer};
+use crate::simd::Token;
 use numpy::{
     IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
     PyUntypedArrayMethods,
@@ -116,7 +117,8 @@ impl TrainerCore {
         let batch = Batch::new(images, labels, model.model.cfg.height)?;
         let tr = &mut self.trainer;
         let m = &model.model;
-        let r = py.detach(|| tr.compute(m, &batch.lines()))?;
+        let token = Token::current();
+        let r = py.detach(|| tr.compute(token, m, &batch.lines()))?;
         let grads = m
             .info
             .iter()
@@ -138,7 +140,8 @@ impl TrainerCore {
         let tr = &mut self.trainer;
         let m = &mut model.model;
         // The clipping multiplies on this thread: subnormals honoured here too.
-        let r = py.detach(|| dispatch::with_ieee(|| tr.train_step(m, &batch.lines())))?;
+        let token = Token::current();
+        let r = py.detach(|| dispatch::with_ieee(|| tr.train_step(token, m, &batch.lines())))?;
         Ok(result_tuple(&r))
     }
 
@@ -168,7 +171,8 @@ impl TrainerCore {
         let b = Batch::new(images, labels, model.model.cfg.height)?;
         let tr = &mut self.trainer;
         let m = &model.model;
-        Ok(py.detach(|| tr.compute_lines(m, &b.lines(), batch))?)
+        let token = Token::current();
+        Ok(py.detach(|| tr.compute_lines(token, m, &b.lines(), batch))?)
     }
 
     /// Elements of the flat run-time gradient.
@@ -197,7 +201,7 @@ impl TrainerCore {
         let f = flat
             .as_slice()
             .map_err(|e| Error::value(format!("set_flat_grads: {e}")))?;
-        Ok(self.trainer.set_flat_grads(f)?)
+        Ok(self.trainer.set_flat_grads(Token::current(), f)?)
     }
 
     /// Clip and AdamW with the batch gradient of `set_flat_grads` and its
@@ -210,7 +214,8 @@ impl TrainerCore {
     ) -> PyResult<()> {
         let tr = &mut self.trainer;
         let m = &mut model.model;
-        Ok(py.detach(|| dispatch::with_ieee(|| tr.finish_step(m, norm)))?)
+        let token = Token::current();
+        Ok(py.detach(|| dispatch::with_ieee(|| tr.finish_step(token, m, norm)))?)
     }
 
     /// The batch gradient, natural layout, flat, parameter order.
