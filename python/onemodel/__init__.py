@@ -104,6 +104,12 @@ from .ops.compare import (
 )
 from .ops.join import cat, stack
 from .ops.pointwise import abs, erf, exp, log, pow, sigmoid, sqrt, square, tanh
+from .ops.rounding import ceil, deg2rad, fix, floor, frac, nan_to_num, rad2deg, reciprocal, round, rsqrt, sgn, sign, trunc
+from .ops.division import divide, floor_divide, fmod, remainder, true_divide
+from .ops.binary_math import addcdiv, addcmul, copysign, fmax, fmin, heaviside, hypot, lerp, logit, xlogy
+from .ops.activation import hardshrink, prelu, relu_, rrelu, rrelu_, threshold, threshold_
+
+multiply, subtract, negative, absolute = mul, sub, neg, abs
 from .ops.selection import (
     clamp,
     clamp_max,
