@@ -39,7 +39,16 @@ MODULES = {
     "Tanh": lambda nn: nn.Tanh(),
     "Softmax": lambda nn: nn.Softmax(dim=-1),
     "LogSoftmax": lambda nn: nn.LogSoftmax(dim=1),
-    "Sequential": lambda nn: nn.Sequential(nn.Linear(4, 4), nn.LeakyReLU(0.2, inplace=True), nn.PReLU(), nn.ReLU6(), nn.GLU()),
+    "ELU": lambda nn: nn.ELU(),
+    "ELU_args": lambda nn: nn.ELU(alpha=0.5, inplace=True),
+    "CELU": lambda nn: nn.CELU(1.5),
+    "SELU": lambda nn: nn.SELU(),
+    "SELU_inplace": lambda nn: nn.SELU(inplace=True),
+    "Mish": lambda nn: nn.Mish(),
+    "Softplus": lambda nn: nn.Softplus(),
+    "Softplus_args": lambda nn: nn.Softplus(beta=2.0, threshold=5.0),
+    "LogSigmoid": lambda nn: nn.LogSigmoid(),
+    "Sequential": lambda nn: nn.Sequential(nn.Linear(4, 4), nn.LeakyReLU(0.2, inplace=True), nn.PReLU(), nn.ReLU6(), nn.ELU(), nn.GLU()),
 }
 
 

@@ -33,6 +33,11 @@ def wide(rng, *shape):
     return (special(rng, *shape) * np.float32(4)).astype(np.float32)
 
 
+def rng_open(rng, *shape):
+    """Uniform in (−0.95, 0.95): inside the domains of asin, acos, atanh."""
+    return rng.uniform(-0.95, 0.95, size=shape).astype(np.float32)
+
+
 def positive(rng, *shape):
     return (np.abs(normal(rng, *shape)) + np.float32(0.1)).astype(np.float32)
 
@@ -178,3 +183,84 @@ def _inplace_tensor_methods(T, x):
 
 
 case("rounding_inplace_in_graph", lambda r: [normal(r, 3, 4) * 3 + 0.01], _inplace_tensor_methods)
+
+
+# ---------------------------------------------------------------------------
+# Transcendentals (onemodel's fixed functions: within 2 ulp, so compared with
+# a tolerance; special values exactly)
+# ---------------------------------------------------------------------------
+
+def unit(rng, *shape):
+    """Uniform in (−1, 1) with ±1, ±0 and ±0.5 planted."""
+    x = rng.uniform(-1, 1, size=shape).astype(np.float32).ravel()
+    x[:6] = [1.0, -1.0, 0.0, -0.0, 0.5, -0.5]
+    return x.reshape(shape)
+
+
+def big_args(rng, *shape):
+    """Arguments up to 1e30 for the trigonometric reduction."""
+    e = rng.uniform(0, 30, size=shape)
+    return (np.sign(rng.standard_normal(shape)) * 10.0**e).astype(np.float32)
+
+
+_TR = 3e-7  # 2-3 ulp of values up to 1 (the results are scaled by max(1, |ref|))
+
+case("trig_forward_backward", lambda r: [wide(r, 4, 6)],
+     lambda T, x: [T.sin(x), T.cos(x), x.sin(), x.cos(), T.tan(x * 0.3)], tol=_TR, grad_tol=4e-6)
+case("trig_huge_arguments", lambda r: [big_args(r, 6, 8)], lambda T, x: [T.sin(x), T.cos(x), T.tan(x)], tol=_TR, grad=False)
+case("trig_special_values", lambda r: [np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-40, 3e38, 6400.0, 1.5707964], np.float32)],
+     lambda T, x: [T.sin(x), T.cos(x), T.tan(x)], tol=_TR, grad=False)
+case("trig_views_and_broadcast", lambda r: [normal(r, 4, 5) * 3, normal(r, 5)],
+     lambda T, x, y: [x.t().sin(), x[:, 1:4].cos(), T.sin(x + y), T.atan2(x, y), T.atan2(y, x.t()[:1].t())], tol=_TR, grad_tol=4e-6)
+case("inverse_trig", lambda r: [unit(r, 4, 6), wide(r, 4, 6)],
+     lambda T, u, x: [T.asin(u), T.acos(u), T.atan(x), u.arcsin(), x.arctan(), T.asin(u * 1.5)], tol=_TR, grad=False)
+case("inverse_trig_grad", lambda r: [rng_open(r, 3, 5), normal(r, 3, 5) * 3],
+     lambda T, u, x: [T.asin(u), T.acos(u), T.atan(x)], tol=_TR, grad_tol=2e-5)
+case("atan2_special", lambda r: [np.array([0.0, -0.0, 0.0, -0.0, 1.0, -1.0, np.inf, np.inf, -np.inf, 1.0, np.nan, 3.0], np.float32),
+                                 np.array([0.0, 0.0, -0.0, -0.0, 0.0, -0.0, 1.0, np.inf, -np.inf, -np.inf, 1.0, -4.0], np.float32)],
+     lambda T, y, x: T.atan2(y, x), tol=_TR, grad=False)
+case("atan2_grad", lambda r: [normal(r, 3, 4), normal(r, 4)], lambda T, y, x: [T.atan2(y, x), y.atan2(x)], tol=_TR, grad_tol=4e-6)
+case("hyperbolic", lambda r: [wide(r, 4, 6), positive(r, 3, 4) + 1.0, unit(r, 3, 4)],
+     lambda T, x, p, u: [T.sinh(x), T.cosh(x), T.asinh(x), T.acosh(p), T.atanh(u * 0.999), T.tanh(x)], tol=_TR, grad=False)
+case("hyperbolic_grad", lambda r: [normal(r, 3, 4) * 2, positive(r, 3, 4) + 1.0, rng_open(r, 3, 4)],
+     lambda T, x, p, u: [T.sinh(x), T.cosh(x), T.asinh(x), T.acosh(p), T.atanh(u)], tol=3e-6, grad_tol=2e-5)
+case("hyperbolic_large", lambda r: [np.array([-100.0, -89.4, -20.0, 9.5, 88.5, 89.4, 89.5, 1e20, -1e30, 3e38], np.float32)],
+     lambda T, x: [T.sinh(x), T.cosh(x), T.asinh(x)], tol=_TR, grad=False)
+case("exp_log_family", lambda r: [wide(r, 4, 6), positive(r, 3, 5) * 10],
+     lambda T, x, p: [T.expm1(x), T.exp2(x), T.log1p(p), T.log2(p), T.log10(p), T.log1p(x), T.log2(x), T.log10(x)], tol=_TR, grad=False)
+case("exp_log_family_grad", lambda r: [normal(r, 3, 4), positive(r, 3, 4) * 5],
+     lambda T, x, p: [T.expm1(x), T.exp2(x), T.log1p(p), T.log2(p), T.log10(p)], tol=_TR, grad_tol=4e-6)
+case("exp_log_tiny_and_exact", lambda r: [np.array([1e-30, -1e-30, 1e-10, -1e-8, 3e-4, -1.0, -0.99999994, 1.0, 8.0, 1024.0, 1e-3, 0.0], np.float32)],
+     lambda T, x: [T.expm1(x), T.log1p(x), T.exp2(x * 1e6), T.log2(x.abs()), T.log10(x.abs())], tol=_TR, grad=False)
+case("sinc", lambda r: [np.concatenate([wide(r, 10), np.array([0.0, -0.0, 1.0, 2.0, -3.0, 0.5], np.float32)])], lambda T, x: T.sinc(x), tol=_TR, grad=False)
+case("sinc_grad", lambda r: [normal(r, 3, 4) * 2], lambda T, x: T.sinc(x), tol=_TR, grad_tol=4e-6)
+case("logaddexp", lambda r: [wide(r, 3, 4), wide(r, 4)], lambda T, a, b: [T.logaddexp(a, b), T.logaddexp2(a, b)], tol=_TR, grad=False)
+case("logaddexp_grad", lambda r: [normal(r, 3, 4) * 3, normal(r, 4)], lambda T, a, b: [T.logaddexp(a, b), a.logaddexp2(b)], tol=_TR, grad_tol=4e-6)
+case("pow_tensor_exponent", lambda r: [positive(r, 3, 4) * 2, normal(r, 4)], lambda T, x, p: [T.pow(x, p), x ** p, 2.0 ** p, T.pow(x, p.abs() + 1)], tol=_TR, grad_tol=4e-6)
+case("pow_negative_bases", lambda r: [halves(r, 4, 5), np.array([2.0, 3.0, 0.5, -1.0, -2.0], np.float32)],
+     lambda T, x, p: [T.pow(x, p), x ** 2, x ** 3, x ** -1, x ** 0.5, x ** 2.5, (-x) ** 3], tol=_TR, grad=False)
+case("pow_special_values", lambda r: [np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, -2.0], np.float32)],
+     lambda T, x: [x ** 0, x ** 0.5, x ** -0.5, x ** -2, x ** 3, T.pow(x, T.tensor(np.inf)), T.pow(x, x), 1.0 ** x], tol=_TR, grad=False)
+case("pow_int_tensor_exponent", lambda r: [ints(r, 0, 4, 5), normal(r, 5)], lambda T, i, x: [T.pow(2, i), i ** i, x ** i, i ** 2.5], tol=_TR, grad=False)
+
+# ---------------------------------------------------------------------------
+# Activations on expm1 and ln(1 + e^x)
+# ---------------------------------------------------------------------------
+
+case("softplus", lambda r: [wide(r, 4, 6) * 4],
+     lambda T, x: [_F(T).softplus(x), _F(T).softplus(x, beta=2.0), _F(T).softplus(x, 0.5, 3.0), T.nn.Softplus(3, 10)(x)], tol=_TR, grad_tol=4e-6)
+case("softplus_threshold_switch", lambda r: [np.array([19.5, 20.0, 20.5, 9.999, 10.0, 10.001, -20.0, -100.0], np.float32)],
+     lambda T, x: [_F(T).softplus(x), _F(T).softplus(x, beta=2.0)], tol=_TR, grad_tol=1e-6)
+case("elu_selu_celu", lambda r: [wide(r, 4, 6)],
+     lambda T, x: [_F(T).elu(x), _F(T).elu(x, 0.5), _F(T).selu(x), _F(T).celu(x, 2.0), T.nn.ELU(1.5)(x), T.nn.SELU()(x), T.nn.CELU()(x)], tol=_TR, grad_tol=4e-6)
+case("elu_at_zero_and_bounds", lambda r: [halves(r, 4, 6)], lambda T, x: [_F(T).elu(x), _F(T).selu(x), _F(T).celu(x, 0.5)], tol=_TR, grad_tol=1e-6)
+case("mish_logsigmoid", lambda r: [wide(r, 4, 6) * 3],
+     lambda T, x: [_F(T).mish(x), _F(T).logsigmoid(x), T.nn.Mish()(x), T.nn.LogSigmoid()(x)], tol=_TR, grad_tol=4e-6)
+case("smooth_inplace_in_graph", lambda r: [normal(r, 3, 4)],
+     lambda T, x: [_F(T).elu(x * 1.0, inplace=True), _F(T).selu(x * 2.0, inplace=True), _F(T).celu(x * 1.0, 0.7, inplace=True), T.nn.Mish(inplace=True)(x * 1.0)],
+     tol=_TR, grad_tol=4e-6)
+case("transcendental_inplace_methods", lambda r: [rng_open(r, 3, 4)],
+     lambda T, x: [(x * 1.0).sin_(), (x * 1.0).cos_(), (x * 0.5).tan_(), (x * 1.0).asin_(), (x * 1.0).expm1_(), (x + 1.0).log1p_(),
+                   (x * 1.0).exp2_(), (x + 2.0).log2_(), (x + 2.0).log10_(), (x * 1.0).sinh_(), (x * 1.0).atan_()], tol=_TR, grad_tol=4e-6)
+case("transcendental_int_and_0d", lambda r: [ints(r, -3, 4, 5), np.array(0.75, np.float32), np.zeros((0, 2), np.float32)],
+     lambda T, i, s, e: [T.sin(i), T.exp2(i), T.atan(i), s.sin(), s.acos(), e.cos(), e.log1p(), T.atan2(i, i + 1)], tol=_TR, grad=False)

@@ -80,6 +80,24 @@ CASES = {
     "softsign_tanhshrink": (lambda x: F.softsign(x) + F.tanhshrink(x), lambda: (leaf(3, 4, avoid=(0,)),)),
     "glu": (lambda x: F.glu(x, 1), lambda: (leaf(2, 4, 3),)),
     "softmin": (lambda x: F.softmin(x, 1), lambda: (leaf(3, 5),)),
+    # the fixed transcendentals
+    "sin_cos_tan": (lambda x: om.sin(x) + om.cos(x) * 2 + om.tan(x * 0.4), lambda: (leaf(3, 4),)),
+    "trig_strided": (lambda x: x.sin() * x.cos(), lambda: (strided(3, 4),)),
+    "asin_acos": (lambda x: om.asin(x) + om.acos(x) * 0.5, lambda: (leaf(3, 4, lo=-0.9, hi=0.9),)),
+    "atan": (lambda x: om.atan(x), lambda: (leaf(3, 4, lo=-4, hi=4),)),
+    "atan2_broadcast": (lambda y, x: om.atan2(y, x), lambda: (leaf(3, 4, avoid=(0,)), leaf(4, avoid=(0,)))),
+    "sinh_cosh": (lambda x: om.sinh(x) + om.cosh(x), lambda: (leaf(3, 4),)),
+    "asinh_acosh_atanh": (lambda x, p, u: om.asinh(x) + om.acosh(p) + om.atanh(u), lambda: (leaf(4), leaf(4, lo=1.2, hi=4.0), leaf(4, lo=-0.9, hi=0.9))),
+    "expm1_log1p": (lambda x, p: om.expm1(x) + om.log1p(p), lambda: (leaf(3, 4), leaf(3, 4, lo=-0.5, hi=3.0))),
+    "exp2_log2_log10": (lambda x, p: om.exp2(x) + om.log2(p) + om.log10(p), lambda: (leaf(5), leaf(5, lo=0.3, hi=5.0))),
+    "sinc": (lambda x: om.sinc(x), lambda: (leaf(6, avoid=(0,)),)),
+    "logaddexp": (lambda a, b: om.logaddexp(a, b) + om.logaddexp2(a, b), lambda: (leaf(3, 4), leaf(4))),
+    "pow_tensor_exponent": (lambda x, p: om.pow(x, p), lambda: (leaf(3, 4, lo=0.5, hi=2.0), leaf(4, lo=-2, hi=2))),
+    "pow_scalar_base": (lambda p: 2.0 ** p, lambda: (leaf(5),)),
+    # activations on expm1 and ln(1 + e^x)
+    "softplus": (lambda x: F.softplus(x) + F.softplus(x, beta=2.0, threshold=3.0), lambda: (leaf(3, 4, avoid=(1.5,)),)),
+    "elu_selu_celu": (lambda x: F.elu(x) + F.selu(x) + F.celu(x, 0.5), lambda: (leaf(3, 4, avoid=(0,)),)),
+    "mish_logsigmoid": (lambda x: F.mish(x) + F.logsigmoid(x), lambda: (leaf(3, 4),)),
 }
 
 
@@ -117,3 +135,9 @@ def test_inplace_activation_after_a_saved_output_is_refused():
 def test_inplace_on_a_leaf_that_requires_grad_is_refused():
     with pytest.raises(RuntimeError, match="leaf"):
         F.hardtanh(leaf(3), inplace=True)
+
+
+def test_float_power_is_refused_with_the_reason():
+    """torch.float_power computes in float64, which onemodel does not have."""
+    with pytest.raises(TypeError, match="float64"):
+        om.float_power(om.ones(3), 2)

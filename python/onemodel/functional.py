@@ -156,3 +156,6 @@ from .ops.activation import (  # noqa: E402
 
 __all__ += ["glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "prelu", "relu6",
             "relu_", "rrelu", "rrelu_", "silu", "softmin", "softshrink", "softsign", "tanhshrink", "threshold", "threshold_"]
+from .ops.smooth_activation import celu, celu_, elu, elu_, logsigmoid, mish, selu, selu_, softplus  # noqa: E402
+
+__all__ += ["celu", "celu_", "elu", "elu_", "logsigmoid", "mish", "selu", "selu_", "softplus"]

@@ -185,6 +185,76 @@ class MathMethods:
     def logit(self, eps=None):
         return _ops.binary_math.logit(self, eps)
 
+    # -- the fixed transcendentals (ops/transcendental.py) ---------------------------------
+    def sin(self):
+        return _ops.transcendental.sin(self)
+
+    def cos(self):
+        return _ops.transcendental.cos(self)
+
+    def tan(self):
+        return _ops.transcendental.tan(self)
+
+    def asin(self):
+        return _ops.transcendental.asin(self)
+
+    def acos(self):
+        return _ops.transcendental.acos(self)
+
+    def atan(self):
+        return _ops.transcendental.atan(self)
+
+    arcsin, arccos, arctan = asin, acos, atan
+
+    def atan2(self, other):
+        return _ops.transcendental.atan2(self, other)
+
+    arctan2 = atan2
+
+    def sinh(self):
+        return _ops.transcendental.sinh(self)
+
+    def cosh(self):
+        return _ops.transcendental.cosh(self)
+
+    def asinh(self):
+        return _ops.transcendental.asinh(self)
+
+    def acosh(self):
+        return _ops.transcendental.acosh(self)
+
+    def atanh(self):
+        return _ops.transcendental.atanh(self)
+
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    def expm1(self):
+        return _ops.transcendental.expm1(self)
+
+    def log1p(self):
+        return _ops.transcendental.log1p(self)
+
+    def exp2(self):
+        return _ops.transcendental.exp2(self)
+
+    def log2(self):
+        return _ops.transcendental.log2(self)
+
+    def log10(self):
+        return _ops.transcendental.log10(self)
+
+    def sinc(self):
+        return _ops.transcendental.sinc(self)
+
+    def logaddexp(self, other):
+        return _ops.transcendental.logaddexp(self, other)
+
+    def logaddexp2(self, other):
+        return _ops.transcendental.logaddexp2(self, other)
+
+    def float_power(self, exponent):
+        return _ops.transcendental.float_power(self, exponent)
+
     # -- activations that are Tensor methods in torch -------------------------------------
     def hardshrink(self, lambd: float = 0.5):
         return _ops.activation.hardshrink(self, lambd)
@@ -231,3 +301,23 @@ class MathMethods:
     addcdiv_ = _inplace("addcdiv", _op("binary_math", "addcdiv"))
     xlogy_ = _inplace("xlogy", _op("binary_math", "xlogy"))
     logit_ = _inplace("logit", _op("binary_math", "logit"))
+    sin_ = _inplace("sin", _op("transcendental", "sin"))
+    cos_ = _inplace("cos", _op("transcendental", "cos"))
+    tan_ = _inplace("tan", _op("transcendental", "tan"))
+    asin_ = _inplace("asin", _op("transcendental", "asin"))
+    acos_ = _inplace("acos", _op("transcendental", "acos"))
+    atan_ = _inplace("atan", _op("transcendental", "atan"))
+    atan2_ = _inplace("atan2", _op("transcendental", "atan2"))
+    sinh_ = _inplace("sinh", _op("transcendental", "sinh"))
+    cosh_ = _inplace("cosh", _op("transcendental", "cosh"))
+    asinh_ = _inplace("asinh", _op("transcendental", "asinh"))
+    acosh_ = _inplace("acosh", _op("transcendental", "acosh"))
+    atanh_ = _inplace("atanh", _op("transcendental", "atanh"))
+    expm1_ = _inplace("expm1", _op("transcendental", "expm1"))
+    log1p_ = _inplace("log1p", _op("transcendental", "log1p"))
+    exp2_ = _inplace("exp2", _op("transcendental", "exp2"))
+    log2_ = _inplace("log2", _op("transcendental", "log2"))
+    log10_ = _inplace("log10", _op("transcendental", "log10"))
+    sinc_ = _inplace("sinc", _op("transcendental", "sinc"))
+    arcsin_, arccos_, arctan_, arctan2_ = asin_, acos_, atan_, atan2_
+    arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_

@@ -9,6 +9,12 @@ import sys as _sys
 from .. import functional
 from .activation import GELU, Flatten, LogSoftmax, Sigmoid, Softmax, Tanh
 from .activation import (
+    CELU,
+    ELU,
+    SELU,
+    LogSigmoid,
+    Mish,
+    Softplus,
     GLU,
     Hardshrink,
     Hardsigmoid,
@@ -137,5 +143,5 @@ __all__ = [
     "MultiMarginLoss", "MultiLabelMarginLoss", "GaussianNLLLoss", "ZeroPad3d", "ChannelShuffle",
     "Conv3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "BatchNorm3d", "InstanceNorm3d",
     "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "PReLU", "ReLU6", "RReLU", "SiLU", "Softmin",
-    "Softshrink", "Softsign", "Tanhshrink", "Threshold",
+    "Softshrink", "Softsign", "Tanhshrink", "Threshold", "CELU", "ELU", "SELU", "LogSigmoid", "Mish", "Softplus",
 ]

@@ -204,7 +204,9 @@ def abs(input) -> Tensor:  # noqa: A001 - torch's name
 
 
 def _pow_tensor_exponent(input, exponent) -> Tensor:
-    raise TypeError("pow: a tensor exponent is not supported yet (a Python number or a 1-element tensor without grad)")
+    from .transcendental import pow_tensor
+
+    return pow_tensor(input, exponent)
 
 
 def pow(input, exponent) -> Tensor:  # noqa: A001 - torch's name
@@ -229,8 +231,8 @@ def pow(input, exponent) -> Tensor:  # noqa: A001 - torch's name
     if isinstance(exponent, Tensor) and exponent.dtype is not float32 and exponent.numel() == 1:
         exponent = exponent.item()
     if isinstance(exponent, Tensor):
-        if exponent.numel() != 1 or exponent.requires_grad:
-            raise TypeError("pow: only a scalar exponent is supported (a Python number or a 1-element tensor without grad)")
+        if exponent.numel() != 1 or exponent.requires_grad or exponent.dim() > input.dim():
+            return _pow_tensor_exponent(input, exponent)
         exponent = exponent.item()
     if not isinstance(exponent, numbers.Real) or isinstance(exponent, bool):
         raise TypeError(f"pow: exponent must be a real number, got {type(exponent).__name__}")
