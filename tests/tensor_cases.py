@@ -75,6 +75,7 @@ def seeded(name: str, seed: int = 1234):
 # a module of tests/ with its own CASES, made with `registrar`, and a line here.
 SUITES = {"tensor_cases": "cases.npz"}
 SUITES["breadth_cases"] = "breadth.npz"  # tests/breadth_cases.py: products, einsum, diagonals, search, statistics
+SUITES["math_cases"] = "math.npz"  # element-wise math and activations
 
 
 def registrar(cases: dict) -> Callable:

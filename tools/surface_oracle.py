@@ -369,8 +369,32 @@ def breadth_optim() -> None:
     _save_npz("breadth_optim.npz", arrays)
 
 
+def activations() -> None:
+    """The activation modules' printouts, parameters, outputs (eval mode)
+    and parameter gradients (tests/activation_modules.py)."""
+    import activation_modules as am
+
+    out = {}
+    for name, build in am.MODULES.items():
+        torch.manual_seed(0)
+        m = build(torch.nn).eval()
+        x = torch.from_numpy(am.module_input())
+        if name == "Sequential":
+            with torch.no_grad():
+                for i, p in enumerate(m.parameters()):
+                    p.copy_(torch.from_numpy(am.weights(tuple(p.shape)) * (0.5 if i else 1.0)))
+        y = m(x.clone())
+        entry = {"repr": repr(m), "params": {n: [list(p.shape), p.detach().numpy().tolist()] for n, p in m.named_parameters()}}
+        entry["output"] = [list(y.shape), y.detach().numpy().tolist()]
+        if y.requires_grad:
+            (y * torch.from_numpy(am.weights(tuple(y.shape)))).sum().backward()
+            entry["grads"] = {n: p.grad.numpy().tolist() for n, p in m.named_parameters()}
+        out[name] = entry
+    _write_json("activations.json", {"torch": torch.__version__, "modules": out})
+
+
 SECTIONS = {"runtime": runtime, "structure": structure, "layers": layers, "losses": losses, "optim": optim, "schedules": schedules, "init": init,
-            "data": data, "ports": ports, "breadth": breadth}
+            "data": data, "ports": ports, "breadth": breadth, "activations": activations}
 
 
 def main(argv) -> None:

@@ -104,6 +104,44 @@ from .ops.compare import (
 )
 from .ops.join import cat, stack
 from .ops.pointwise import abs, erf, exp, log, pow, sigmoid, sqrt, square, tanh
+from .ops.rounding import ceil, deg2rad, fix, floor, frac, nan_to_num, rad2deg, reciprocal, round, rsqrt, sgn, sign, trunc
+from .ops.division import divide, floor_divide, fmod, remainder, true_divide
+from .ops.binary_math import addcdiv, addcmul, copysign, fmax, fmin, heaviside, hypot, lerp, logit, xlogy
+from .ops.activation import hardshrink, prelu, relu_, rrelu, rrelu_, threshold, threshold_
+
+from .ops.transcendental import (
+    acos,
+    acosh,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    cos,
+    cosh,
+    exp2,
+    expm1,
+    float_power,
+    log10,
+    log1p,
+    log2,
+    logaddexp,
+    logaddexp2,
+    sin,
+    sinc,
+    sinh,
+    tan,
+)
+from .ops.smooth_activation import celu, celu_, selu, selu_
+
+multiply, subtract, negative, absolute = mul, sub, neg, abs
 from .ops.selection import (
     clamp,
     clamp_max,

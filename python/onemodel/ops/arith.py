@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from .. import _core, _shape
 from .._kernels import (  # noqa: F401  (kernel helpers, re-exported for the operators importing them from here)
     add_into,
@@ -124,6 +126,10 @@ class Relu(Function):
 def _binary(cls, name: str, a, b) -> Tensor:
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError(f"{name}: at least one operand must be a Tensor")
+    if any(isinstance(x, Tensor) and x.dtype is not float32 for x in (a, b)):
+        from .division import promoted  # int64/bool operands: torch's promotion
+
+        return promoted(name, cls, a, b)
     return cls.apply(as_tensor_operand(a, name), as_tensor_operand(b, name))
 
 
@@ -143,11 +149,21 @@ def mul(input, other) -> Tensor:
     return _binary(Mul, "mul", input, other)
 
 
-def div(input, other) -> Tensor:
+def div(input, other, *, rounding_mode=None) -> Tensor:
+    if rounding_mode is not None:
+        from .division import divide
+
+        return divide(input, other, rounding_mode=rounding_mode)
     return _binary(Div, "div", input, other)
 
 
 def neg(input) -> Tensor:
+    if isinstance(input, Tensor) and input.dtype is not float32:
+        from .npwise import compute
+
+        if input.dtype.name == "bool":
+            raise RuntimeError("neg: negation, the `-` operator, on a bool tensor is not supported; use `~` or logical_not() instead")
+        return compute("neg", np.negative, [input], input.dtype)
     return Neg.apply(as_tensor_operand(input, "neg"))
 
 
@@ -159,6 +175,8 @@ def relu(input) -> Tensor:
 
 def _inplace_binary(op: str, name: str, self: Tensor, other) -> Tensor:
     self._check_inplace(name)
+    if self._dtype is not float32 or (isinstance(other, Tensor) and other.dtype is not float32):
+        return _inplace_promoted(op, name, self, other)
     o = as_tensor_operand(other, name)
     shape = _shape.broadcast_shapes(name, self._shape, o._shape)
     if shape != self._shape:
@@ -170,6 +188,19 @@ def _inplace_binary(op: str, name: str, self: Tensor, other) -> Tensor:
     # the version does not count (saved copies would not be seen as stale).
     self._bump()
     _core.binary(op, self, self, expand_to(o, shape, name))
+    return self
+
+
+def _inplace_promoted(op: str, name: str, self: Tensor, other) -> Tensor:
+    """An in-place op on or with an int64/bool tensor: the promoted result
+    must be of self's dtype (or float32 into float32), as torch requires."""
+    r = {"add": add, "sub": sub, "mul": mul, "div": div}[op](self, other)
+    if r.dtype is not self._dtype:
+        raise RuntimeError(f"{name}: result type {r.dtype.name} can't be cast to the desired output type {self._dtype.name}")
+    if tuple(r.shape) != tuple(self._shape):
+        raise ValueError(f"{name}: the result of shape {tuple(r.shape)} would not fit the tensor of shape {self._shape}")
+    _core.copy_(self, r)
+    self._bump()
     return self
 
 
