@@ -1,4 +1,4 @@
-"""Bit-identity of the element-wise math and activations (CONTRACT §7):
+"""Bit-identity of the element-wise math and activations (docs/engine.md, "Pinned gradient hashes"):
 the exact-mode gradients of a graph using the new operators hash to one
 pinned value on every kernel path × threads {1, 3, 8}; fast mode is equal
 across threads. The rows are long enough (700 and 257 elements) that every

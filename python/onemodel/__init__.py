@@ -389,3 +389,14 @@ __all__ += [
     "tensor_split", "tensordot", "trace", "trapezoid", "trapz", "tril_indices", "triu_indices", "typename",
     "unique_consecutive", "unravel_index", "vander", "vdot", "vsplit", "vstack",
 ]
+
+# The element-wise mathematics and activations (docs/api.md).
+__all__ += [
+    "absolute", "acos", "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
+    "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "celu", "celu_", "copysign",
+    "cos", "cosh", "deg2rad", "divide", "exp2", "expm1", "fix", "float_power", "floor", "floor_divide",
+    "fmax", "fmin", "fmod", "frac", "hardshrink", "heaviside", "hypot", "lerp", "log10", "log1p", "log2",
+    "logaddexp", "logaddexp2", "logit", "multiply", "nan_to_num", "negative", "prelu", "rad2deg",
+    "reciprocal", "relu_", "remainder", "round", "rrelu", "rrelu_", "rsqrt", "selu", "selu_", "sgn", "sign",
+    "sin", "sinc", "sinh", "subtract", "tan", "threshold", "threshold_", "true_divide", "trunc", "xlogy",
+]
