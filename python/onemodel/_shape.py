@@ -48,6 +48,20 @@ def contiguous_strides(shape: Sequence[int]) -> tuple:
     return tuple(strides)
 
 
+_LAYOUTS: dict = {}
+
+
+def contiguous_layout(shape: tuple) -> tuple:
+    """(numel, contiguous strides) of a shape tuple, remembered: op outputs
+    repeat a few shapes, and this is on the path of every small op."""
+    r = _LAYOUTS.get(shape)
+    if r is None:
+        if len(_LAYOUTS) > 4096:
+            _LAYOUTS.clear()
+        r = _LAYOUTS[shape] = (numel(shape), contiguous_strides(shape))
+    return r
+
+
 def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
     if 0 in shape:  # no element to read: any strides (torch's rule)
         return True
@@ -91,6 +105,8 @@ def checked_numel(op: str, shape: Sequence[int], itemsize: int = 1) -> int:
 
 def broadcast_shapes(op: str, *shapes: Sequence[int]) -> tuple:
     """torch.broadcast_shapes, with an error naming the op and the shapes."""
+    if len(shapes) == 2 and shapes[0] == shapes[1]:
+        return tuple(shapes[0])
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for s in shapes:

@@ -180,8 +180,7 @@ class Tensor(
     def _empty(cls, shape, dt: dtype = float32, zeroed: bool = False) -> "Tensor":
         """A new contiguous tensor on a fresh pooled buffer (an op output)."""
         shape = tuple(shape)
-        n = _shape.numel(shape)
-        strides = _shape.contiguous_strides(shape)
+        n, strides = _shape.contiguous_layout(shape)
         if shape and strides[0] * max(shape[0], 1) * dt.itemsize > _shape.MAX_SIZE:
             # Never wraps in Rust (creation and geometry name their op first).
             _shape.checked_numel("empty", shape, dt.itemsize)
@@ -459,6 +458,30 @@ class Tensor(
     @property
     def _version(self) -> int:
         return self._storage.version
+
+
+def from_core(result) -> Tensor:
+    """The float32 Tensor of a ``_core.*_new`` result (a fresh storage, its
+    shape and contiguous strides as tuples), tied to the open
+    ActivationScope like every op output."""
+    storage, shape, strides = result
+    if scope._open:
+        scope.register(storage)
+    t = _new_object(Tensor)
+    t._storage = storage
+    t._shape = shape
+    t._strides = strides
+    t._offset = 0
+    t._dtype = float32
+    t._requires_grad = False
+    t._grad = None
+    t._record = None
+    t._base = None
+    t._base_record = None
+    return t
+
+
+_new_object = object.__new__
 
 
 def _rebuild_tensor(data: np.ndarray, dtype_name: str, requires_grad: bool) -> Tensor:

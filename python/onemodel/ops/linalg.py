@@ -11,8 +11,9 @@ the sum; its gradient is a double-precision column sum.
 from __future__ import annotations
 
 from .. import _core, _shape
-from ..autograd.function import Function
-from ..tensor import Tensor, float32
+from ..autograd.function import Function, is_fresh
+from ..grad_mode import _state as _grad_state
+from ..tensor import Tensor, float32, from_core
 from .._kernels import clone_contiguous, expand_to, sum_kernel, sum_to
 from . import views
 
@@ -110,6 +111,21 @@ def _check_float(op: str, *ts) -> None:
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul: dot, matrix-vector, matrix-matrix and batched products
     with broadcasting of the batch dimensions."""
+    if (
+        isinstance(input, Tensor) and isinstance(other, Tensor) and len(input._shape) == 2 and len(other._shape) == 2
+        and is_fresh(input) and is_fresh(other)
+    ):
+        # Matrix × matrix, the small-op path: one call checks, allocates
+        # and multiplies (None: not float32 or the sizes differ, and the
+        # general path below raises); the record is what apply() makes.
+        r = _core.matmul_new(input, other)
+        if r is not None:
+            out = from_core(r)
+            if (
+                input._requires_grad or input._record is not None or other._requires_grad or other._record is not None
+            ) and getattr(_grad_state, "enabled", True):
+                MatMul.record_op(out, input, other, save=True).batch = ()
+            return out
     _check_float("matmul", input, other)
     a, b = input, other
     if a.ndim == 0 or b.ndim == 0:
