@@ -14,14 +14,14 @@ class Size(tuple):
     __slots__ = ()
 
     def __new__(cls, sizes=()):
-        return super().__new__(cls, (int(s) for s in sizes))
+        return super().__new__(cls, [int(s) for s in sizes])
 
     def numel(self) -> int:
         return numel(self)
 
     def __getitem__(self, index):
         r = tuple.__getitem__(self, index)
-        return Size(r) if isinstance(index, slice) else r
+        return tuple.__new__(Size, r) if isinstance(index, slice) else r  # (already ints)
 
     def __add__(self, other):
         return Size(tuple.__add__(self, tuple(other)))
@@ -172,7 +172,11 @@ def norm_dims(op: str, dims, ndim: int) -> tuple:
 
 def infer_shape(op: str, shape: Sequence[int], n: int) -> tuple:
     """Resolve one -1 in a requested shape for `n` elements."""
-    shape = tuple(int(s) for s in shape)
+    shape = tuple([int(s) for s in shape])
+    if -1 not in shape and (not shape or min(shape) >= 0):
+        if numel(shape) != n:
+            raise ValueError(f"{op}: shape {shape} is invalid for input of size {n}")
+        return shape
     unknown = [i for i, s in enumerate(shape) if s == -1]
     if len(unknown) > 1:
         raise ValueError(f"{op}: only one dimension can be -1, got {shape}")

@@ -52,6 +52,8 @@ class Function:
     recording = False
     saved = ()
     released = False
+    #: Attributes that release() clears besides the saved tensors.
+    _release_attrs: tuple = ()
 
     #: True for torch-style custom functions (staticmethod forward), which
     #: apply() runs through onemodel.autograd.custom.
@@ -176,13 +178,13 @@ class Function:
 
     @property
     def saved_tensors(self) -> tuple:
-        return tuple(t for t, _ in self.saved)
+        return tuple([t for t, _ in self.saved])
 
     def release(self) -> None:
         """Free what the record holds for backward (after it ran)."""
         self.saved = ()
         self.released = True
-        for key in getattr(self, "_release_attrs", ()):
+        for key in self._release_attrs:
             setattr(self, key, None)
 
     @property

@@ -176,17 +176,17 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     _check_float("linear", input, weight)
     if bias is not None:
         _check_float("linear", bias)
-    if weight.ndim != 2:
+    if len(weight._shape) != 2:
         raise ValueError(f"linear: weight must be 2-D [out_features, in_features], got shape {weight.shape}")
-    if input.ndim == 0 or input.shape[-1] != weight.shape[1]:
+    if not input._shape or input._shape[-1] != weight._shape[1]:
         raise ValueError(
             f"linear: input of shape {input.shape} does not end in in_features={weight.shape[1]} (weight shape {weight.shape})"
         )
-    if bias is not None and bias.shape != (weight.shape[0],):
+    if bias is not None and bias._shape != (weight._shape[0],):
         raise ValueError(f"linear: bias of shape {bias.shape} does not match out_features={weight.shape[0]}")
-    lead = input.shape[:-1]
-    x2 = views.reshape(input, (-1, weight.shape[1])) if input.ndim != 2 else input
-    y = Linear.apply(x2, weight, bias) if bias is not None else Linear.apply(x2, weight, None)
-    if input.ndim != 2:
-        y = views.reshape(y, lead + (weight.shape[0],))
+    lead = input._shape[:-1]
+    x2 = views.reshape(input, (-1, weight._shape[1])) if len(lead) != 1 else input
+    y = Linear.apply(x2, weight, bias)
+    if len(lead) != 1:
+        y = views.reshape(y, lead + (weight._shape[0],))
     return y
