@@ -36,12 +36,6 @@ def is_fresh(t: Tensor) -> bool:
     return t._base is None or t._base._record is t._base_record
 
 
-def wants_grad(t) -> bool:
-    """A tensor that requires grad (a leaf flag or a record): with recording
-    on, an op over it is recorded."""
-    return isinstance(t, Tensor) and (t._requires_grad or t._record is not None)
-
-
 class Function:
     #: Name used in error messages and ``grad_fn`` reprs (default: class name).
     name: str = ""

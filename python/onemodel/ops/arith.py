@@ -26,7 +26,7 @@ from .._kernels import (  # noqa: F401  (kernel helpers, re-exported for the ope
     sum_to,
     unary_kernel,
 )
-from ..autograd.function import Function, is_fresh, wants_grad
+from ..autograd.function import Function, is_fresh
 from ..grad_mode import _state as _grad_state
 from ..tensor import Tensor, float32, from_core
 
@@ -144,9 +144,17 @@ def _binary(cls, name: str, a, b) -> Tensor:
     # built directly when recording (what apply() would record). It covers
     # float32 tensors and Python numbers; anything else (and every error)
     # takes apply() below.
+    # (The is_fresh check and the requires-grad test written out: this is the
+    # path of every + - * /.)
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
-    if (ta or tb) and (not ta or is_fresh(a)) and (not tb or is_fresh(b)):
-        if (wants_grad(a) or wants_grad(b)) and getattr(_grad_state, "enabled", True):
+    if (
+        (ta or tb)
+        and (not ta or a._base is None or a._base._record is a._base_record)
+        and (not tb or b._base is None or b._base._record is b._base_record)
+    ):
+        if (
+            (ta and (a._requires_grad or a._record is not None)) or (tb and (b._requires_grad or b._record is not None))
+        ) and getattr(_grad_state, "enabled", True):
             a, b = as_tensor_operand(a, name), as_tensor_operand(b, name)
             r = _binary_new(cls.kernel, a, b)
             if r is not None:
