@@ -19,7 +19,8 @@ medians, with the range of the per-round ratios.
 
 --profile adds, per benchmark, one `perf record -e cpu-clock` run (when
 perf works here) and the three symbols that took most samples, overall and
-inside onemodel's extension.
+inside onemodel's extension. --keep DIR keeps the results (and perf data);
+--from DIR writes the table from them again without running anything.
 
 The doc's section is replaced between the markers
 ``<!-- run_all:begin -->`` and ``<!-- run_all:end -->`` (appended when they
@@ -105,6 +106,13 @@ def profile_one(name: str, quick: bool, site: str | None, tmp: Path) -> list | N
     if site:
         cmd += ["--extra-site", site]
     if subprocess.run(cmd, cwd=ROOT, capture_output=True).returncode != 0:
+        return None
+    return hottest(data)
+
+
+def hottest(data: Path) -> list | None:
+    """(top three symbols, top three inside onemodel's _core) of a perf data file."""
+    if not data.exists():
         return None
     rep = subprocess.run(["perf", "report", "-i", str(data), "--stdio", "--sort", "dso,sym", "--percent-limit", "0.5"],
                          capture_output=True, text=True).stdout
@@ -197,6 +205,11 @@ def main() -> int:
     ap.add_argument("--profile", action="store_true", help="also perf-profile each benchmark once")
     ap.add_argument("--doc", default=str(ROOT / "docs" / "performance.md"))
     ap.add_argument("--no-doc", action="store_true", help="print the table only")
+    ap.add_argument("--keep", default=None, metavar="DIR",
+                    help="keep every benchmark's JSON results (and perf data) in DIR")
+    ap.add_argument("--from", dest="from_dir", default=None, metavar="DIR",
+                    help="write the table from the results a run kept in DIR, without running anything "
+                    "(the machine line is then today's)")
     args = ap.parse_args()
 
     site = args.extra_site
@@ -211,15 +224,25 @@ def main() -> int:
     start = machine()
     started = datetime.datetime.now(datetime.timezone.utc)
     results: dict = {n: [] for n in names}
-    with tempfile.TemporaryDirectory() as tmpd:
-        tmp = Path(tmpd)
-        for r in range(args.rounds):
-            print(f"round {r + 1}/{args.rounds} (load average {os.getloadavg()[0]:.2f})", flush=True)
-            for name in names:
-                res = run_one(name, args.quick, site, tmp / f"{name}.{r}.json")
-                if res is not None:
-                    results[name].append(res)
-        profiles = {n: profile_one(n, args.quick, site, tmp) for n in names} if args.profile else {}
+    if args.from_dir:
+        src = Path(args.from_dir)
+        for name in names:
+            for r in range(args.rounds):
+                f = src / f"{name}.{r}.json"
+                if f.exists():
+                    results[name].append(json.loads(f.read_text()))
+        profiles = {n: hottest(src / f"{n}.perf") for n in names} if args.profile else {}
+    else:
+        with tempfile.TemporaryDirectory() as tmpd:
+            tmp = Path(args.keep or tmpd)
+            tmp.mkdir(parents=True, exist_ok=True)
+            for r in range(args.rounds):
+                print(f"round {r + 1}/{args.rounds} (load average {os.getloadavg()[0]:.2f})", flush=True)
+                for name in names:
+                    res = run_one(name, args.quick, site, tmp / f"{name}.{r}.json")
+                    if res is not None:
+                        results[name].append(res)
+            profiles = {n: profile_one(n, args.quick, site, tmp) for n in names} if args.profile else {}
     end = machine()
 
     try:
