@@ -484,7 +484,7 @@ def _new_tensor(cls, storage, shape: tuple, strides: tuple, offset: int, dt: dty
 _new_object = object.__new__
 
 
-def from_core(result) -> Tensor:
+def from_core(result: tuple) -> Tensor:
     """The float32 Tensor of a ``_core.*_new`` result (a fresh storage, its
     shape and contiguous strides as tuples), tied to the open
     ActivationScope like every op output."""
