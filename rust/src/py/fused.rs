@@ -30,7 +30,7 @@ fn operand(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Option<View>> {
         && !obj.is_instance_of::<PyBool>()
     {
         let value = obj.extract::<f64>()? as f32;
-        let storage = Storage::new_pooled(DType::F32, 1, false);
+        let storage = Storage::new_pooled(DType::F32, 1, false)?;
         let view = View::whole(&storage, Vec::new())?;
         // SAFETY: a fresh one-element float32 buffer that nothing else sees.
         unsafe { *(view.addr() as *mut f32) = value };
@@ -66,7 +66,7 @@ fn broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
 
 /// A fresh float32 output of `shape` and its view.
 fn output(py: Python<'_>, shape: &[usize]) -> PyResult<(Py<Storage>, View)> {
-    let storage = Py::new(py, Storage::new_pooled(DType::F32, shape.iter().product(), false))?;
+    let storage = Py::new(py, Storage::new_pooled(DType::F32, shape.iter().product(), false)?)?;
     let view = View::whole(storage.get(), shape.to_vec())?;
     Ok((storage, view))
 }
