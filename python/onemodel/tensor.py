@@ -122,7 +122,8 @@ def as_dtype(value, op: str = "tensor") -> dtype:
 
 def _new_storage(numel: int, dt: dtype, zeroed: bool = False):
     storage = _core.Storage.empty(dt.name, numel, zeroed)
-    scope.register(storage)
+    if scope._open:
+        scope.register(storage)
     return storage
 
 
@@ -163,33 +164,35 @@ class Tensor(
     # -- construction ---------------------------------------------------------
     @classmethod
     def _make(cls, storage, shape, strides, offset, dt) -> "Tensor":
-        t = object.__new__(cls)
-        t._storage = storage
-        t._shape = tuple(shape)
-        t._strides = tuple(strides)
-        t._offset = offset
-        t._dtype = dt
-        t._requires_grad = False
-        t._grad = None
-        t._record = None
-        t._base = None
-        t._base_record = None
-        return t
+        return _new_tensor(
+            cls,
+            storage,
+            shape if type(shape) is tuple else tuple(shape),
+            strides if type(strides) is tuple else tuple(strides),
+            offset,
+            dt,
+        )
 
     @classmethod
     def _empty(cls, shape, dt: dtype = float32, zeroed: bool = False) -> "Tensor":
         """A new contiguous tensor on a fresh pooled buffer (an op output)."""
-        shape = tuple(shape)
-        n = _shape.numel(shape)
-        strides = _shape.contiguous_strides(shape)
+        shape = shape if type(shape) is tuple else tuple(shape)
+        n, strides = _shape.contiguous_layout(shape)
         if shape and strides[0] * max(shape[0], 1) * dt.itemsize > _shape.MAX_SIZE:
             # Never wraps in Rust (creation and geometry name their op first).
             _shape.checked_numel("empty", shape, dt.itemsize)
-        return cls._make(_new_storage(n, dt, zeroed), shape, strides, 0, dt)
+        return _new_tensor(cls, _new_storage(n, dt, zeroed), shape, strides, 0, dt)
 
     def _view(self, shape, strides, offset=None) -> "Tensor":
         """Another view of the same storage (no autograd; the ops record it)."""
-        return Tensor._make(self._storage, shape, strides, self._offset if offset is None else offset, self._dtype)
+        return _new_tensor(
+            Tensor,
+            self._storage,
+            shape if type(shape) is tuple else tuple(shape),
+            strides if type(strides) is tuple else tuple(strides),
+            self._offset if offset is None else offset,
+            self._dtype,
+        )
 
     def __init__(self, *args, **kwargs) -> None:
         raise TypeError("use onemodel.tensor(data), onemodel.zeros(...), or onemodel.from_numpy(array) to make a Tensor")
@@ -459,6 +462,36 @@ class Tensor(
     @property
     def _version(self) -> int:
         return self._storage.version
+
+
+def _new_tensor(cls, storage, shape: tuple, strides: tuple, offset: int, dt: dtype) -> Tensor:
+    """A tensor object over `storage` with no autograd state (every
+    constructor ends here: on the path of every op output and view)."""
+    t = _new_object(cls)
+    t._storage = storage
+    t._shape = shape
+    t._strides = strides
+    t._offset = offset
+    t._dtype = dt
+    t._requires_grad = False
+    t._grad = None
+    t._record = None
+    t._base = None
+    t._base_record = None
+    return t
+
+
+_new_object = object.__new__
+
+
+def from_core(result: tuple) -> Tensor:
+    """The float32 Tensor of a ``_core.*_new`` result (a fresh storage, its
+    shape and contiguous strides as tuples), tied to the open
+    ActivationScope like every op output."""
+    storage, shape, strides = result
+    if scope._open:
+        scope.register(storage)
+    return _new_tensor(Tensor, storage, shape, strides, 0, float32)
 
 
 def _rebuild_tensor(data: np.ndarray, dtype_name: str, requires_grad: bool) -> Tensor:

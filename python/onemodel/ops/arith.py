@@ -26,8 +26,12 @@ from .._kernels import (  # noqa: F401  (kernel helpers, re-exported for the ope
     sum_to,
     unary_kernel,
 )
-from ..autograd.function import Function
-from ..tensor import Tensor, float32
+from ..autograd.function import Function, is_fresh
+from ..grad_mode import _state as _grad_state
+from ..tensor import Tensor, float32, from_core
+
+_binary_new = _core.binary_new
+_unary_new = _core.unary_new
 
 
 # ---------------------------------------------------------------------------
@@ -52,6 +56,8 @@ def as_tensor_operand(x, op: str) -> Tensor:
 # ---------------------------------------------------------------------------
 
 class Add(Function):
+    kernel, saves = "add", False
+
     def forward(self, a, b):
         return binary_kernel("add", a, b)
 
@@ -61,6 +67,8 @@ class Add(Function):
 
 
 class Sub(Function):
+    kernel, saves = "sub", False
+
     def forward(self, a, b):
         return binary_kernel("sub", a, b)
 
@@ -72,6 +80,8 @@ class Sub(Function):
 
 
 class Mul(Function):
+    kernel, saves = "mul", True
+
     def forward(self, a, b):
         self.save_for_backward(a, b)
         return binary_kernel("mul", a, b)
@@ -85,6 +95,8 @@ class Mul(Function):
 
 
 class Div(Function):
+    kernel, saves = "div", True
+
     def forward(self, a, b):
         self.save_for_backward(a, b)
         return binary_kernel("div", a, b)
@@ -102,6 +114,8 @@ class Div(Function):
 
 
 class Neg(Function):
+    kernel, saves = "neg", False
+
     def forward(self, a):
         return unary_kernel("neg", a)
 
@@ -110,6 +124,8 @@ class Neg(Function):
 
 
 class Relu(Function):
+    kernel, saves = "relu", True
+
     def forward(self, a):
         self.save_for_backward(a)
         return unary_kernel("relu", a)
@@ -124,13 +140,49 @@ class Relu(Function):
 # ---------------------------------------------------------------------------
 
 def _binary(cls, name: str, a, b) -> Tensor:
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+    # The small-op path: one Rust call computes the output, and a record is
+    # built directly when recording (what apply() would record). It covers
+    # float32 tensors and Python numbers; anything else (and every error)
+    # takes apply() below.
+    # (The is_fresh check and the requires-grad test written out: this is the
+    # path of every + - * /.)
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    if (
+        (ta or tb)
+        and (not ta or a._base is None or a._base._record is a._base_record)
+        and (not tb or b._base is None or b._base._record is b._base_record)
+    ):
+        if (
+            (ta and (a._requires_grad or a._record is not None)) or (tb and (b._requires_grad or b._record is not None))
+        ) and getattr(_grad_state, "enabled", True):
+            a, b = as_tensor_operand(a, name), as_tensor_operand(b, name)
+            r = _binary_new(cls.kernel, a, b)
+            if r is not None:
+                out = from_core(r)
+                cls.record_op(out, a, b, cls.saves)
+                return out
+        else:
+            r = _binary_new(cls.kernel, a, b)
+            if r is not None:
+                return from_core(r)
+    if not ta and not tb:
         raise TypeError(f"{name}: at least one operand must be a Tensor")
     if any(isinstance(x, Tensor) and x.dtype is not float32 for x in (a, b)):
         from .division import promoted  # int64/bool operands: torch's promotion
 
         return promoted(name, cls, a, b)
     return cls.apply(as_tensor_operand(a, name), as_tensor_operand(b, name))
+
+
+def _unary(cls, name: str, a) -> Tensor:
+    if isinstance(a, Tensor) and is_fresh(a):
+        r = _unary_new(cls.kernel, a)
+        if r is not None:
+            out = from_core(r)
+            if (a._requires_grad or a._record is not None) and getattr(_grad_state, "enabled", True):
+                cls.record_op(out, a, None, cls.saves)
+            return out
+    return cls.apply(as_tensor_operand(a, name))
 
 
 def add(input, other, *, alpha=1) -> Tensor:
@@ -164,11 +216,11 @@ def neg(input) -> Tensor:
         if input.dtype.name == "bool":
             raise RuntimeError("neg: negation, the `-` operator, on a bool tensor is not supported; use `~` or logical_not() instead")
         return compute("neg", np.negative, [input], input.dtype)
-    return Neg.apply(as_tensor_operand(input, "neg"))
+    return _unary(Neg, "neg", input)
 
 
 def relu(input) -> Tensor:
-    return Relu.apply(as_tensor_operand(input, "relu"))
+    return _unary(Relu, "relu", input)
 
 
 # -- in-place forms (no autograd: allowed outside recording only) -------------

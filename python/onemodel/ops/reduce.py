@@ -29,8 +29,9 @@ from .. import _core, _shape
 from .. import return_types
 from .._kernels import expand_to, scalar_tensor, sum_kernel
 from .._numpy_exact import canonical_nan, ieee, ieee_method
-from ..autograd.function import Function
-from ..tensor import Tensor, as_dtype, float32, int64
+from ..autograd.function import Function, is_fresh
+from ..grad_mode import _state as _grad_state
+from ..tensor import Tensor, as_dtype, float32, from_core, int64
 
 
 def _grad_to_input(g: Tensor, in_shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
@@ -109,6 +110,15 @@ def _int_reduce(fn, input: Tensor, dims: tuple, keepdim: bool) -> Tensor:
 
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001 - torch's name
     """float32: the double chain per output; int64 and bool: int64."""
+    if dim is None and dtype is None and not keepdim and isinstance(input, Tensor) and is_fresh(input):
+        # The whole float32 tensor, the small-op path (None: not float32).
+        r = _core.sum_all_new(input, False)
+        if r is not None:
+            out = from_core(r)
+            if (input._requires_grad or input._record is not None) and getattr(_grad_state, "enabled", True):
+                rec = Sum.record_op(out, input)
+                rec.dims, rec.keepdim = tuple(range(len(input._shape))), False
+            return out
     _check("sum", input)
     input = _with_dtype("sum", input, dtype)
     dims = _shape.norm_dims("sum", dim, input.ndim)

@@ -44,7 +44,8 @@ class View(Reshape):
 class Permute(Function):
     def forward(self, a, dims):
         self.dims = dims
-        return a._view(tuple(a._shape[d] for d in dims), tuple(a._strides[d] for d in dims))
+        shape, strides = a._shape, a._strides
+        return a._view(tuple([shape[d] for d in dims]), tuple([strides[d] for d in dims]))
 
     def backward(self, g):
         inverse = [0] * len(self.dims)
@@ -120,12 +121,12 @@ def apply_index(shape: tuple, strides: tuple, offset: int, spec: tuple):
 def _shape_arg(shape) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+    return tuple([int(s) for s in shape])
 
 
 def reshape(input: Tensor, *shape) -> Tensor:
     shape = _shape.infer_shape("reshape", _shape_arg(shape), input.numel())
-    if shape == input.shape:
+    if shape == input._shape:
         return input
     return Reshape.apply(input, shape)
 

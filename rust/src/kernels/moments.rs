@@ -19,7 +19,7 @@
 
 use super::canonical;
 use super::reduce::Reduction;
-use crate::dispatch::par_chunks;
+use crate::dispatch::par_chunks_sized;
 use crate::ptr::Ptr;
 use crate::simd::Token;
 
@@ -51,7 +51,7 @@ pub unsafe fn moments(
     let x = Ptr::new(input, 0);
     let out = Ptr::new(out, r.outputs);
     let token = Token::current();
-    par_chunks(r.chunks(), |chunk| {
+    par_chunks_sized(r.chunks(), r.outputs * terms, |chunk| {
         let first = chunk * r.per_chunk;
         let last = (first + r.per_chunk).min(r.outputs);
         for o in first..last {

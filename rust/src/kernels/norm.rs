@@ -16,7 +16,7 @@
 //! chunks of rows (input gradient) or of columns (parameter gradients).
 
 use super::double_chain::add_terms_on;
-use crate::dispatch::par_chunks;
+use crate::dispatch::par_chunks_sized;
 use crate::error::{Error, Result};
 use crate::ptr::Ptr;
 use crate::simd::Token;
@@ -93,7 +93,7 @@ pub unsafe fn batch_norm_forward(
     );
     let run = running.map(|(m, v)| (In::new(m, c), In::new(v, c)));
     let count = n * s;
-    par_chunks(c, |ch| {
+    par_chunks_sized(c, c * count, |ch| {
         let idx = |i: usize| ((i / s) * c + ch) * s + i % s;
         let (mean, var) = match run {
             Some((rm, rv)) => (at(rm, ch) as f64, at(rv, ch) as f64),
@@ -157,7 +157,7 @@ pub unsafe fn batch_norm_backward(
     let dxa = dx.map(|p| Out::new(p, len));
     let (dwa, dba) = (dw.map(|p| Out::new(p, c)), db.map(|p| Out::new(p, c)));
     let count = n * s;
-    par_chunks(c, |ch| {
+    par_chunks_sized(c, c * count, |ch| {
         let idx = |i: usize| ((i / s) * c + ch) * s + i % s;
         let (m, inv) = (at(ma, ch), at(ia, ch));
         let (mut sg, mut sgx) = (0f64, 0f64);
@@ -235,7 +235,7 @@ pub unsafe fn layer_norm_forward(
     let (xa, ya) = (In::new(x, rows * d), Out::new(y, rows * d));
     let (wa, ba) = (weight.map(|p| In::new(p, d)), bias.map(|p| In::new(p, d)));
     let (ma, ia) = (Out::new(save_mean, rows), Out::new(save_invstd, rows));
-    par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
+    par_chunks_sized(rows.div_ceil(ROWS_PER_CHUNK), rows * d, |chunk| {
         for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
             let (mean, var) = stats(xa, 1, d, |_| r * d);
             let (m, inv) = (mean as f32, (1.0 / (var + eps).sqrt()) as f32);
@@ -278,7 +278,7 @@ pub unsafe fn layer_norm_backward(
     let xhat = move |r: usize, i: usize| (at(xa, r * d + i) - at(ma, r)) * at(ia, r);
     if let Some(dx) = dx {
         let dxa = Out::new(dx, rows * d);
-        par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
+        par_chunks_sized(rows.div_ceil(ROWS_PER_CHUNK), rows * d, |chunk| {
             for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
                 let dxh = |i: usize| at(ga, r * d + i) as f64 * wa.map_or(1.0, |w| at(w, i) as f64);
                 let (mut s1, mut s2) = (0f64, 0f64);
@@ -299,7 +299,7 @@ pub unsafe fn layer_norm_backward(
     }
     if dw.is_some() || db.is_some() {
         let (dwa, dba) = (dw.map(|p| Out::new(p, d)), db.map(|p| Out::new(p, d)));
-        par_chunks(d.div_ceil(COLS_PER_CHUNK), |chunk| {
+        par_chunks_sized(d.div_ceil(COLS_PER_CHUNK), rows * d, |chunk| {
             for i in chunk * COLS_PER_CHUNK..((chunk + 1) * COLS_PER_CHUNK).min(d) {
                 let (mut sw, mut sb) = (0f64, 0f64);
                 for r in 0..rows {

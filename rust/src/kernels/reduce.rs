@@ -8,7 +8,7 @@
 
 use super::canonical;
 use super::double_chain::{self, add_terms_on};
-use crate::dispatch::par_chunks;
+use crate::dispatch::par_chunks_sized;
 use crate::error::{Error, Result};
 use crate::ptr::Ptr;
 use crate::simd::Token;
@@ -65,7 +65,7 @@ pub unsafe fn sum(
     };
     let out = Ptr::new(out, r.outputs);
     let token = Token::current();
-    par_chunks(r.chunks(), |chunk| {
+    par_chunks_sized(r.chunks(), r.outputs * r.terms, |chunk| {
         let first = chunk * r.per_chunk;
         let last = (first + r.per_chunk).min(r.outputs);
         let finish = |o: usize, mut acc: f64| {

@@ -11,6 +11,7 @@ mod copy;
 mod ctc;
 mod elementwise;
 mod error;
+mod fused;
 mod gather;
 mod geometry;
 mod matmul;
@@ -49,5 +50,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     optim::register(m)?;
     compute::register(m)?;
     recognizer::register(m)?;
+    fused::register(m)?;
     Ok(())
 }
