@@ -1,0 +1,66 @@
+"""What a sweep of torch's general semantics found (programs and calls
+beyond the named ones), as a case table for tools/tensor_oracle.py and
+tests/test_tensor_torch.py (fixture testdata/tensor/sweep.npz). See
+tests/tensor_cases.py for the Case protocol.
+
+Zero-size tensors (torch: a tensor without elements is contiguous
+whatever its strides, and a reduction refuses only an empty reduced set)
+and 0-d tensors (torch: dim 0 and -1 name the one "dimension" of a 0-d
+tensor, and reducing over it reduces nothing). Sums are rounded in
+onemodel's order (docs/engine.md), so their cases allow 2e-6 of the
+largest reference value; selections are bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensor_cases import bools, ints, normal, registrar, ties
+
+CASES: dict = {}
+case = registrar(CASES)
+P = 2e-6
+
+
+def empty(rng, *shape):
+    return np.zeros(shape, np.float32)
+
+
+# ---------------------------------------------------------------------------
+# Zero-size dims that are not reduced
+# ---------------------------------------------------------------------------
+
+case("empty_sum_last_dim", lambda r: [empty(r, 4, 0, 3)],
+     lambda T, x: [x.sum(-1), x.sum(1), x.sum((0, 2), keepdim=True), x.mean(-1), T.sum(x, dim=0)], tol=P)
+case("empty_norm_dims", lambda r: [empty(r, 4, 0, 3)], lambda T, x: [x.norm(dim=-1), T.linalg.vector_norm(x, dim=(0, 2)), x.norm(p=1, dim=0)], tol=P)
+case("empty_var_std", lambda r: [empty(r, 0, 5)], lambda T, x: [x.var(1), x.std(dim=1, keepdim=True), T.var_mean(x, 1)[0]], tol=P)
+case("empty_var_over_empty", lambda r: [empty(r, 0, 5)], lambda T, x: [x.var(0), x.std(0, correction=0)], tol=P)
+case("empty_extrema_kept", lambda r: [empty(r, 0, 4)],
+     lambda T, x: [x.amax(1), x.amin(dim=1, keepdim=True), x.max(1).values, x.max(1).indices, x.min(-1)[1], x.argmax(1), T.argmin(x, 1, keepdim=True)])
+case("empty_extrema_over_empty_refused", lambda r: [empty(r, 0, 4)], lambda T, x: x.amax(0))
+case("empty_argmax_whole_refused", lambda r: [empty(r, 0, 4)], lambda T, x: x.argmax())
+case("empty_max_whole_refused", lambda r: [empty(r, 0, 4)], lambda T, x: x.max())
+case("empty_logsumexp", lambda r: [empty(r, 0, 4)], lambda T, x: [T.logsumexp(x, 0), x.logsumexp(1), x.logsumexp(0, keepdim=True)], tol=P)
+case("empty_prod_cumprod", lambda r: [empty(r, 0, 4)], lambda T, x: [x.prod(1), x.prod(0), x.cumprod(0), x.cumsum(1)], tol=P)
+case("empty_softmax", lambda r: [empty(r, 0, 4), empty(r, 3, 0)],
+     lambda T, x, y: [T.softmax(x, 0), x.log_softmax(1), y.softmax(-1), T.nn.functional.log_softmax(y, dim=0)], tol=P)
+case("empty_layer_norm_batch", lambda r: [empty(r, 0, 6), normal(r, 6), normal(r, 6)],
+     lambda T, x, w, b: T.nn.functional.layer_norm(x, (6,), w, b), tol=P)
+case("empty_linear_batch", lambda r: [empty(r, 0, 3), normal(r, 2, 3), normal(r, 2)],
+     lambda T, x, w, b: T.nn.functional.linear(x, w, b), tol=P)
+case("empty_contiguous_views", lambda r: [empty(r, 4, 0, 3)],
+     lambda T, x: [x.is_contiguous(), x.sum(-1).is_contiguous(), x.transpose(0, 2).is_contiguous(), x.view(0, 12).shape[1], x.transpose(0, 1).reshape(-1).shape[0]])
+case("empty_int_reductions", lambda r: [np.zeros((3, 0), np.int64), np.zeros((0, 2), np.bool_)],
+     lambda T, i, b: [i.sum(1), i.sum(0), i.prod(1), i.sum(), b.any(1), b.all(0), b.sum(0)], grad=False)
+
+# ---------------------------------------------------------------------------
+# 0-d tensors and dim 0 / -1
+# ---------------------------------------------------------------------------
+
+case("scalar_reduce_dim0", lambda r: [normal(r)],
+     lambda T, s: [s.sum(0), s.sum(-1, keepdim=True), s.mean(0), T.mean(s, dim=-1), s.prod(0), s.amax(0), s.amin(-1), s.logsumexp(0),
+                   s.nansum(0), s.nanmean(0), s.norm(dim=0), s.max(0).values, s.max(0).indices, s.argmax(0), s.cumsum(0), s.flip(0)], tol=P)
+case("scalar_var_dim0", lambda r: [normal(r)], lambda T, s: [s.var(0), s.std(0, correction=0), s.var(-1, keepdim=True, correction=0)], tol=P)
+case("scalar_bool_int_dim0", lambda r: [np.array(True), np.array(7, np.int64)],
+     lambda T, b, i: [b.all(0), b.any(-1), i.sum(0), T.count_nonzero(i, 0), i.amax(0)], grad=False)
+case("scalar_dim_out_of_range", lambda r: [normal(r)], lambda T, s: s.sum(1))
