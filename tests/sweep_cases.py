@@ -64,3 +64,45 @@ case("scalar_var_dim0", lambda r: [normal(r)], lambda T, s: [s.var(0), s.std(0, 
 case("scalar_bool_int_dim0", lambda r: [np.array(True), np.array(7, np.int64)],
      lambda T, b, i: [b.all(0), b.any(-1), i.sum(0), T.count_nonzero(i, 0), i.amax(0)], grad=False)
 case("scalar_dim_out_of_range", lambda r: [normal(r)], lambda T, s: s.sum(1))
+
+# ---------------------------------------------------------------------------
+# Memory: repeat makes new memory; in-place writes into overlapping views
+# ---------------------------------------------------------------------------
+
+
+def _repeat_then_inplace(T, x):
+    r = x.detach().repeat(2, 1, 1)  # a size-1 dim repeated: torch copies
+    r.div_(4.0)
+    s = x.detach().repeat(1, 1)  # all counts 1: still a copy
+    s.add_(1.0)
+    t = x.tile((2,))
+    return [r, s, x, t * 2]
+
+
+case("repeat_is_new_memory", lambda r: [normal(r, 1, 3)], _repeat_then_inplace)
+case("repeat_grad", lambda r: [normal(r, 1, 3)], lambda T, x: [x.repeat(2, 2), x.repeat(3, 1, 1).mul(2)])
+case("inplace_into_expanded_refused", lambda r: [normal(r, 1, 3)], lambda T, x: x.detach().expand(2, 3).div_(2.0), grad=False)
+case("copy_into_expanded_refused", lambda r: [normal(r, 3)], lambda T, x: x.detach().expand(4, 3).copy_(T.ones(4, 3)), grad=False)
+case("clamp_into_expanded_refused", lambda r: [normal(r, 3)], lambda T, x: x.detach().expand(4, 3).clamp_(0.0, 1.0), grad=False)
+case("normal_into_expanded_refused", lambda r: [normal(r, 3)], lambda T, x: x.detach().expand(4, 3).normal_(), grad=False)
+
+
+def _fills_into_expanded(T, x):
+    base = x.detach().clone()
+    e = base.expand(4, 3)
+    e.fill_(2.0)
+    e[0, 1] = 5.0  # torch writes given values through the overlap
+    e.masked_fill_(T.tensor([[True, False, False]] * 4), -1.0)
+    return [base, e.zero_(), base]
+
+
+case("fills_into_expanded_allowed", lambda r: [normal(r, 3)], _fills_into_expanded, grad=False)
+case("inplace_into_expanded_size1_ok", lambda r: [normal(r, 1, 3)], lambda T, x: [x.detach().expand(1, 3).mul_(2.0)], grad=False)
+
+# ---------------------------------------------------------------------------
+# torch.Tensor's legacy constructor
+# ---------------------------------------------------------------------------
+
+case("legacy_tensor_constructor", lambda r: [normal(r, 2)],
+     lambda T, x: [T.Tensor(2, 3).shape[0], T.Tensor(2, 3).dtype == T.float32, T.Tensor([1, 2, 3]), T.Tensor([[1.5], [2]]),
+                   T.Tensor().shape[0], T.Tensor(T.Size([4])).shape[0], T.Tensor(x.detach()) * 1, isinstance(T.Tensor(1), T.Tensor)], grad=False)

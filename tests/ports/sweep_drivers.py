@@ -17,6 +17,9 @@ SWEEP_PORTS = {
     "super_resolution": "super_resolution",
     "reinforcement_learning": "reinforcement_learning",
     "regression": "regression",
+    "fast_neural_style": "fast_neural_style",
+    "gcn": "gcn",
+    "vit": "vit",
 }
 
 
