@@ -20,6 +20,9 @@ SWEEP_PORTS = {
     "fast_neural_style": "fast_neural_style",
     "gcn": "gcn",
     "vit": "vit",
+    "resnet": "resnet",
+    "siamese_network": "siamese_network",
+    "snli": "snli",
 }
 
 
