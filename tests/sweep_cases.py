@@ -106,3 +106,25 @@ case("inplace_into_expanded_size1_ok", lambda r: [normal(r, 1, 3)], lambda T, x:
 case("legacy_tensor_constructor", lambda r: [normal(r, 2)],
      lambda T, x: [T.Tensor(2, 3).shape[0], T.Tensor(2, 3).dtype == T.float32, T.Tensor([1, 2, 3]), T.Tensor([[1.5], [2]]),
                    T.Tensor().shape[0], T.Tensor(T.Size([4])).shape[0], T.Tensor(x.detach()) * 1, isinstance(T.Tensor(1), T.Tensor)], grad=False)
+
+# ---------------------------------------------------------------------------
+# Printing: torch's layout (integer, fixed and scientific modes, widths, wrapping, summaries)
+# ---------------------------------------------------------------------------
+
+
+def _reprs(T, *xs):
+    # dtype names carry the module name (torch.int64 / onemodel.int64)
+    return [repr(x.detach()).replace(T.__name__ + ".", "") for x in xs]
+
+
+case("repr_float_modes", lambda r: [np.array([0.1, 0.9], np.float32), np.array([1.0, 2.0, -30.0], np.float32), np.array([1e-5, 1.0], np.float32),
+                                    np.array([123456.0, 1.5], np.float32), np.array(3.25, np.float32), np.array([[1.5, -2.25], [3.0, 4.0]], np.float32),
+                                    np.array([np.nan, np.inf, 1.0], np.float32), np.array([0.0, -0.0], np.float32), np.array([1e9, 2.0], np.float32),
+                                    np.array([-np.inf, 0.5, np.nan], np.float32), np.array(np.nan, np.float32)],
+     _reprs, grad=False)
+case("repr_int_bool_empty", lambda r: [ints(r, -1000, 1000, 3, 4), bools(r, 2, 3), np.zeros((0, 3), np.float32), np.zeros(0, np.int64), np.array(7, np.int64)],
+     _reprs, grad=False)
+case("repr_wrap_and_summary", lambda r: [normal(r, 30), normal(r, 4, 12) * 100, np.arange(2000, dtype=np.float32).reshape(2, 1000), normal(r, 5, 3, 2),
+                                        np.arange(1200, dtype=np.int64), normal(r, 1100) * 1e-3],
+     _reprs, grad=False)
+case("repr_grad_suffix_wrap", lambda r: [normal(r, 16)], lambda T, x: [repr(x), repr(x.detach().requires_grad_()), repr(x.long())], grad=False)

@@ -416,13 +416,16 @@ class Tensor(
         return object.__format__(self, format_spec)
 
     def __repr__(self) -> str:
-        try:
-            from ._printoptions import array2string_kwargs
+        from ._tensor_str import add_suffixes, tensor_body
 
-            body = np.array2string(self.numpy(force=True), separator=", ", prefix="tensor(", **array2string_kwargs())
+        prefix = "tensor("
+        try:
+            body = tensor_body(self.numpy(force=True), self._dtype is float32, len(prefix))
         except RuntimeError as e:  # released storage
             return f"tensor(<{e}>)"
         extra = []
+        if self.numel() == 0 and self.dim() != 1:
+            extra.append(f"size={tuple(self._shape)}")
         # As torch: the dtype is shown when the values do not imply it.
         if self._dtype not in (float32, int64, bool_) or (self.numel() == 0 and self._dtype is not float32):
             extra.append(f"dtype={self._dtype!r}")
@@ -430,7 +433,7 @@ class Tensor(
             extra.append(f"grad_fn=<{self._record.name}>")
         elif self._requires_grad:
             extra.append("requires_grad=True")
-        return f"tensor({body}{''.join(', ' + e for e in extra)})"
+        return prefix + add_suffixes(body, extra, len(prefix))
 
     def __iter__(self) -> Iterator[Tensor]:
         if not self._shape:
