@@ -100,8 +100,6 @@ def tensor_body(a: np.ndarray, floating: bool, indent: int) -> str:
     """The bracketed values of torch's repr for the array `a`."""
     if a.size == 0:
         return "[]"
-    if a.dtype == np.bool_:
-        a = a  # formats as True/False through f"{v}"
     summarize = a.size > options["threshold"]
     shown = _summarized(a, int(options["edgeitems"])) if summarize else a
     return _nested(a, indent, summarize, _Formatter(shown, floating))

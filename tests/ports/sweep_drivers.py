@@ -23,6 +23,7 @@ SWEEP_PORTS = {
     "resnet": "resnet",
     "siamese_network": "siamese_network",
     "snli": "snli",
+    "seq2seq": "seq2seq",
 }
 
 
