@@ -129,7 +129,7 @@ case("repr_wrap_and_summary", lambda r: [normal(r, 30), normal(r, 4, 12) * 100, 
      _reprs, grad=False)
 case("repr_grad_suffix_wrap", lambda r: [normal(r, 16)], lambda T, x: [repr(x), repr(x.detach().requires_grad_()), repr(x.long())], grad=False)
 case("legacy_typed_constructors", lambda r: [np.array([[1, 2], [3, 4]], np.int64)],
-     lambda T, i: [T.LongTensor([[1, 2], [3, 4]]), T.LongTensor(2, 3), T.FloatTensor([1, 2]), T.FloatTensor(2).shape[0], T.BoolTensor([True, False]),
+     lambda T, i: [T.LongTensor([[1, 2], [3, 4]]), T.LongTensor(2, 3).shape[1], T.LongTensor(2, 3).dtype == T.int64, T.FloatTensor([1, 2]), T.FloatTensor(2).shape[0], T.BoolTensor([True, False]),
                    isinstance(i, T.LongTensor), isinstance(i, T.FloatTensor), isinstance(i.float(), T.FloatTensor), T.LongTensor(i),
                    T.LongTensor(np.array([5, 6], np.int32))], grad=False)
 case("legacy_typed_constructor_of_other_dtype_refused", lambda r: [normal(r, 2)], lambda T, x: T.LongTensor(x.detach()), grad=False)
