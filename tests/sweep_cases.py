@@ -147,3 +147,8 @@ case("losses_int_targets", lambda r: [normal(r, 3, 4), normal(r, 3, 4), ints(r, 
 case("bce_int_target_refused", lambda r: [normal(r, 3, 4), ints(r, 0, 2, 3, 4)], lambda T, x, t: T.nn.functional.binary_cross_entropy(x.sigmoid(), t))
 case("bce_logits_int_target_refused", lambda r: [normal(r, 3, 4), ints(r, 0, 2, 3, 4)], lambda T, x, t: T.nn.functional.binary_cross_entropy_with_logits(x, t))
 case("kl_div_int_target_refused", lambda r: [normal(r, 3, 4), ints(r, 0, 2, 3, 4)], lambda T, x, t: T.nn.functional.kl_div(x, t, reduction="batchmean"))
+case("tensor_new_forms", lambda r: [normal(r, 2), ints(r, 0, 5, 3)],
+     lambda T, x, i: [x.new((0, 2)), x.new([1.5, 2]), i.new((3, 4)), x.new(T.Size([2, 3])).shape[1], x.new(2, 3).shape[0], x.new().shape[0], i.new(2).dtype == T.int64],
+     grad=False)
+case("median_empty", lambda r: [empty(r, 0), empty(r, 0, 3)], lambda T, x, y: [x.median(), T.median(y), y.median(1).values, y.median(1).indices], grad=False)
+case("median_empty_dim_refused", lambda r: [empty(r, 0, 3)], lambda T, y: y.median(0), grad=False)
