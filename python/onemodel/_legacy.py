@@ -14,7 +14,8 @@ class _TypedTensorMeta(type):
         return isinstance(obj, Tensor) and obj.dtype is cls._dtype
 
 
-def _make(dt, args):
+def make_typed(dt, args):
+    """A `dt` tensor from torch's legacy constructor arguments (Tensor, LongTensor, ...)."""
     from . import creation, _shape
 
     if not args:
@@ -37,18 +38,18 @@ class FloatTensor(metaclass=_TypedTensorMeta):
     _dtype = float32
 
     def __new__(cls, *args) -> Tensor:
-        return _make(cls._dtype, args)
+        return make_typed(cls._dtype, args)
 
 
 class LongTensor(metaclass=_TypedTensorMeta):
     _dtype = int64
 
     def __new__(cls, *args) -> Tensor:
-        return _make(cls._dtype, args)
+        return make_typed(cls._dtype, args)
 
 
 class BoolTensor(metaclass=_TypedTensorMeta):
     _dtype = bool_
 
     def __new__(cls, *args) -> Tensor:
-        return _make(cls._dtype, args)
+        return make_typed(cls._dtype, args)

@@ -195,24 +195,11 @@ class Tensor(
         """torch's legacy constructor: ``Tensor()`` (empty), ``Tensor(2, 3)``
         or ``Tensor(Size)`` (float32, uninitialised: here zeros), ``Tensor(data)``
         (a float32 copy of a list or array), ``Tensor(t)`` (t itself, float32)."""
-        from . import creation
+        from ._legacy import make_typed
 
         if kwargs.pop("device", None) not in (None, "cpu") or kwargs:
             raise TypeError(f"Tensor(): unexpected arguments {sorted(kwargs)}; use onemodel.tensor(data, dtype=...)")
-        if not args:
-            return creation.empty(0)
-        if builtins.all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-            return creation.zeros(*args)
-        if len(args) == 1:
-            (a,) = args
-            if isinstance(a, Tensor):
-                if a._dtype is not float32:
-                    raise TypeError(f"Tensor(): expected a float32 tensor, got {a._dtype.name} (use .float())")
-                return a
-            if isinstance(a, _shape.Size):
-                return creation.zeros(tuple(a))
-            return creation.tensor(a, dtype=float32)
-        raise TypeError(f"Tensor(): expected sizes (ints) or one sequence of data, got {args!r}")
+        return make_typed(float32, args)
 
     def __init__(self, *args, **kwargs) -> None:
         pass

@@ -24,6 +24,7 @@ SWEEP_PORTS = {
     "siamese_network": "siamese_network",
     "snli": "snli",
     "seq2seq": "seq2seq",
+    "char_rnn": "char_rnn",
 }
 
 
