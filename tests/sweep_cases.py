@@ -152,3 +152,5 @@ case("tensor_new_forms", lambda r: [normal(r, 2), ints(r, 0, 5, 3)],
      grad=False)
 case("median_empty", lambda r: [empty(r, 0), empty(r, 0, 3)], lambda T, x, y: [x.median(), T.median(y), y.median(1).values, y.median(1).indices], grad=False)
 case("median_empty_dim_refused", lambda r: [empty(r, 0, 3)], lambda T, y: y.median(0), grad=False)
+case("pad_int_and_block_diag_int", lambda r: [ints(r, 0, 9, 2, 3), ints(r, 0, 9, 2)],
+     lambda T, a, b: [T.nn.functional.pad(a, (1, 2)), T.nn.functional.pad(a, (0, 1, 1, 0), value=7), T.block_diag(a, b), T.nn.functional.pad(a > 4, (1, 1))], grad=False)
