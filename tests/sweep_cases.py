@@ -154,3 +154,23 @@ case("median_empty", lambda r: [empty(r, 0), empty(r, 0, 3)], lambda T, x, y: [x
 case("median_empty_dim_refused", lambda r: [empty(r, 0, 3)], lambda T, y: y.median(0), grad=False)
 case("pad_int_and_block_diag_int", lambda r: [ints(r, 0, 9, 2, 3), ints(r, 0, 9, 2)],
      lambda T, a, b: [T.nn.functional.pad(a, (1, 2)), T.nn.functional.pad(a, (0, 1, 1, 0), value=7), T.block_diag(a, b), T.nn.functional.pad(a > 4, (1, 1))], grad=False)
+
+
+def _scalar_param_resume(T, x):
+    p = T.nn.Parameter(x.detach().clone())
+    opt = T.optim.Adam([p], lr=0.1)
+    (p * p).backward()
+    opt.step()
+    q = T.nn.Parameter(p.detach().clone())
+    opt2 = T.optim.Adam([q], lr=0.1)
+    opt2.load_state_dict(opt.state_dict())
+    (q * q).backward()
+    opt2.step()
+    opt3 = T.optim.Adam([q], lr=0.1)
+    opt3.load_state_dict(opt2.state_dict())  # a second resume: the state keeps the 0-d shape
+    s = opt3.state[q]
+    return [q.detach(), s["exp_avg"], s["exp_avg_sq"]]
+
+
+case("optimizer_state_of_0d_parameter", lambda r: [normal(r)], _scalar_param_resume, grad=False, tol=P)
+case("tensordot_int_0d", lambda r: [ints(r, -3, 4, 3, 4), ints(r, -3, 4, 3, 4)], lambda T, a, b: [T.tensordot(a, b), T.tensordot(a, b, dims=([0, 1], [0, 1]))], grad=False)
