@@ -174,3 +174,7 @@ def _scalar_param_resume(T, x):
 
 case("optimizer_state_of_0d_parameter", lambda r: [normal(r)], _scalar_param_resume, grad=False, tol=P)
 case("tensordot_int_0d", lambda r: [ints(r, -3, 4, 3, 4), ints(r, -3, 4, 3, 4)], lambda T, a, b: [T.tensordot(a, b), T.tensordot(a, b, dims=([0, 1], [0, 1]))], grad=False)
+case("cat_promotes_and_skips_empty", lambda r: [normal(r, 2, 3), ints(r, 0, 5, 1, 3), bools(r, 2, 3), np.zeros(0, np.float32)],
+     lambda T, x, i, b, e: [T.cat([x, i]), T.cat([i, b]), T.stack([x, b]), T.cat([e, x]), T.cat([e, i, e]), T.cat((e, e)), T.cat([T.tensor([], dtype=T.long), i], 0)],
+     no_grad=(3,))  # a skipped empty input passes no requires_grad on (docs/porting.md)
+case("cat_shape_mismatch_refused", lambda r: [normal(r, 2, 3), normal(r, 2, 4)], lambda T, x, y: T.cat([x, y]))
