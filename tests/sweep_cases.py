@@ -178,3 +178,14 @@ case("cat_promotes_and_skips_empty", lambda r: [normal(r, 2, 3), ints(r, 0, 5, 1
      lambda T, x, i, b, e: [T.cat([x, i]), T.cat([i, b]), T.stack([x, b]), T.cat([e, x]), T.cat([e, i, e]), T.cat((e, e)), T.cat([T.tensor([], dtype=T.long), i], 0)],
      no_grad=(3,))  # a skipped empty input passes no requires_grad on (docs/porting.md)
 case("cat_shape_mismatch_refused", lambda r: [normal(r, 2, 3), normal(r, 2, 4)], lambda T, x, y: T.cat([x, y]))
+
+
+def _copy_constant_into_graph(T, x):
+    y = x * 2.0
+    y.copy_(T.arange(4.0))  # a constant source: y still requires grad, x's gradient is zero
+    z = x * 3.0
+    z[1].copy_(T.tensor([5.0, 6.0, 7.0, 8.0]))
+    return [y, z]
+
+
+case("copy_constant_into_graph", lambda r: [normal(r, 3, 4)], _copy_constant_into_graph)

@@ -30,7 +30,7 @@ from .. import _core
 from .._kernels import clone_contiguous
 from ..autograd.views import ViewOfBase, refresh_view, view_region
 from ..grad_mode import enable_grad, is_grad_enabled
-from ..tensor import Tensor
+from ..tensor import Tensor, bool_
 
 
 def needs_record(t: Tensor, others=()) -> bool:
@@ -167,7 +167,9 @@ def filled(t: Tensor, value) -> Tensor:
 
 
 def copied(t: Tensor, src) -> Tensor:
-    """`src` broadcast to `t`'s shape (its gradient flows back to `src`)."""
+    """`src` broadcast to `t`'s shape (its gradient flows back to `src`);
+    as torch, the result still requires grad when `t` did (a zero gradient
+    to `t`'s old value), even from a constant `src`."""
     from .views import expand
 
     if not isinstance(src, Tensor):
@@ -177,4 +179,9 @@ def copied(t: Tensor, src) -> Tensor:
     if src.dtype is not t.dtype:
         src = src.to(t.dtype)
     out = expand(src, t.shape) if tuple(src.shape) != tuple(t.shape) else src
+    if t.requires_grad and not out.requires_grad:
+        from ..creation import ones
+        from .selection import where
+
+        return where(ones(t.shape, dtype=bool_), out, t)
     return out.clone()
