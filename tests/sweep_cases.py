@@ -189,3 +189,18 @@ def _copy_constant_into_graph(T, x):
 
 
 case("copy_constant_into_graph", lambda r: [normal(r, 3, 4)], _copy_constant_into_graph)
+
+
+def _backward_inputs(T, x, w):
+    a = x.detach().clone().requires_grad_()
+    b = w.detach().clone().requires_grad_()
+    h = a * b
+    (h * h).sum().backward(inputs=[a], retain_graph=True)
+    first = a.grad.clone()
+    (h.exp()).sum().backward(inputs=(a, b))  # accumulates into a, fills b
+    return [first, a.grad, b.grad, T.tensor(float(b.grad is not None))]
+
+
+case("backward_inputs", lambda r: [normal(r, 3), normal(r, 3)], _backward_inputs, grad=False, tol=P)
+case("backward_create_graph_false", lambda r: [normal(r, 3)],
+     lambda T, x: (lambda a: ((a * a).sum().backward(create_graph=False, retain_graph=None), a.grad)[1])(x.detach().clone().requires_grad_()), grad=False, tol=P)

@@ -351,10 +351,19 @@ class Tensor(
         self._requires_grad = False
         return self
 
-    def backward(self, gradient=None, retain_graph: bool = False) -> None:
+    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
+        """torch's signature; ``inputs`` accumulates into those tensors'
+        ``.grad`` only (through autograd.grad); ``create_graph`` is refused
+        (no higher-order gradients)."""
+        if create_graph:
+            raise NotImplementedError("backward: create_graph=True is not supported (onemodel has no higher-order gradients)")
+        if inputs is not None:
+            from .autograd.inputs_backward import backward_into
+
+            return backward_into(self, gradient, bool(retain_graph), inputs)
         from .autograd.engine import backward
 
-        backward(self, gradient, retain_graph)
+        backward(self, gradient, bool(retain_graph))
 
     # -- NumPy interop and Python values ------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
