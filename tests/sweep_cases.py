@@ -140,10 +140,14 @@ case("legacy_typed_constructor_of_other_dtype_refused", lambda r: [normal(r, 2)]
 
 case("losses_int_targets", lambda r: [normal(r, 3, 4), normal(r, 3, 4), ints(r, -1, 2, 3, 4), np.array([1, -1, 1], np.int64)],
      lambda T, x, y, t, s: [T.nn.functional.mse_loss(x, t), T.nn.functional.l1_loss(x, t, reduction="sum"), T.nn.functional.smooth_l1_loss(x, t),
-                            T.nn.functional.huber_loss(x, t, delta=0.5), T.nn.functional.soft_margin_loss(x, t), T.nn.functional.hinge_embedding_loss(x, t),
+                            T.nn.functional.soft_margin_loss(x, t), T.nn.functional.hinge_embedding_loss(x, t),
                             T.nn.functional.margin_ranking_loss(x[:, 0], y[:, 0], s), T.nn.functional.cosine_embedding_loss(x, y, s),
                             T.nn.functional.poisson_nll_loss(x, t.abs()), T.nn.functional.multilabel_soft_margin_loss(x, t.abs()),
                             T.nn.functional.mse_loss(x, t > 0)], tol=P, no_grad=(1,))
+# torch's huber_loss takes an int64 target forward but its backward then fails ("Found dtype
+# Long but expected Float"); onemodel's backward runs, so the case compares the forward only.
+case("huber_int_target_forward", lambda r: [normal(r, 3, 4), ints(r, -1, 2, 3, 4)],
+     lambda T, x, t: T.nn.functional.huber_loss(x, t, delta=0.5), grad=False, tol=P)
 case("bce_int_target_refused", lambda r: [normal(r, 3, 4), ints(r, 0, 2, 3, 4)], lambda T, x, t: T.nn.functional.binary_cross_entropy(x.sigmoid(), t))
 case("bce_logits_int_target_refused", lambda r: [normal(r, 3, 4), ints(r, 0, 2, 3, 4)], lambda T, x, t: T.nn.functional.binary_cross_entropy_with_logits(x, t))
 case("kl_div_int_target_refused", lambda r: [normal(r, 3, 4), ints(r, 0, 2, 3, 4)], lambda T, x, t: T.nn.functional.kl_div(x, t, reduction="batchmean"))
