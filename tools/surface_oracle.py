@@ -23,6 +23,8 @@ Sections (all by default):
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import sys
@@ -317,6 +319,25 @@ def ports() -> None:
     _write_json("ports.json", {"torch": torch.__version__, "results": results})
 
 
+def sweep_ports() -> None:
+    """The sweep's ported programs (tests/ports/sweep_drivers.py) run on
+    torch: their results, initial weights and random draws."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "ports"))
+    import harness
+    import sweep_drivers
+
+    arrays, results = {}, {}
+    for name in sweep_drivers.SWEEP_PORTS:
+        torch.manual_seed(0)
+        run = harness.Run(torch, record=True, prefix=f"{name}/")
+        with contextlib.redirect_stdout(io.StringIO()):
+            sweep_drivers.drive(name, torch, run)
+        arrays.update(run.arrays)
+        results[name] = run.results
+    _save_npz("sweep_ports.npz", arrays)
+    _write_json("sweep_ports.json", {"torch": torch.__version__, "results": results})
+
+
 def runtime() -> None:
     """finfo/iinfo of the dtypes programs name, and torch.Size's behaviour."""
     fi = {}
@@ -394,7 +415,8 @@ def activations() -> None:
 
 
 SECTIONS = {"runtime": runtime, "structure": structure, "layers": layers, "losses": losses, "optim": optim, "schedules": schedules, "init": init,
-            "data": data, "ports": ports, "breadth": breadth, "activations": activations}
+            "data": data, "ports": ports, "breadth": breadth, "activations": activations,
+            "sweep_ports": sweep_ports}
 
 
 def main(argv) -> None:

@@ -400,3 +400,8 @@ __all__ += [
     "reciprocal", "relu_", "remainder", "round", "rrelu", "rrelu_", "rsqrt", "selu", "selu_", "sgn", "sign",
     "sin", "sinc", "sinh", "subtract", "tan", "threshold", "threshold_", "true_divide", "trunc", "xlogy",
 ]
+
+# torch's legacy typed constructors (torch.LongTensor(ids), torch.FloatTensor(2, 3)).
+from ._legacy import BoolTensor, FloatTensor, LongTensor  # noqa: E402
+
+__all__ += ["BoolTensor", "FloatTensor", "LongTensor"]

@@ -165,6 +165,9 @@ def norm_dims(op: str, dims, ndim: int) -> tuple:
     if isinstance(dims, int):
         dims = (dims,)
     out = sorted(norm_dim(op, d, ndim) for d in dims)
+    if ndim == 0:
+        # torch: a 0-d tensor takes dim 0 or -1, and reducing over it reduces nothing.
+        return ()
     if len(set(out)) != len(out):
         raise ValueError(f"{op}: dimension repeated in {tuple(dims)}")
     return tuple(out)

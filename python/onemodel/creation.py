@@ -138,6 +138,17 @@ def from_numpy(array: np.ndarray) -> Tensor:
     tensor that refuses in-place writes."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(array).__name__}")
+    if array.dtype.name not in ("float32", "int64", "bool"):
+        # torch would share a float64/uint8/int32/... array; onemodel does not hold those
+        # dtypes, so (as torch.tensor does here) it copies into float32 or int64, the dtype
+        # the usual `.float()` / `.long()` that follows asks for (docs/porting.md).
+        kind = array.dtype.kind
+        if kind == "f":
+            array = array.astype(np.float32)
+        elif kind in "iu":
+            array = array.astype(np.int64)
+        else:
+            raise TypeError(f"from_numpy: cannot make a tensor from a {array.dtype} array (onemodel holds float32, int64 and bool)")
     storage, shape, strides = _core.Storage.from_numpy(array)
     dt = {"float32": float32, "int64": int64, "bool": bool_}[array.dtype.name]
     return Tensor._make(storage, shape, strides, 0, dt)

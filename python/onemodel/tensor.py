@@ -194,8 +194,18 @@ class Tensor(
             self._dtype,
         )
 
+    def __new__(cls, *args, **kwargs) -> "Tensor":
+        """torch's legacy constructor: ``Tensor()`` (empty), ``Tensor(2, 3)``
+        or ``Tensor(Size)`` (float32, uninitialised: here zeros), ``Tensor(data)``
+        (a float32 copy of a list or array), ``Tensor(t)`` (t itself, float32)."""
+        from ._legacy import make_typed
+
+        if kwargs.pop("device", None) not in (None, "cpu") or kwargs:
+            raise TypeError(f"Tensor(): unexpected arguments {sorted(kwargs)}; use onemodel.tensor(data, dtype=...)")
+        return make_typed(float32, args)
+
     def __init__(self, *args, **kwargs) -> None:
-        raise TypeError("use onemodel.tensor(data), onemodel.zeros(...), or onemodel.from_numpy(array) to make a Tensor")
+        pass
 
     # -- metadata ---------------------------------------------------------------
     @property
@@ -344,10 +354,19 @@ class Tensor(
         self._requires_grad = False
         return self
 
-    def backward(self, gradient=None, retain_graph: bool = False) -> None:
+    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
+        """torch's signature; ``inputs`` accumulates into those tensors'
+        ``.grad`` only (through autograd.grad); ``create_graph`` is refused
+        (no higher-order gradients)."""
+        if create_graph:
+            raise NotImplementedError("backward: create_graph=True is not supported (onemodel has no higher-order gradients)")
+        if inputs is not None:
+            from .autograd.inputs_backward import backward_into
+
+            return backward_into(self, gradient, bool(retain_graph), inputs)
         from .autograd.engine import backward
 
-        backward(self, gradient, retain_graph)
+        backward(self, gradient, bool(retain_graph))
 
     # -- NumPy interop and Python values ------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -396,13 +415,16 @@ class Tensor(
         return object.__format__(self, format_spec)
 
     def __repr__(self) -> str:
-        try:
-            from ._printoptions import array2string_kwargs
+        from ._tensor_str import add_suffixes, tensor_body
 
-            body = np.array2string(self.numpy(force=True), separator=", ", prefix="tensor(", **array2string_kwargs())
+        prefix = "tensor("
+        try:
+            body = tensor_body(self.numpy(force=True), self._dtype is float32, len(prefix))
         except RuntimeError as e:  # released storage
             return f"tensor(<{e}>)"
         extra = []
+        if self.numel() == 0 and self.dim() != 1:
+            extra.append(f"size={tuple(self._shape)}")
         # As torch: the dtype is shown when the values do not imply it.
         if self._dtype not in (float32, int64, bool_) or (self.numel() == 0 and self._dtype is not float32):
             extra.append(f"dtype={self._dtype!r}")
@@ -410,7 +432,7 @@ class Tensor(
             extra.append(f"grad_fn=<{self._record.name}>")
         elif self._requires_grad:
             extra.append("requires_grad=True")
-        return f"tensor({body}{''.join(', ' + e for e in extra)})"
+        return prefix + add_suffixes(body, extra, len(prefix))
 
     def __iter__(self) -> Iterator[Tensor]:
         if not self._shape:

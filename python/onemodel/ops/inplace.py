@@ -30,7 +30,7 @@ from .. import _core
 from .._kernels import clone_contiguous
 from ..autograd.views import ViewOfBase, refresh_view, view_region
 from ..grad_mode import enable_grad, is_grad_enabled
-from ..tensor import Tensor
+from ..tensor import Tensor, bool_
 
 
 def needs_record(t: Tensor, others=()) -> bool:
@@ -44,9 +44,27 @@ def check_writable(t: Tensor, op: str) -> None:
         raise ValueError(f"{op}: the tensor wraps a read-only NumPy array and cannot be written")
 
 
+def check_no_overlap(t: Tensor, op: str) -> None:
+    """torch's internal-overlap rule: an in-place op that computes from the
+    old values (arithmetic, copy_, clamp_, random fills) into a tensor where
+    several elements are one memory location (a stride 0 over a dim of size
+    > 1, as ``expand`` makes) is refused, since each location would be
+    updated once per element that shows it. Writes of given values
+    (fill_, zero_, masked_fill_, index_put_, item assignment) are allowed,
+    as torch allows them."""
+    for n, s in zip(t._shape, t._strides):
+        if s == 0 and n > 1:
+            raise RuntimeError(
+                f"{op}: unsupported operation: more than one element of the written-to tensor refers to a single "
+                f"memory location (shape {tuple(t._shape)}, strides {tuple(t._strides)}); clone() the tensor first"
+            )
+
+
 def run(t: Tensor, op: str, outofplace, fast, others=()) -> Tensor:
     """An in-place op: ``fast()`` (the direct kernel) when no graph is
     recorded, else ``outofplace(old)`` rebased onto `t`."""
+    if op not in ("fill_", "zero_"):
+        check_no_overlap(t, op)
     if needs_record(t, others):
         rebase(t, op, outofplace)
         return t
@@ -70,6 +88,7 @@ def assign_result(t: Tensor, op: str, outofplace, others=()) -> Tensor:
     """An in-place op given only its out-of-place form: the result is
     computed and copied into `t` (rebased while recording)."""
     check_writable(t, op)
+    check_no_overlap(t, op)
     if needs_record(t, others):
         rebase(t, op, outofplace)
         return t
@@ -148,7 +167,9 @@ def filled(t: Tensor, value) -> Tensor:
 
 
 def copied(t: Tensor, src) -> Tensor:
-    """`src` broadcast to `t`'s shape (its gradient flows back to `src`)."""
+    """`src` broadcast to `t`'s shape (its gradient flows back to `src`);
+    as torch, the result still requires grad when `t` did (a zero gradient
+    to `t`'s old value), even from a constant `src`."""
     from .views import expand
 
     if not isinstance(src, Tensor):
@@ -158,4 +179,9 @@ def copied(t: Tensor, src) -> Tensor:
     if src.dtype is not t.dtype:
         src = src.to(t.dtype)
     out = expand(src, t.shape) if tuple(src.shape) != tuple(t.shape) else src
+    if t.requires_grad and not out.requires_grad:
+        from ..creation import ones
+        from .selection import where
+
+        return where(ones(t.shape, dtype=bool_), out, t)
     return out.clone()

@@ -35,6 +35,15 @@ def check_float(op: str, **tensors) -> None:
             raise TypeError(f"{op}: {name} must be float32, got {t.dtype.name}")
 
 
+def float_target(target):
+    """An int64 or bool target tensor as float32 (torch promotes it in the
+    regression and margin losses: mse_loss(x, long_target) runs); anything
+    else unchanged, for check_float to judge."""
+    if isinstance(target, Tensor) and target.dtype is not float32:
+        return target.float()
+    return target
+
+
 def pair(op: str, name: str, value, minimum: int = 0) -> tuple:
     """An int or a pair of ints as a pair, each at least `minimum`."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):

@@ -115,9 +115,10 @@ def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
 def _check_fill(t: Tensor, op: str, float_only: bool = False) -> None:
     """An in-place random fill may write `t`: writable, not recording a
     tensor that requires grad, float32 where the draw is a float one."""
-    from .inplace import check_writable
+    from .inplace import check_no_overlap, check_writable
 
     check_writable(t, op)
+    check_no_overlap(t, op)
     _refuse_grad(t, op)
     if float_only and t.dtype is not float32:
         raise TypeError(f"{op}: expected a float32 tensor, got {t.dtype.name}")

@@ -162,7 +162,11 @@ def repeat(input: Tensor, *sizes) -> Tensor:
     inter = tuple(v for n in shape for v in (1, n))
     big = tuple(v for r, n in zip(sizes, shape) for v in (r, n))
     x = views.expand(views.reshape(x, inter), big)
-    return views.reshape(x, tuple(r * n for r, n in zip(sizes, shape)))
+    out = views.reshape(x, tuple(r * n for r, n in zip(sizes, shape))).contiguous()
+    # torch's repeat always makes new memory: a view (stride 0 where a count is > 1
+    # over a size-1 dim, or all counts 1) would let an in-place op write through
+    # to the input, or hit one element several times.
+    return out.clone() if out._storage is input._storage else out
 
 
 def tile(input: Tensor, dims) -> Tensor:

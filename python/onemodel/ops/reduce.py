@@ -60,7 +60,8 @@ def _moved(x: np.ndarray, dims: tuple) -> np.ndarray:
     order preserved: the merged axis walks them row-major)."""
     kept = [d for d in range(x.ndim) if d not in dims]
     y = np.transpose(x, kept + list(dims))
-    return y.reshape(y.shape[: len(kept)] + (-1,))
+    # The merged length is spelled out: -1 is ambiguous when a kept dim is 0.
+    return y.reshape(y.shape[: len(kept)] + (_shape.numel(x.shape[d] for d in dims),))
 
 
 # ---------------------------------------------------------------------------
@@ -390,6 +391,9 @@ def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
     if input.dtype is not float32:
         input = input.float()
     dims = _shape.norm_dims("logsumexp", dim, input.ndim)
+    if builtins.any(input.shape[d] == 0 for d in dims):
+        # An empty sum: log(0) = -inf, as torch (no maximum to subtract).
+        return _log(sum(_exp(input), dims, bool(keepdim)))
     m = amax(input.detach(), dims, True)
     m = where(m.isinf(), 0.0, m)
     s = sum(_exp(input - m), dims, True)
@@ -424,8 +428,9 @@ class Extremum(Function):
     def forward(self, a, dims, keepdim, whole=False):
         self.dims, self.keepdim, self.whole = dims, keepdim, whole
         x = a.numpy(force=True)
-        if not x.size:
-            raise ValueError(f"{self.kind}: cannot reduce a tensor with no elements (shape {a.shape})")
+        if builtins.any(a.shape[d] == 0 for d in dims):
+            # torch refuses only a reduction over an empty set; (0, 4).amax(1) is (0,).
+            raise ValueError(f"{self.kind}: cannot reduce over an empty dimension (shape {a.shape}, dims {dims})")
         fn = np.max if self.kind == "max" else np.min
         out = _from_numpy(fn(x, axis=dims, keepdims=True), _kept_shape(a.shape, dims, keepdim), a.dtype)
         self.save_for_backward(a, out)
@@ -480,7 +485,7 @@ def argmin(input, dim=None, keepdim: bool = False) -> Tensor:
 def _arg(fn, op: str, input, dim, keepdim) -> Tensor:
     _check(op, input)
     x = input.numpy(force=True)
-    if x.size == 0:
+    if x.size == 0 and dim is None:
         raise ValueError(f"{op}: cannot reduce a tensor with no elements (shape {input.shape})")
     if dim is None:
         r = fn(x.reshape(-1))

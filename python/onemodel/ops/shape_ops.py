@@ -8,7 +8,7 @@ import numbers
 
 from .. import _core, _shape
 from ..autograd.function import Function
-from ..tensor import Tensor
+from ..tensor import Tensor, int64
 from .index import getitem
 from .join import cat, stack  # noqa: F401  (re-exported: the shape operators in one place)
 
@@ -106,4 +106,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     if any(s < 0 for s in new_shape):
         raise ValueError(f"pad: padding {pad} makes the shape {tuple(input.shape)} negative: {new_shape}")
     _shape.checked_numel("pad", new_shape, input.dtype.itemsize)
-    return PadFn.apply(input, tuple(pads), 0.0 if value is None else value)
+    value = 0.0 if value is None else value
+    if input.dtype is int64:
+        value = int(value)  # torch casts the fill to the tensor's dtype (F.pad of int64 ids)
+    return PadFn.apply(input, tuple(pads), value)
