@@ -125,8 +125,9 @@ def _check_fill(t: Tensor, op: str, float_only: bool = False) -> None:
 
 def _fill(t: Tensor, op: str, values: np.ndarray) -> Tensor:
     _check_fill(t, op)
-    t.numpy(force=True)[...] = values.astype(t.dtype.numpy)
-    t._bump()
+    values = values.astype(t.dtype.numpy)
+    t._bump()  # before the write, as every in-place op (ops/inplace.py, _write)
+    t.numpy(force=True)[...] = values
     return t
 
 
@@ -139,15 +140,17 @@ def _refuse_grad(t: Tensor, op: str) -> None:
 
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
     _check_fill(t, "normal_", float_only=True)
-    _gen(generator).normal_(t, float(mean), float(std))
-    t._bump()
+    g, mean, std = _gen(generator), float(mean), float(std)
+    t._bump()  # before the write, as every in-place op (ops/inplace.py, _write)
+    g.normal_(t, mean, std)
     return t
 
 
 def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
     _check_fill(t, "uniform_", float_only=True)
-    _gen(generator).uniform_(t, float(a), float(b))
-    t._bump()
+    g, a, b = _gen(generator), float(a), float(b)
+    t._bump()  # before the write, as every in-place op (ops/inplace.py, _write)
+    g.uniform_(t, a, b)
     return t
 
 
