@@ -185,6 +185,8 @@ def random_(t: Tensor, from_=0, to=None, *, generator=None) -> Tensor:
     lo, hi = int(from_), int(to)
     if hi <= lo:
         raise ValueError(f"random_: empty range [{lo}, {hi})")
+    if lo < -(2**63) or hi > 2**63 - 1:
+        raise ValueError(f"random_: the range [{lo}, {hi}) must lie within int64 [-2**63, 2**63 - 1)")
     g = _gen(generator)
     vals = np.array([g.randint(lo, hi) for _ in range(_shape.numel(t.shape))], dtype=np.int64).reshape(t.shape)
     return _fill(t, "random_", vals)
