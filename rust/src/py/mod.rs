@@ -13,6 +13,7 @@ mod elementwise;
 mod error;
 mod gather;
 mod geometry;
+mod kernel;
 mod matmul;
 mod norm;
 mod operand;
