@@ -97,6 +97,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = Fal
             dt = int64
         else:
             dt = float32
+    if dt is int64 and isinstance(fill_value, numbers.Integral) and not -(2**63) <= int(fill_value) < 2**63:
+        raise ValueError(f"full: the value {fill_value} cannot be converted to int64 without overflow")
     t = Tensor._empty(_size("full", (size,), dt), dt)
     _core.fill_(t, fill_value)
     return _finish(t, requires_grad)

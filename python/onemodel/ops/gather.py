@@ -104,6 +104,8 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
 
 
 def argwhere(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("argwhere", input)
     return nonzero(input)
 
 

@@ -208,6 +208,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
                 raise ValueError("repeat_interleave: repeat counts must be non-negative")
             idx = np.repeat(np.arange(n, dtype=np.int64), counts)
             return Take.apply(input, (slice(None),) * d + (idx,))
+    if not isinstance(repeats, numbers.Integral) or isinstance(repeats, bool):
+        raise TypeError(f"repeat_interleave: repeats must be an int or an int64 tensor, got {type(repeats).__name__}")
     r = int(repeats)
     if r < 0:
         raise ValueError(f"repeat_interleave: repeats must be non-negative, got {r}")
