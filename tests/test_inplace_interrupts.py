@@ -83,21 +83,30 @@ def test_a_recorded_in_place_op_counts_its_write(monkeypatch):
     _wrote(y, lambda t: t.clamp_(min=0.0), [1.0, 0.0, 3.0])
 
 
+class _NumpyTrap(np.ndarray):
+    """A NumPy view whose item assignment writes, then raises
+    KeyboardInterrupt (a write through t.numpy() the interrupt follows)."""
+
+    def __setitem__(self, k, v):
+        super().__setitem__(k, v)
+        raise KeyboardInterrupt
+
+
+def _wrote_through_numpy(monkeypatch, t, write) -> int:
+    """Run `write` with t's NumPy views trapped; returns t's version before."""
+    real = om.Tensor.numpy
+    monkeypatch.setattr(om.Tensor, "numpy", lambda self, force=False: real(self, force=force).view(_NumpyTrap) if self is t else real(self, force=force))
+    v0 = t._version
+    with pytest.raises(KeyboardInterrupt):
+        write(t)
+    monkeypatch.undo()
+    return v0
+
+
 def test_a_masked_fill_counts_its_write(monkeypatch):
     # masked_fill_ writes through a NumPy view of the tensor.
     t = om.tensor([1.0, -2.0, 3.0])
-    real = om.Tensor.numpy
-
-    class Trap(np.ndarray):
-        def __setitem__(self, k, v):
-            super().__setitem__(k, v)
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(om.Tensor, "numpy", lambda self, force=False: real(self, force=force).view(Trap) if self is t else real(self, force=force))
-    v0 = t._version
-    with pytest.raises(KeyboardInterrupt):
-        t.masked_fill_(om.tensor([True, False, True]), 0.0)
-    monkeypatch.undo()
+    v0 = _wrote_through_numpy(monkeypatch, t, lambda t: t.masked_fill_(om.tensor([True, False, True]), 0.0))
     np.testing.assert_array_equal(t.numpy(), [0.0, -2.0, 0.0])
     assert t._version > v0
 
@@ -105,18 +114,7 @@ def test_a_masked_fill_counts_its_write(monkeypatch):
 @pytest.mark.parametrize("fill", [lambda t: t.bernoulli_(1.0), lambda t: t.exponential_(1.0)])
 def test_a_random_fill_through_numpy_counts_its_write(monkeypatch, fill):
     t = om.zeros(4)
-    real = om.Tensor.numpy
-
-    class Trap(np.ndarray):
-        def __setitem__(self, k, v):
-            super().__setitem__(k, v)
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(om.Tensor, "numpy", lambda self, force=False: real(self, force=force).view(Trap) if self is t else real(self, force=force))
-    v0 = t._version
-    with pytest.raises(KeyboardInterrupt):
-        fill(t)
-    monkeypatch.undo()
+    v0 = _wrote_through_numpy(monkeypatch, t, fill)
     assert (t.numpy() > 0).all(), "the fill did not happen"
     assert t._version > v0
 
