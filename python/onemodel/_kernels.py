@@ -57,13 +57,14 @@ def add_new(a: Tensor, b: Tensor) -> Tensor:
 
 def add_into(dst: Tensor, src: Tensor) -> None:
     """dst += src in place (same shape), bumping dst's version."""
-    _core.binary("add", dst, dst, expand_to(src, dst._shape, "add_"))
-    dst._bump()
+    src = expand_to(src, dst._shape, "add_")
+    dst._bump()  # before the write, as every in-place op (ops/inplace.py, _write)
+    _core.binary("add", dst, dst, src)
 
 
 def fill_inplace(dst: Tensor, value) -> None:
+    dst._bump()  # before the write, as every in-place op (ops/inplace.py, _write)
     _core.fill_(dst, value)
-    dst._bump()
 
 
 def clone_contiguous(t: Tensor) -> Tensor:

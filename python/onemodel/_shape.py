@@ -147,6 +147,14 @@ def expand_strides(op: str, shape: Sequence[int], strides: Sequence[int], target
     return tuple(out)
 
 
+def not_a_tensor(op: str, value, name: str = "input") -> TypeError:
+    """torch's TypeError for a non-tensor where an operator takes a Tensor,
+    raised by the operator before its first ``.shape`` would raise an
+    AttributeError (a fuzz finding): ``raise not_a_tensor(op, x)`` after an
+    inline ``isinstance`` check, which costs the hot view ops nothing more."""
+    return TypeError(f"{op}: {name} must be a Tensor, got {type(value).__name__}")
+
+
 def norm_dim(op: str, dim: int, ndim: int, extra: int = 0) -> int:
     """Normalise a possibly negative dimension index (extra: one past the end allowed, for unsqueeze)."""
     if not isinstance(dim, int) or isinstance(dim, bool):

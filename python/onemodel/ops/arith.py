@@ -278,15 +278,15 @@ def div_(self, other):
 
 def neg_(self):
     self._check_inplace("neg_")
+    self._bump()  # before the write, as _inplace_binary
     _core.unary("neg", self, self)
-    self._bump()
     return self
 
 
 def relu_(self):
     self._check_inplace("relu_")
+    self._bump()  # before the write, as _inplace_binary
     _core.unary("relu", self, self)
-    self._bump()
     return self
 
 
@@ -316,6 +316,6 @@ def copy_(self, src):
     src_v = expand_to(src, self._shape, "copy_")
     if src._storage is self._storage:
         src_v = clone_contiguous(src_v)  # overlapping source: read it before writing
+    self._bump()  # before the write, as _inplace_binary
     _core.copy_(self, src_v)
-    self._bump()
     return self

@@ -72,15 +72,15 @@ def run(t: Tensor, op: str, outofplace, fast, others=()) -> Tensor:
 
 
 def write_through(t: Tensor, op: str, assign, outofplace, others=()) -> Tensor:
-    """An in-place write: ``assign(t)`` writes `t`'s memory directly (then
-    the version is bumped), or, while recording, ``outofplace(old)`` is
-    rebased onto `t`."""
+    """An in-place write: ``assign(t)`` writes `t`'s memory directly (the
+    version bumped first, see ``_write``), or, while recording,
+    ``outofplace(old)`` is rebased onto `t`."""
     check_writable(t, op)
     if needs_record(t, others):
         rebase(t, op, outofplace)
     else:
-        assign(t)
         t._bump()
+        assign(t)
     return t
 
 
@@ -94,18 +94,23 @@ def assign_result(t: Tensor, op: str, outofplace, others=()) -> Tensor:
         return t
     r = outofplace(t)
     _write(t, r, op)
-    t._bump()
     return t
 
 
 def _write(t: Tensor, r: Tensor, op: str) -> None:
+    """Copy the result `r` into `t`'s memory and count the write in its
+    version. The version first: a KeyboardInterrupt arrives at the next
+    Python call after the kernel, so a bump after the copy could leave a
+    write the version does not count (a saved copy would not be stale)."""
     if tuple(r.shape) != tuple(t.shape):
         raise ValueError(f"{op}: the result of shape {tuple(r.shape)} does not fit the tensor of shape {tuple(t.shape)}")
     if r.dtype is not t.dtype:
         from .convert import convert
 
         r = convert(r, t.dtype)
-    _core.copy_(t, r if r._storage is not t._storage else clone_contiguous(r))
+    src = r if r._storage is not t._storage else clone_contiguous(r)
+    t._bump()
+    _core.copy_(t, src)
 
 
 def _alias(t: Tensor, copy: bool) -> Tensor:
@@ -140,7 +145,6 @@ def rebase(t: Tensor, op: str, outofplace) -> None:
     with enable_grad():
         r = outofplace(old)
     _write(t, r, op)
-    t._bump()
     base = t._base
     if base is None or not (base.requires_grad or r.requires_grad):
         t._record = r._record

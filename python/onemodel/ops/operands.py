@@ -22,7 +22,7 @@ def contig(t: Tensor) -> Tensor:
 #: Operands no operator takes as optional: None for one of them is a
 #: TypeError here, not an AttributeError further on (a fuzz finding).
 _REQUIRED = frozenset({"input", "target", "input1", "input2", "x1", "x2", "query", "key", "value",
-                       "anchor", "positive", "negative"})
+                       "anchor", "positive", "negative", "grid"})
 
 
 def check_float(op: str, **tensors) -> None:

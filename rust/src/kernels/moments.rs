@@ -150,6 +150,7 @@ mod tests {
         ] {
             let rows: Vec<Vec<f32>> = (0..a).map(|i| x[i * b..(i + 1) * b].to_vec()).collect();
             let mut got = vec![0f32; a];
+            // SAFETY: the test's buffers hold every element the call reaches.
             unsafe {
                 moments(
                     &[a, b],
@@ -171,6 +172,7 @@ mod tests {
                 .map(|j| (0..a).map(|i| x[i * b + j]).collect())
                 .collect();
             let mut got = vec![0f32; b];
+            // SAFETY: the test's buffers hold every element the call reaches.
             unsafe {
                 moments(
                     &[a, b],
@@ -195,6 +197,7 @@ mod tests {
     fn one_term_with_correction_is_nan_and_large_values_do_not_overflow() {
         let x = [3.0f32];
         let mut v = [0f32];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             moments(
                 &[1],
@@ -211,6 +214,7 @@ mod tests {
         };
         assert_eq!(v[0].to_bits(), 0x7FC0_0000);
         let big = [3e20f32, 4e20];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             moments(
                 &[2],

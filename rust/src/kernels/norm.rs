@@ -328,6 +328,7 @@ mod tests {
         let g: Vec<f32> = (0..12).map(|i| (i as f32 * 0.7).cos()).collect();
         let (mut y, mut m, mut inv, mut dx) =
             (vec![0f32; 12], vec![0f32; 3], vec![0f32; 3], vec![0f32; 12]);
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             layer_norm_forward(
                 3,
@@ -366,6 +367,7 @@ mod tests {
     fn batch_norm_uses_biased_variance_and_reports_unbiased() {
         let x = [1f32, 3.0, 5.0, 7.0]; // n=2, c=1, s=2: mean 4, var 5, unbiased 20/3
         let (mut y, mut m, mut inv, mut vu) = ([0f32; 4], [0f32], [0f32], [0f32]);
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             batch_norm_forward(
                 (2, 1, 2),

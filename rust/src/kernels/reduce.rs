@@ -264,6 +264,7 @@ mod tests {
             1.0f32, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8,
         ];
         let mut out = [0f32];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             sum(
                 &[11],
@@ -283,6 +284,7 @@ mod tests {
     fn sum_over_dims_and_mean() {
         let x: Vec<f32> = (0..24).map(|v| v as f32).collect(); // 2x3x4
         let mut out = [0f32; 3];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             sum(
                 &[2, 3, 4],
@@ -302,6 +304,7 @@ mod tests {
             assert_eq!(out[j], want);
         }
         let mut m = [0f32; 1];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             sum(
                 &[2, 3, 4],
@@ -339,6 +342,7 @@ mod tests {
                 want[o] += data[off as usize] as f64;
             }
             let mut got = vec![0f32; outputs];
+            // SAFETY: the test's buffers hold every element the call reaches.
             unsafe {
                 sum(
                     &shape,

@@ -14,6 +14,7 @@ mod error;
 mod fused;
 mod gather;
 mod geometry;
+mod kernel;
 mod matmul;
 mod norm;
 mod operand;
