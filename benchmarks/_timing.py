@@ -22,7 +22,7 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def interleaved_ms(fns, repeats: int, pause: float = 0.0) -> list:
+def interleaved_ms(fns, repeats: int, pause: float = 0.0, clock=time.perf_counter) -> list:
     """Each function's timings in ms, one warm-up call each, then `repeats`
     rounds in which the functions are timed in turn, so that a slow spell of
     a shared machine falls on all of them rather than on one.
@@ -36,9 +36,99 @@ def interleaved_ms(fns, repeats: int, pause: float = 0.0) -> list:
     times = [[] for _ in fns]
     for _ in range(repeats):
         for t, fn in zip(times, fns):
-            t0 = time.perf_counter()
+            t0 = clock()
             fn()
-            t.append((time.perf_counter() - t0) * 1e3)
+            t.append((clock() - t0) * 1e3)
             if pause:
                 time.sleep(pause)
     return times
+
+
+# ---------------------------------------------------------------------------
+# What benchmarks/run_all.py needs of every comparison: torch found the same
+# way, every library's threads pinned, results as JSON.
+# ---------------------------------------------------------------------------
+
+EXTRA_SITE_ENV = "ONEMODEL_BENCH_EXTRA_SITE"
+
+
+def add_harness_args(ap) -> None:
+    """--extra-site and --json, the options run_all.py passes to each benchmark."""
+    ap.add_argument("--extra-site", default=None,
+                    help="a site-packages directory appended to sys.path when torch is not importable "
+                    "(e.g. /work/venvs/torch/lib/python3.11/site-packages); subprocesses inherit it")
+    ap.add_argument("--json", dest="json_out", default=None, metavar="FILE",
+                    help="also write the results as JSON to FILE (benchmarks/run_all.py reads it)")
+
+
+def import_torch(extra_site: str | None = None):
+    """torch, or None when it is not importable. With `extra_site` (or the
+    environment variable a parent benchmark set) that directory is appended
+    to sys.path (after this environment's own packages, so numpy and
+    onemodel stay this environment's) and exported to child processes."""
+    import os
+    import sys
+
+    site = extra_site or os.environ.get(EXTRA_SITE_ENV)
+    try:
+        import torch
+
+        return torch
+    except ImportError:
+        if not site:
+            return None
+    os.environ[EXTRA_SITE_ENV] = site
+    if site not in sys.path:
+        sys.path.append(site)
+    try:
+        import torch
+
+        return torch
+    except ImportError:
+        return None
+
+
+_blas_limit = None
+
+
+def pin_threads(n: int, torch=None) -> None:
+    """Run every library at `n` threads: onemodel's pool, torch's intra-op
+    threads, and numpy's BLAS (threadpoolctl; when it is missing numpy keeps
+    what OPENBLAS_NUM_THREADS said at start-up, and thread_note() says so)."""
+    global _blas_limit
+    import onemodel as om
+
+    om.compute.set_threads(n)
+    if torch is not None:
+        torch.set_num_threads(n)
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return
+    _blas_limit = threadpool_limits(limits=n, user_api="blas")
+
+
+def thread_note() -> str:
+    """How numpy's BLAS threads are pinned (for a benchmark's header)."""
+    try:
+        import threadpoolctl  # noqa: F401
+
+        return "numpy BLAS threads pinned with threadpoolctl"
+    except ImportError:
+        import os
+
+        return f"threadpoolctl missing: numpy BLAS threads from OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}"
+
+
+def write_json(path: str | None, bench: str, unit: str, rows: list, *, higher_is_better: bool = False,
+               reference: str = "torch", note: str = "") -> None:
+    """Write one benchmark's results for run_all.py: `rows` is a list of
+    {"case": str, "threads": int, "values": {column: number or None}}; the
+    ratio columns divide every other column by `reference`."""
+    if not path:
+        return
+    import json
+
+    with open(path, "w") as f:
+        json.dump({"bench": bench, "unit": unit, "higher_is_better": higher_is_better, "reference": reference,
+                   "note": note, "rows": rows}, f)

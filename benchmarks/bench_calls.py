@@ -1,89 +1,176 @@
-"""Per-call cost of small operators through the public API: what the
-binding layer (argument conversion, checks, GIL release) adds on top of
-tiny kernels, plus one mid-size convolution step for scale.
+"""Per-call cost of small operators through the public API, next to torch
+in the same process: what the Python layer (checks, records, dispatch) and
+the binding (argument conversion, output allocation) add on top of tiny
+kernels, with and without autograd recording; then a few small training
+steps (a 784-256-10 MLP with AdamW, a small conv, a bi-LSTM) at each
+thread count.
 
-    python benchmarks/bench_calls.py [--repeat 15] [--json]
+    python benchmarks/bench_calls.py [--rounds 15] [--threads 1 2] [--extra-site DIR] [--json FILE]
 
-Prints the median µs per call of each case (1 thread, exact mode). To
-compare two builds, run it alternately under each (a slow spell of a
-shared machine then falls on both): docs/performance.md shows the loop.
+Each case is written once against the torch API and run with `lib` =
+onemodel and `lib` = torch (same data, from numpy). In each of --rounds
+rounds each library runs the case `calls` times in turn (so a slow spell of
+a shared machine falls on both); the table gives the median µs per call
+over rounds, and onemodel's ratio to torch. "rec" cases have inputs that
+require grad, so each call records a graph (dropped after the call).
+onemodel runs in its default (fast) mode; the small ops are the same code
+in both modes. Not a test: nothing asserts on time.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
+import sys
 import time
 
+import numpy as np
+
+from _timing import add_harness_args, import_torch, pin_threads, thread_note, write_json
+
 import onemodel as om
-import onemodel.functional as F
 
 
-def cases():
-    gen = om.Generator().manual_seed(0)
-    a, b = om.randn(8, 8, generator=gen), om.randn(8, 8, generator=gen)
-    x = om.randn(2, 3, 8, 8, generator=gen).requires_grad_()
-    w = om.randn(4, 3, 3, 3, generator=gen).requires_grad_()
-    xs = om.randn(5, 2, 4, generator=gen).requires_grad_()
-    lstm = om.nn.LSTM(4, 8, bidirectional=True)
-    p = om.randn(64, generator=gen).requires_grad_()
-    opt = om.optim.AdamW([p], lr=1e-3)
-    big_x = om.randn(4, 32, 32, 32, generator=gen).requires_grad_()
-    big_w = om.randn(64, 32, 3, 3, generator=gen).requires_grad_()
+def _data(shape, seed):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
 
-    def add():
-        a + b
 
-    def conv_step():
-        F.conv2d(x, w, padding=1).sum().backward()
+def op_cases(lib):
+    """(name, fn, calls per timing) of the per-op cases."""
+    t = lambda shape, seed, rg=False: lib.tensor(_data(shape, seed)).requires_grad_(rg)  # noqa: E731
+    a, b = t((4, 4), 0), t((4, 4), 1)
+    ar, br = t((4, 4), 0, True), t((4, 4), 1, True)
+    m1, m2 = t((16, 16), 2), t((16, 16), 3)
+    m1r, m2r = t((16, 16), 2, True), t((16, 16), 3, True)
+    return [
+        ("a + b, 4×4", lambda: a + b, 2000),
+        ("a * b, 4×4", lambda: a * b, 2000),
+        ("relu, 4×4", lambda: a.relu(), 2000),
+        ("matmul 16×16", lambda: m1 @ m2, 2000),
+        ("sum, 4×4", lambda: a.sum(), 2000),
+        ("a + b, 4×4, rec", lambda: ar + br, 2000),
+        ("a * b, 4×4, rec", lambda: ar * br, 2000),
+        ("relu, 4×4, rec", lambda: ar.relu(), 2000),
+        ("matmul 16×16, rec", lambda: m1r @ m2r, 2000),
+        ("sum, 4×4, rec", lambda: ar.sum(), 2000),
+        ("a + b, 4×4, rec + backward", lambda: (ar + br).sum().backward(), 500),
+    ]
 
-    def pool_resize():
-        F.interpolate(F.max_pool2d(x.detach(), 2), scale_factor=2.0, mode="bilinear")
 
-    def lstm_step():
-        lstm(xs)[0].sum().backward()
+def step_cases(lib):
+    """(name, fn, calls per timing) of the small training steps."""
+    nn, F = lib.nn, lib.nn.functional
 
-    def adam_step():
-        p.grad = a.reshape(64)
+    def load(module, seed):
+        with lib.no_grad():
+            for i, p in enumerate(module.parameters()):
+                p.copy_(lib.tensor(_data(tuple(p.shape), seed + i) * 0.05))
+        return module
+
+    mlp = load(nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10)), 10)
+    opt = lib.optim.AdamW(mlp.parameters(), lr=1e-3)
+    xb = lib.tensor(_data((64, 784), 20))
+    yb = lib.tensor(np.random.default_rng(21).integers(0, 10, 64))
+
+    def mlp_step():
+        opt.zero_grad()
+        F.cross_entropy(mlp(xb), yb).backward()
         opt.step()
 
-    def big_conv_step():
-        F.conv2d(big_x, big_w, padding=1).sum().backward()
+    x = lib.tensor(_data((2, 3, 8, 8), 30)).requires_grad_()
+    w = lib.tensor(_data((4, 3, 3, 3), 31)).requires_grad_()
 
-    return {
-        "add 8x8": (add, 2000),
-        "conv2d step 2x3x8x8": (conv_step, 200),
-        "max_pool2d + interpolate": (pool_resize, 500),
-        "bi-LSTM step T=5 H=8": (lstm_step, 200),
-        "AdamW step 64": (adam_step, 1000),
-        "conv2d step 4x32x32x32 -> 64": (big_conv_step, 5),
-    }
+    def conv_step():
+        x.grad = w.grad = None
+        F.conv2d(x, w, padding=1).sum().backward()
+
+    lstm = load(nn.LSTM(4, 8, bidirectional=True), 40)
+    xs = lib.tensor(_data((5, 2, 4), 50)).requires_grad_()
+
+    def lstm_step():
+        xs.grad = None
+        lstm(xs)[0].sum().backward()
+
+    p = lib.tensor(_data((64,), 60)).requires_grad_()
+    g = lib.tensor(_data((64,), 61))
+    popt = lib.optim.AdamW([p], lr=1e-3)
+
+    def adam_step():
+        p.grad = g
+        popt.step()
+
+    return [
+        ("MLP 784-256-10 step, AdamW, batch 64", mlp_step, 20),
+        ("conv2d step 2×3×8×8 → 4", conv_step, 200),
+        ("bi-LSTM step T=5 H=8", lstm_step, 100),
+        ("AdamW step, 64 floats", adam_step, 500),
+    ]
+
+
+def interleaved_us(fns, calls, rounds, clock=time.perf_counter, budget=0.05):
+    """Median µs per call of each function over `rounds` interleaved rounds
+    of `calls` calls each, fewer when the slowest function would take more
+    than `budget` seconds for them (the same count for every function)."""
+    slowest = 0.0
+    for fn in fns:
+        warm = []
+        for _ in range(max(3, calls // 10)):
+            t0 = time.perf_counter()
+            fn()
+            warm.append(time.perf_counter() - t0)
+        slowest = max(slowest, statistics.median(warm))
+    calls = max(1, min(calls, int(budget / max(slowest, 1e-9))))
+    samples = [[] for _ in fns]
+    for _ in range(rounds):
+        for s, fn in zip(samples, fns):
+            t0 = clock()
+            for _ in range(calls):
+                fn()
+            s.append((clock() - t0) / calls * 1e6)
+    return [statistics.median(s) for s in samples]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=15)
-    ap.add_argument("--json", action="store_true", help="print {case: median µs} as JSON")
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--only", choices=["ops", "steps"], default=None)
+    ap.add_argument("--clock", choices=["wall", "thread"], default="wall",
+                    help="thread: rows at 1 thread are timed in CPU time of the calling thread (both libraries "
+                    "compute there at 1 thread), which leaves out the time other processes hold the core; "
+                    "rows at more threads always use the wall clock")
+    add_harness_args(ap)
     args = ap.parse_args()
-    om.compute.set_threads(1)
-    om.compute.set_mode("exact")
-    result = {}
-    for name, (fn, calls) in cases().items():
-        fn()
-        samples = []
-        for _ in range(args.repeat):
-            t0 = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            samples.append((time.perf_counter() - t0) / calls * 1e6)
-        result[name] = statistics.median(samples)
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for name, us in result.items():
-            print(f"{name:32s} {us:10.1f} µs")
+    torch = import_torch(args.extra_site)
+    libs = [om] + ([torch] if torch else [])
+    groups = [g for g in ("ops", "steps") if args.only in (None, g)]
+    rows = []
+    print(f"torch {torch.__version__ if torch else 'not importable'}; {thread_note()}; load average {_load():.2f}")
+    print("| case | threads | onemodel µs | torch µs | onemodel/torch |")
+    print("|---|---|---|---|---|")
+    for th in args.threads:
+        for lib in libs:
+            pin_threads(th, torch)
+        built = {id(lib): [c for g in groups for c in (op_cases(lib) if g == "ops" else step_cases(lib))] for lib in libs}
+        for i, (name, _, calls) in enumerate(built[id(om)]):
+            fns = [built[id(lib)][i][1] for lib in libs]
+            clock = time.thread_time if (args.clock == "thread" and th == 1) else time.perf_counter
+            us = interleaved_us(fns, calls, args.rounds, clock)
+            values = {"onemodel": us[0], "torch": us[1] if torch else None}
+            rows.append({"case": name, "threads": th, "values": values})
+            ratio = f"{us[0] / us[1]:.2f}×" if torch else "—"
+            tcol = f"{us[1]:.2f}" if torch else "—"
+            print(f"| {name} | {th} | {us[0]:.2f} | {tcol} | {ratio} |", flush=True)
+    write_json(args.json_out, "calls", "µs per call", rows,
+               note=f"median of {args.rounds} interleaved rounds; onemodel fast mode; "
+               + ("1-thread rows in thread CPU time" if args.clock == "thread" else "wall clock"))
+
+
+def _load() -> float:
+    import os
+
+    return os.getloadavg()[0]
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

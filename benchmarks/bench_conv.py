@@ -12,7 +12,9 @@ three. Not a test: nothing asserts on time."""
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -21,12 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import onemodel as om  # noqa: E402
 import onemodel.functional as F  # noqa: E402
-from _timing import interleaved_ms  # noqa: E402
+from _timing import add_harness_args, import_torch, interleaved_ms, pin_threads, write_json  # noqa: E402
 
-try:
-    import torch
-except ImportError:  # torch is optional
-    torch = None
+torch = None  # optional: main() imports it (benchmarks/_timing.py)
 
 CONV_SHAPES = [(1, 32, 32, 256), (32, 64, 16, 128), (64, 96, 8, 64)]
 BATCH = 8
@@ -105,7 +104,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--clock", choices=["wall", "thread"], default="wall",
+                    help="thread: 1-thread rows in CPU time of the calling thread (see bench_calls.py)")
+    add_harness_args(ap)
     args = ap.parse_args()
+    global torch
+    torch = import_torch(args.extra_site)
+    json_rows = []
     cases = [(f"conv2d 3×3 {ci}→{co}, {h}×{w}", conv_case_om(ci, co, h, w), torch and conv_case_torch(ci, co, h, w)) for ci, co, h, w in CONV_SHAPES]
     for name in ("convnet", "encoder"):
         cases.append((f"oracle {name}", model_case_om(name), torch and model_case_torch(name)))
@@ -116,16 +121,18 @@ def main() -> None:
 
             def in_mode(mode):
                 def run():
-                    with om.compute.settings(mode=mode, threads=threads):
+                    with om.compute.settings(mode=mode):
                         ours()
                 return run
 
-            def torch_run():
-                torch.set_num_threads(threads)
-                theirs()
-
-            fns = [in_mode("fast"), in_mode("exact")] + ([torch_run] if theirs else [])
-            best = [min(t) for t in interleaved_ms(fns, args.repeat, pause=0.05)]
+            pin_threads(threads, torch)
+            fns = [in_mode("fast"), in_mode("exact")] + ([theirs] if theirs else [])
+            clock = time.thread_time if (args.clock == "thread" and threads == 1) else time.perf_counter
+            timings = interleaved_ms(fns, args.repeat, pause=0.05, clock=clock)
+            best = [min(t) for t in timings]
+            med = [statistics.median(t) for t in timings]
+            json_rows.append({"case": label, "threads": threads, "values": {
+                "onemodel fast": med[0], "onemodel exact": med[1], "torch": med[2] if theirs else None}})
             times = {"fast": best[0], "exact": best[1]}
             t_torch = best[2] if theirs else None
             for mode in ("fast", "exact"):
@@ -142,6 +149,9 @@ def main() -> None:
         print("|" + "---|" * len(head))
         for r in rows:
             print("| " + " | ".join(r) + " |")
+    write_json(args.json_out, "conv", "ms per forward + backward", json_rows,
+               note=f"median of {args.repeat} interleaved repeats; "
+               + ("1-thread rows in thread CPU time" if args.clock == "thread" else "wall clock"))
     print(f"\nkernel path {om.compute.kernel_path()}, cpu features {', '.join(om.compute.cpu_features())}, "
           f"torch {torch.__version__ if torch else 'not installed'}", file=sys.stderr if args.markdown else sys.stdout)
 

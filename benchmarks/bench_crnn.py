@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from _timing import peak_rss_mib
+from _timing import add_harness_args, import_torch, peak_rss_mib, pin_threads, write_json
 
 import numpy as np
 
@@ -42,7 +42,7 @@ def run_ours(threads, mode, repeats):
     import onemodel as om
     import onemodel.functional as F
 
-    om.compute.set_threads(threads)
+    pin_threads(threads)
     om.compute.set_mode(mode)
 
     class CRNN(om.nn.Module):
@@ -78,10 +78,10 @@ def run_ours(threads, mode, repeats):
 
 
 def run_torch(threads, mode, repeats):
-    import torch
+    torch = import_torch()
     import torch.nn.functional as F
 
-    torch.set_num_threads(threads)
+    pin_threads(threads, torch)
 
     class CRNN(torch.nn.Module):
         def __init__(self):
@@ -133,17 +133,13 @@ def main():
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--child", nargs=3, metavar=("FRAMEWORK", "THREADS", "MODE"))
+    add_harness_args(ap)
     args = ap.parse_args()
     if args.child:
         fw, th, mode = args.child
         child(fw, int(th), mode, args.repeats)
         return
-    try:
-        import torch  # noqa: F401
-
-        have_torch = True
-    except ImportError:
-        have_torch = False
+    have_torch = import_torch(args.extra_site) is not None  # (children find it the same way)
 
     def measure(fw, th, mode):
         out = subprocess.run([sys.executable, __file__, "--repeats", str(args.repeats), "--child", fw, str(th), mode],
@@ -179,6 +175,16 @@ def main():
         tpeak = f"{peak(th, 'torch', 'fast'):.0f}" if tor else "-"
         print(f"| {th} | {fast:.0f}{span(th, 'onemodel', 'fast')} | {exact:.0f}{span(th, 'onemodel', 'exact')} | {tcol} "
               f"| {r(exact)} | {r(fast)} | {peak(th, 'onemodel', 'fast', 'exact'):.0f} | {tpeak} |")
+    rows = []
+    for th in args.threads:
+        rows.append({"case": "CRNN step 8×1×32×256", "threads": th, "values": {
+            "onemodel fast": ms(th, "onemodel", "fast"), "onemodel exact": ms(th, "onemodel", "exact"),
+            "torch": ms(th, "torch", "fast") if have_torch else None}})
+        rows.append({"case": "CRNN step peak MiB", "threads": th, "values": {
+            "onemodel fast": peak(th, "onemodel", "fast"), "onemodel exact": peak(th, "onemodel", "exact"),
+            "torch": peak(th, "torch", "fast") if have_torch else None}})
+    write_json(args.json_out, "crnn", "ms per step (peak rows: MiB)", rows,
+               note=f"median of {args.repeats} steps, one process per configuration")
 
 
 if __name__ == "__main__":

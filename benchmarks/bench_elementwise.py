@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 import onemodel as om
+from _timing import add_harness_args, pin_threads, write_json
 
 
 def median_time(fn, repeats):
@@ -31,7 +32,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--paths", nargs="+", default=None, help="kernel paths (default: every available one)")
+    add_harness_args(ap)
     args = ap.parse_args()
+    pin_threads(1)
     n = args.n
     rng = np.random.default_rng(0)
     xs = rng.uniform(-8, 8, n).astype(np.float32)
@@ -57,21 +61,29 @@ def main():
         "tanh": lambda: np.tanh(xs),
         "sigmoid": lambda: 1.0 / (1.0 + np.exp(-xs)),
     }
-    paths = om.compute.available_kernel_paths()
+    paths = args.paths or om.compute.available_kernel_paths()
+    json_rows = []
     print(f"n = {n}, median of {args.repeats}; CPU features: {', '.join(om.compute.info().get('cpu_features', []))}")
     header = ["op"] + [f"{p} {m}" for p in paths for m in ("fast", "exact")] + ["numpy"]
     print("| " + " | ".join(header) + " |")
     print("|" + " --- |" * len(header))
     for name, fn in ops.items():
         row = [name]
+        values = {}
         for p in paths:
             for m in ("fast", "exact"):
                 with om.compute.settings(mode=m, kernel_path=p):
                     t = median_time(fn, args.repeats)
                 row.append(f"{n / t / 1e6:.0f}")
-        row.append(f"{n / median_time(numpy_ops[name], args.repeats) / 1e6:.0f}" if name in numpy_ops else "–")
+                values[f"onemodel {p} {m}"] = n / t / 1e6
+        tn = median_time(numpy_ops[name], args.repeats) if name in numpy_ops else None
+        row.append(f"{n / tn / 1e6:.0f}" if tn else "–")
+        values["numpy"] = n / tn / 1e6 if tn else None
+        json_rows.append({"case": f"{name}, {n} floats", "threads": 1, "values": values})
         print("| " + " | ".join(row) + " |")
     print("(millions of elements per second)")
+    write_json(args.json_out, "elementwise", "M elements/s", json_rows, higher_is_better=True, reference="numpy",
+               note=f"median of {args.repeats}, one thread")
 
 
 if __name__ == "__main__":

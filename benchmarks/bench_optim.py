@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 import onemodel as om
+from _timing import add_harness_args, import_torch, pin_threads, write_json
 
 
 def crnn_v0_shapes(classes: int) -> list:
@@ -55,7 +56,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=200)
     ap.add_argument("--classes", type=int, default=100)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    add_harness_args(ap)
     args = ap.parse_args()
+    torch = import_torch(args.extra_site)
 
     shapes = crnn_v0_shapes(args.classes)
     rng = np.random.default_rng(0)
@@ -64,16 +68,35 @@ def main() -> None:
     n = sum(a.size for a in init)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
     print(f"AdamW step: {n} parameters in {len(shapes)} tensors; kernel path {om.compute.kernel_path()}; "
-          f"{os.cpu_count()} CPUs, load average {load}; median (min-p90) of {args.repeat} steps")
-    rows = []
+          f"{os.cpu_count()} CPUs, load average {load}; median (min-p90) of {args.repeat} steps, "
+          "the optimizers timed in turn")
+    if torch is None:
+        print("(torch not importable: its columns are skipped)")
+    rows, json_rows = [], []
 
     params = [om.nn.Parameter(om.tensor(a)) for a in init]
     for p, g in zip(params, grads):
         p.grad = om.tensor(g)
     opt = om.optim.AdamW(params, lr=1e-3, weight_decay=0.01)
-    for threads in (1, 2):
-        with om.compute.threads(threads):
-            rows.append((f"onemodel AdamW, {threads} thread{'s' if threads > 1 else ''}", timed(opt.step, args.repeat)))
+    names, steps = ["onemodel AdamW"], [opt.step]
+    if torch is not None:
+        for foreach in (False, True):
+            tp = [torch.tensor(a, requires_grad=True) for a in init]
+            for p, g in zip(tp, grads):
+                p.grad = torch.tensor(g)
+            names.append(f"torch {torch.__version__} AdamW foreach={foreach}")
+            steps.append(torch.optim.AdamW(tp, lr=1e-3, weight_decay=0.01, foreach=foreach).step)
+    for threads in args.threads:
+        pin_threads(threads, torch)
+        stats = interleaved(steps, args.repeat)
+        plural = "s" if threads > 1 else ""
+        for name, st in zip(names, stats):
+            rows.append((f"{name}, {threads} thread{plural}", st))
+        values = {"onemodel": stats[0][0] * 1e3}
+        if torch is not None:
+            values.update({"torch foreach=False": stats[1][0] * 1e3, "torch": stats[2][0] * 1e3})
+        json_rows.append({"case": f"AdamW step, crnn-v0's {n} floats in {len(shapes)} tensors", "threads": threads,
+                          "values": values})
 
     # The fixed cost of a step (Python bookkeeping, one kernel call): the
     # same number of tensors, one element each.
@@ -82,25 +105,29 @@ def main() -> None:
         p.grad = om.ones(1)
     rows.append((f"onemodel AdamW, {len(shapes)} one-element tensors", timed(om.optim.AdamW(tiny).step, args.repeat)))
 
-    try:
-        import torch
-    except ImportError:
-        torch = None
-        print("(torch not installed: its rows are skipped)")
-    if torch is not None:
-        for threads in (1, 2):
-            torch.set_num_threads(threads)
-            for foreach in (False, True):
-                tp = [torch.tensor(a, requires_grad=True) for a in init]
-                for p, g in zip(tp, grads):
-                    p.grad = torch.tensor(g)
-                topt = torch.optim.AdamW(tp, lr=1e-3, weight_decay=0.01, foreach=foreach)
-                rows.append((f"torch {torch.__version__} AdamW foreach={foreach}, {threads} thread{'s' if threads > 1 else ''}",
-                             timed(topt.step, args.repeat)))
-
     width = max(len(name) for name, _ in rows)
     for name, (med, lo, hi) in rows:
         print(f"{name:<{width}}  {med * 1e3:8.3f} ms  ({lo * 1e3:.3f}-{hi * 1e3:.3f})")
+    write_json(args.json_out, "optim", "ms per step", json_rows,
+               note=f"median of {args.repeat} interleaved steps; the reference column is torch foreach=True")
+
+
+def interleaved(fns, repeat: int) -> list:
+    """(median, min, p90) seconds of each function, timed in turn."""
+    for fn in fns:
+        for _ in range(5):
+            fn()
+    times = [[] for _ in fns]
+    for _ in range(repeat):
+        for t, fn in zip(times, fns):
+            t0 = time.perf_counter()
+            fn()
+            t.append(time.perf_counter() - t0)
+    out = []
+    for t in times:
+        t.sort()
+        out.append((statistics.median(t), t[0], t[min(len(t) - 1, int(0.9 * len(t)))]))
+    return out
 
 
 if __name__ == "__main__":

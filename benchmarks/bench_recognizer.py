@@ -29,7 +29,7 @@ import subprocess
 import sys
 import time
 
-from _timing import peak_rss_mib
+from _timing import add_harness_args, import_torch, peak_rss_mib, pin_threads, write_json
 
 import numpy as np
 
@@ -52,7 +52,7 @@ def run_onemodel(threads, steps, widths):
     import onemodel as om
     from onemodel.recognizer import CrnnV0, CrnnV0Config, Trainer
 
-    om.compute.set_threads(threads)
+    pin_threads(threads)
     model = CrnnV0(CrnnV0Config(), seed=0)
     tr = Trainer(model)
     data = batches(model.config.classes, widths)
@@ -65,12 +65,12 @@ def run_onemodel(threads, steps, widths):
 
 
 def run_torch(threads, steps, widths):
-    import torch
+    torch = import_torch()
     import torch.nn.functional as F
 
     from onemodel.recognizer import CrnnV0Config
 
-    torch.set_num_threads(threads)
+    pin_threads(threads, torch)
     cfg = CrnnV0Config()
 
     class Net(torch.nn.Module):
@@ -139,17 +139,13 @@ def main():
     ap.add_argument("--worker", choices=["onemodel", "torch"])
     ap.add_argument("--worker-threads", type=int, default=1)
     ap.add_argument("--widths", type=int, nargs=2, metavar=("MIN", "MAX"), default=None)
-    ap.add_argument("--extra-site", default=None)
+    add_harness_args(ap)
     args = ap.parse_args()
     if args.worker:
         return worker(args)
-    if args.extra_site:
-        sys.path.append(args.extra_site)
-    try:
-        import torch  # noqa: F401
-
+    if import_torch(args.extra_site) is not None:  # (workers find it the same way)
         impls = ["onemodel", "torch"]
-    except ImportError:
+    else:
         impls = ["onemodel"]
         print("torch is not importable: onemodel only")
     runs = {}
@@ -179,6 +175,10 @@ def main():
             ratio = f"{med[(impl, threads)] / med[('torch', threads)]:.2f}×"
         print(f"| {impl} | {threads} | {med[(impl, threads)]:.1f} | {min(lps):.1f}–{max(lps):.1f} | {lpc:.1f} "
               f"| {peak:.0f} | {ratio} |")
+    rows = [{"case": "crnn-v0 training, lines 256 px, batch 8", "threads": th,
+             "values": {impl: med.get((impl, th)) for impl in ("onemodel", "torch")}} for th in args.threads]
+    write_json(args.json_out, "recognizer", "lines/s", rows, higher_is_better=True,
+               note=f"{args.steps} steps per process, median of {args.rounds} rounds")
     try:
         print(f"\nload average: {' '.join(f'{x:.1f}' for x in __import__('os').getloadavg())}")
     except OSError:

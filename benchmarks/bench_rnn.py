@@ -17,31 +17,15 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
-from _timing import peak_rss_mib
+from _timing import add_harness_args, import_torch, interleaved_ms, peak_rss_mib, pin_threads, write_json
 
 import onemodel as om
 
-try:
-    # A memory child measuring onemodel does not load torch at all.
-    if os.environ.get("BENCH_RNN_NO_TORCH"):
-        raise ImportError
-    import torch
-except ImportError:  # torch is optional
-    torch = None
+# A memory child measuring onemodel does not load torch at all.
+torch = None if os.environ.get("BENCH_RNN_NO_TORCH") else import_torch()
 
 T, B, I, H = 64, 8, 384, 128
-
-
-def median_ms(fn, repeats):
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
 
 
 def ours(cls, backward):
@@ -107,30 +91,47 @@ def main():
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--memory", action="store_true", help="also measure peak memory, one process per case")
     ap.add_argument("--memory-child", nargs=3, metavar=("LIBRARY", "LAYER", "BACKWARD"), help=argparse.SUPPRESS)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    add_harness_args(ap)
     args = ap.parse_args()
+    global torch
+    if args.extra_site and torch is None and not os.environ.get("BENCH_RNN_NO_TORCH"):
+        torch = import_torch(args.extra_site)
     if args.memory_child:
         lib, name, backward = args.memory_child
         memory_child(lib, name, backward == "1", args.repeats)
         return
     print(f"onemodel {om.__version__}, path {om.compute.kernel_path()}, torch {torch.__version__ if torch else 'absent'}")
+    print(f"median of {args.repeats} interleaved repeats (onemodel fast, exact and torch timed in turn)")
     print("| layer | pass | threads | onemodel fast ms | onemodel exact ms | torch ms | exact/torch | fast/torch |")
     print("|---|---|---|---|---|---|---|---|")
+    rows = []
     for name in ("LSTM", "GRU"):
         for backward in (False, True):
-            for threads in (1, 2):
-                om.compute.set_threads(threads)
-                res = {}
-                for mode in ("fast", "exact"):
-                    om.compute.set_mode(mode)
-                    res[mode] = median_ms(ours(getattr(om.nn, name), backward), args.repeats)
-                t = None
+            for threads in args.threads:
+                pin_threads(threads, torch)
+
+                def in_mode(mode, run):
+                    def timed():
+                        with om.compute.settings(mode=mode):
+                            run()
+                    return timed
+
+                fns = [in_mode("fast", ours(getattr(om.nn, name), backward)), in_mode("exact", ours(getattr(om.nn, name), backward))]
                 if torch is not None:
-                    torch.set_num_threads(threads)
-                    t = median_ms(theirs(getattr(torch.nn, name), backward), args.repeats)
-                ratio = lambda v: f"{v / t:.2f}" if t else "-"
+                    fns.append(theirs(getattr(torch.nn, name), backward))
+                med = [statistics.median(t) for t in interleaved_ms(fns, args.repeats)]
+                res = {"fast": med[0], "exact": med[1]}
+                t = med[2] if torch is not None else None
+                label = f"{name} {'fwd+bwd' if backward else 'fwd'}"
+                rows.append({"case": label, "threads": threads,
+                             "values": {"onemodel fast": med[0], "onemodel exact": med[1], "torch": t}})
+                ratio = lambda v: f"{v / t:.2f}" if t else "-"  # noqa: E731
                 print(f"| {name} | {'fwd+bwd' if backward else 'fwd'} | {threads} | {res['fast']:.1f} | {res['exact']:.1f} | "
                       f"{t:.1f} | {ratio(res['exact'])} | {ratio(res['fast'])} |" if t else
-                      f"| {name} | {'fwd+bwd' if backward else 'fwd'} | {threads} | {res['fast']:.1f} | {res['exact']:.1f} | - | - | - |")
+                      f"| {name} | {'fwd+bwd' if backward else 'fwd'} | {threads} | {res['fast']:.1f} | {res['exact']:.1f} | - | - | - |",
+                      flush=True)
+    write_json(args.json_out, "rnn", "ms per call", rows, note=f"median of {args.repeats} interleaved repeats; T={T}, B={B}, {I}→{H}, 2 layers, bidirectional")
     if args.memory:
         memory_table(args.repeats)
 

@@ -75,6 +75,8 @@ def seeded(name: str, seed: int = 1234):
 # a module of tests/ with its own CASES, made with `registrar`, and a line here.
 SUITES = {"tensor_cases": "cases.npz"}
 SUITES["breadth_cases"] = "breadth.npz"  # tests/breadth_cases.py: products, einsum, diagonals, search, statistics
+SUITES["math_cases"] = "math.npz"  # element-wise math and activations
+SUITES["sweep_cases"] = "sweep.npz"  # tests/sweep_cases.py: zero-size and 0-d semantics, what the sweep of torch programs found
 
 
 def registrar(cases: dict) -> Callable:

@@ -111,3 +111,46 @@ def test_an_output_path_that_cannot_be_made_is_one_message(tmp_path, capsys):
     assert main(["demo", "--quick", "--no-progress", "--output", str(tmp_path / "file" / "sub")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "file/sub" in err and "Traceback" not in err
+
+
+def _numeric_options():
+    """Every option of every command whose value is parsed as a number
+    (found from the parser itself, so an option added later is covered)."""
+    import argparse
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    prefix = {"train": ["train", "DATA"], "finetune": ["finetune", "DATA", "--model", "M"],
+              "recognize": ["recognize", "--model", "M", "x.png"], "eval": ["eval", "--model", "M", "DATA"]}
+    for name, sp in sub.choices.items():
+        for a in sp._actions:
+            if a.option_strings and getattr(a.type, "__name__", "") in ("integer", "number"):
+                yield prefix.get(name, [name]), a.option_strings[-1]
+
+
+NUMERIC = list(_numeric_options())
+
+
+def test_the_numeric_options_are_the_ones_listed():
+    # BAD tests each listed option with its own boundary values; the generic
+    # test below covers the rest of the commands' numeric options.
+    assert len(NUMERIC) >= 38, NUMERIC
+
+
+@pytest.mark.parametrize("cmd,opt", NUMERIC, ids=[f"{c[0]}{o}" for c, o in NUMERIC])
+@pytest.mark.parametrize("value", ["-1", "nan", "x", "1e39"])
+def test_every_numeric_option_refuses_a_bad_value(cmd, opt, value, tmp_path, capsys, monkeypatch):
+    # Every range the command line accepts is non-negative and at most
+    # 3.4e38 (float32's largest), and an integer one takes no exponent form:
+    # -1, NaN, a word and 1e39 are outside all of them.
+    monkeypatch.chdir(tmp_path)
+    argv = cmd + ([] if cmd[0] in ("recognize", "eval") else ["--output", str(tmp_path / "out")]) + [opt, value]
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert captured.out == "" and len(lines) == 1, captured.err
+    assert lines[0].startswith(f"onemodel {cmd[0]}: error: argument {opt}: expected") and repr(value) in lines[0]
+    assert ("[" in lines[0] or "(" in lines[0]) and "Traceback" not in captured.err
+    assert list(tmp_path.iterdir()) == []

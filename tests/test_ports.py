@@ -48,40 +48,8 @@ def _compare(name, key, ours, theirs):
     assert worst <= 0.0, f"{name} {key}: ours {ours.tolist()} vs torch {theirs.tolist()}"
 
 
-def _inplace_relu_in_graph() -> bool:
-    x = om.ones(2, requires_grad=True) * 1.0
-    try:
-        om.nn.ReLU(inplace=True)(x).sum().backward()
-        return True
-    except RuntimeError:
-        return False
-
-
-# What each program needs from the tensor-language work (bool tensors,
-# comparisons, indexing, math): the test runs as soon as all of it exists.
-NEEDS = {
-    "mnist": [("Tensor.argmax", lambda: hasattr(om.Tensor, "argmax")), ("Tensor.eq", lambda: hasattr(om.Tensor, "eq"))],
-    "word_language_model_lstm": [("Tensor.narrow", lambda: hasattr(om.Tensor, "narrow")),
-                                 ("Tensor.new_zeros", lambda: hasattr(om.Tensor, "new_zeros")),
-                                 ("Tensor.data", lambda: hasattr(om.Tensor, "data"))],
-    "word_language_model_transformer": [("Tensor.narrow", lambda: hasattr(om.Tensor, "narrow")),
-                                        ("Tensor.data", lambda: hasattr(om.Tensor, "data")),
-                                        ("onemodel.tril", lambda: hasattr(om, "tril")),
-                                        ("onemodel.sin/cos", lambda: hasattr(om, "sin") and hasattr(om, "cos"))],
-    "vae": [],
-    "dcgan": [("nn.LeakyReLU", lambda: hasattr(om.nn, "LeakyReLU")),
-              ("ReLU(inplace=True) in a recorded graph", _inplace_relu_in_graph)],
-    "mingpt": [("onemodel.tril", lambda: hasattr(om, "tril")), ("Tensor.masked_fill", lambda: hasattr(om.Tensor, "masked_fill")),
-               ("onemodel.sort", lambda: hasattr(om, "sort")), ("onemodel.topk", lambda: hasattr(om, "topk")),
-               ("Tensor.all", lambda: hasattr(om.Tensor, "all"))],
-}
-
-
 @pytest.mark.parametrize("name", harness.NAMES)
 def test_port_matches_torch(name, draws):
-    missing = [what for what, present in NEEDS[name] if not present()]
-    if missing:
-        pytest.skip(f"{name} needs {', '.join(missing)} (from the tensor-language and math work, not yet on this branch)")
     run = harness.Run(om, record=False, fixture=draws, prefix=f"{name}/")
     with contextlib.redirect_stdout(io.StringIO()):  # the programs print their progress
         harness.DRIVERS[name](om, run)
@@ -99,9 +67,6 @@ MAINS = {"mnist": ("mnist", []), "word_language_model_lstm": ("word_language_mod
 @pytest.mark.parametrize("name", harness.NAMES)
 def test_port_main_runs_unchanged(name):
     """Each program's own main() (its defaults, dropout included) runs."""
-    missing = [what for what, present in NEEDS[name] if not present()]
-    if missing:
-        pytest.skip(f"{name} needs {', '.join(missing)} (from the tensor-language and math work, not yet on this branch)")
     file, argv = MAINS[name]
     port = harness.load_port(file, "onemodel")
     with contextlib.redirect_stdout(io.StringIO()):

@@ -66,8 +66,13 @@ def test_from_numpy_strided_and_readonly():
     r = om.from_numpy(ro)
     with pytest.raises(ValueError, match="read-only"):
         r.add_(1.0)
-    with pytest.raises(TypeError, match="float32, int64 or bool"):
-        om.from_numpy(np.arange(3, dtype=np.float64))
+    # torch shares a float64 / uint8 array; onemodel, which holds neither, copies it
+    # into float32 / int64 (what the usual .float() / .long() after it asks for).
+    d = om.from_numpy(np.array([0.1, 2.0, -3.5]))
+    assert d.dtype == om.float32 and d.tolist() == np.array([0.1, 2.0, -3.5], np.float32).tolist()
+    assert om.from_numpy(np.array([[1, 255]], np.uint8)).dtype == om.int64
+    with pytest.raises(TypeError, match="float32, int64 and bool"):
+        om.from_numpy(np.array(["a"]))
     with pytest.raises(ValueError, match="negative"):
         om.from_numpy(np.arange(3, dtype=np.float32)[::-1])
 

@@ -3,7 +3,9 @@
 //!     cargo run --release --example accuracy -- [FUNCTION ...] [--sample N] [--threads T]
 //!
 //! FUNCTION is any of exp log tanh sigmoid erf gelu gelu_slope erf_slope
-//! det_exp det_log (default: all). Every f32 function is evaluated on all
+//! sin cos tan asin acos atan sinh cosh asinh acosh atanh expm1 log1p exp2
+//! log2 log10 log1pexp, atan2 pow (binary: 2^28 sampled pairs), det_exp
+//! det_log (default: all). Every f32 function is evaluated on all
 //! 2^32 inputs (or N random ones with --sample), on every kernel path this
 //! CPU has; the paths must agree bit for bit (NaN with NaN), and the scalar
 //! definition is compared with a binary64 reference (tools/reference.rs).
@@ -11,7 +13,7 @@
 //! double-double references. Output: one markdown table row per function.
 
 use onemodel::dispatch::available_paths;
-use onemodel::kernels::elementwise::{map_on, UnaryOp};
+use onemodel::kernels::elementwise::{map2_on, map_on, BinaryOp, UnaryOp};
 use onemodel::math::detmath;
 use onemodel::simd::Token;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -73,6 +75,23 @@ fn f32_func(name: &str) -> Option<(UnaryOp, fn(f32) -> f64)> {
         "gelu" => (UnaryOp::Gelu, r::gelu),
         "gelu_slope" => (UnaryOp::GeluSlope, r::gelu_slope),
         "erf_slope" => (UnaryOp::ErfSlope, r::erf_slope),
+        "sin" => (UnaryOp::Sin, r::sin),
+        "cos" => (UnaryOp::Cos, r::cos),
+        "tan" => (UnaryOp::Tan, r::tan),
+        "asin" => (UnaryOp::Asin, r::asin),
+        "acos" => (UnaryOp::Acos, r::acos),
+        "atan" => (UnaryOp::Atan, r::atan),
+        "sinh" => (UnaryOp::Sinh, r::sinh),
+        "cosh" => (UnaryOp::Cosh, r::cosh),
+        "asinh" => (UnaryOp::Asinh, r::asinh_),
+        "acosh" => (UnaryOp::Acosh, r::acosh_),
+        "atanh" => (UnaryOp::Atanh, r::atanh_),
+        "expm1" => (UnaryOp::Expm1, r::expm1_),
+        "log1p" => (UnaryOp::Log1p, r::log1p_),
+        "exp2" => (UnaryOp::Exp2, r::exp2),
+        "log2" => (UnaryOp::Log2, r::log2),
+        "log10" => (UnaryOp::Log10, r::log10),
+        "log1pexp" => (UnaryOp::Log1pExp, r::log1pexp),
         _ => return None,
     })
 }
@@ -170,6 +189,86 @@ fn run_f32(name: &str, sample: Option<u64>, threads: usize) -> Stats {
                                     st.max_abs_out_at = bits;
                                 }
                             }
+                        }
+                    }
+                }
+                result.lock().unwrap().merge(&st);
+            });
+        }
+    });
+    result.into_inner().unwrap()
+}
+
+fn f32_func2(name: &str) -> Option<(BinaryOp, fn(f32, f32) -> f64)> {
+    Some(match name {
+        "atan2" => (BinaryOp::Atan2, r::atan2),
+        "pow" => (BinaryOp::Power, r::pow2),
+        _ => return None,
+    })
+}
+
+/// A binary function on `n` pairs (default 2^28): a quarter random bit
+/// patterns for both operands, the rest moderate values (atan2: normals
+/// scaled by 2^±20; pow: bases in (0, 8), exponents in (−30, 30)), with
+/// every path compared to the scalar definition.
+fn run_f32_2(name: &str, n: u64, threads: usize) -> Stats {
+    let (op, reference) = f32_func2(name).unwrap();
+    let tokens: Vec<Token> = available_paths()
+        .into_iter()
+        .map(|p| Token::new(p).unwrap())
+        .collect();
+    const CHUNK: u64 = 1 << 16;
+    let chunks = n.div_ceil(CHUNK);
+    let next = AtomicU64::new(0);
+    let result = Mutex::new(Stats::default());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut st = Stats::default();
+                let len = CHUNK as usize;
+                let (mut a, mut b) = (vec![0f32; len], vec![0f32; len]);
+                let (mut want, mut got) = (vec![0f32; len], vec![0f32; len]);
+                loop {
+                    let c = next.fetch_add(1, Ordering::Relaxed);
+                    if c >= chunks {
+                        break;
+                    }
+                    let mut seed = 0x5851_F42D_4C95_7F2Du64 ^ c.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    for i in 0..len {
+                        let (u, v) = (rng(&mut seed), rng(&mut seed));
+                        let unit = |w: u64| (w >> 40) as f32 / 16_777_216.0;
+                        let (x, y) = if i % 4 == 0 {
+                            (f32::from_bits(u as u32), f32::from_bits(v as u32))
+                        } else if name == "atan2" {
+                            let sa = 2f32.powi(((u >> 8) % 41) as i32 - 20);
+                            ((unit(u) - 0.5) * sa, (unit(v) - 0.5) * 2f32.powi(((v >> 8) % 41) as i32 - 20))
+                        } else {
+                            (unit(u) * 8.0, (unit(v) - 0.5) * 60.0)
+                        };
+                        a[i] = x;
+                        b[i] = y;
+                    }
+                    map2_on(tokens[0], op, false, &a, &b, &mut want);
+                    for &t in &tokens[1..] {
+                        map2_on(t, op, false, &a, &b, &mut got);
+                        for i in 0..len {
+                            if want[i].to_bits() != got[i].to_bits() && !(want[i].is_nan() && got[i].is_nan()) {
+                                st.path_mismatch += 1;
+                            }
+                        }
+                    }
+                    for i in 0..len {
+                        let rf = reference(a[i], b[i]);
+                        let e = r::err_ulp32(want[i], rf);
+                        st.n += 1;
+                        if e > st.max_ulp {
+                            st.max_ulp = e;
+                            st.max_at = ((a[i].to_bits() as u64) << 32) | b[i].to_bits() as u64;
+                        }
+                        if r::ambiguous32(rf) {
+                            st.ambiguous += 1;
+                        } else if !(want[i].to_bits() == (rf as f32).to_bits() || (want[i].is_nan() && rf.is_nan())) {
+                            st.not_cr += 1;
                         }
                     }
                 }
@@ -282,6 +381,25 @@ fn main() {
             "gelu",
             "gelu_slope",
             "erf_slope",
+            "sin",
+            "cos",
+            "tan",
+            "asin",
+            "acos",
+            "atan",
+            "sinh",
+            "cosh",
+            "asinh",
+            "acosh",
+            "atanh",
+            "expm1",
+            "log1p",
+            "exp2",
+            "log2",
+            "log10",
+            "log1pexp",
+            "atan2",
+            "pow",
             "det_exp",
             "det_log",
         ]
@@ -303,6 +421,18 @@ fn main() {
                 st.max_ulp,
                 f64::from_bits(st.max_at),
                 st.not_cr
+            );
+        } else if f32_func2(name).is_some() {
+            let st = run_f32_2(name, sample.unwrap_or(1 << 28), threads);
+            println!(
+                "| {name} | {} (pairs) | {:.3} | ({:e}, {:e}) | {} | {} | {} | – |",
+                st.n,
+                st.max_ulp,
+                f32::from_bits((st.max_at >> 32) as u32),
+                f32::from_bits(st.max_at as u32),
+                st.not_cr,
+                st.ambiguous,
+                st.path_mismatch
             );
         } else if f32_func(name).is_some() {
             let st = run_f32(name, sample, threads);

@@ -126,3 +126,55 @@ if __name__ == "__main__":
                     "weight 1/Z, c0 = 13-bit hi + lo",
                     lambda m: Z(m * mp.mpf(2) ** j), c - 0.25, c + 0.25, deg,
                     weight=lambda m: 1 / Z(m * mp.mpf(2) ** j), center=c, split0=13)
+
+    # -- the math work: trigonometric, inverse trigonometric and expm1 kernels
+    if "sin" in which:
+        # |r| <= pi/4 plus the slack of a rounded quadrant: 0.7854 -> 0.786.
+        def S(z):
+            if z == 0:
+                return mp.mpf(-1) / 6
+            r = mp.sqrt(z)
+            return (mp.sin(r) / r - 1) / z
+        for d in (3, 4):
+            fit("sin S(z) = (sin(r)/r-1)/z, z=r^2, weight z", S, 0.0, 0.786**2, d, weight=lambda z: z)
+    if "cos" in which:
+        def C(z):
+            if z == 0:
+                return mp.mpf(1) / 24
+            r = mp.sqrt(z)
+            return (mp.cos(r) - 1 + z / 2) / z**2
+        for d in (3, 4):
+            fit("cos C(z) = (cos(r)-1+z/2)/z^2, weight z^2", C, 0.0, 0.786**2, d, weight=lambda z: z * z)
+    if "atan" in which:
+        # |t| <= tan(pi/8) = 0.41421 (plus slack).
+        def A(z):
+            if z == 0:
+                return mp.mpf(-1) / 3
+            t = mp.sqrt(z)
+            return (mp.atan(t) / t - 1) / z
+        for d in (6, 7, 8):
+            fit("atan A(z) = (atan(t)/t-1)/z, weight z", A, 0.0, 0.4143**2, d, weight=lambda z: z)
+    if "asin" in which:
+        def B(z):
+            if z == 0:
+                return mp.mpf(1) / 6
+            t = mp.sqrt(z)
+            return (mp.asin(t) / t - 1) / z
+        for d in (6, 7, 8):
+            fit("asin B(z) = (asin(t)/t-1)/z, weight z", B, 0.0, 0.25, d, weight=lambda z: z)
+    if "expm1" in which:
+        def Q(x):
+            if x == 0:
+                return mp.mpf(1) / 6
+            return (mp.expm1(x) - x - x * x / 2) / x**3
+        for d in (5, 6):
+            fit("expm1 Q(x) = (e^x-1-x-x^2/2)/x^3, weight x^3/expm1(x)", Q, -0.3467, 0.3467, d,
+                weight=lambda x: (x**3 / mp.expm1(x)) if x != 0 else mp.mpf(0))
+    if "sinh" in which:
+        def H(z):
+            if z == 0:
+                return mp.mpf(1) / 6
+            x = mp.sqrt(z)
+            return (mp.sinh(x) / x - 1) / z
+        for d in (3, 4):
+            fit("sinh H(z) = (sinh(x)/x-1)/z, weight z", H, 0.0, 0.25, d, weight=lambda z: z)

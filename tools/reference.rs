@@ -22,6 +22,86 @@ pub mod reference {
     extern "C" {
         fn erf(x: f64) -> f64;
         fn erfc(x: f64) -> f64;
+        fn asinh(x: f64) -> f64;
+        fn acosh(x: f64) -> f64;
+        fn atanh(x: f64) -> f64;
+        fn expm1(x: f64) -> f64;
+        fn log1p(x: f64) -> f64;
+    }
+
+    // The math work's functions: glibc's binary64 functions (within about
+    // 1 ulp of binary64, i.e. ~2^-28 of an f32 ulp), or Rust's f64 methods
+    // where those call the same libm.
+    pub fn sin(x: f32) -> f64 {
+        (x as f64).sin()
+    }
+    pub fn cos(x: f32) -> f64 {
+        (x as f64).cos()
+    }
+    pub fn tan(x: f32) -> f64 {
+        (x as f64).tan()
+    }
+    pub fn asin(x: f32) -> f64 {
+        (x as f64).asin()
+    }
+    pub fn acos(x: f32) -> f64 {
+        (x as f64).acos()
+    }
+    pub fn atan(x: f32) -> f64 {
+        (x as f64).atan()
+    }
+    pub fn sinh(x: f32) -> f64 {
+        (x as f64).sinh()
+    }
+    pub fn cosh(x: f32) -> f64 {
+        (x as f64).cosh()
+    }
+    pub fn asinh_(x: f32) -> f64 {
+        // SAFETY: a pure C function of a double.
+        unsafe { asinh(x as f64) }
+    }
+    pub fn acosh_(x: f32) -> f64 {
+        // SAFETY: a pure C function of a double.
+        unsafe { acosh(x as f64) }
+    }
+    pub fn atanh_(x: f32) -> f64 {
+        // SAFETY: a pure C function of a double.
+        unsafe { atanh(x as f64) }
+    }
+    pub fn expm1_(x: f32) -> f64 {
+        // SAFETY: a pure C function of a double.
+        unsafe { expm1(x as f64) }
+    }
+    pub fn log1p_(x: f32) -> f64 {
+        // SAFETY: a pure C function of a double.
+        unsafe { log1p(x as f64) }
+    }
+    pub fn exp2(x: f32) -> f64 {
+        (x as f64).exp2()
+    }
+    pub fn log2(x: f32) -> f64 {
+        (x as f64).log2()
+    }
+    pub fn log10(x: f32) -> f64 {
+        (x as f64).log10()
+    }
+    /// ln(1 + e^u).
+    pub fn log1pexp(x: f32) -> f64 {
+        let u = x as f64;
+        if u > 30.0 {
+            u + (-u).exp()
+        } else {
+            // SAFETY: a pure C function of a double.
+            unsafe { log1p(u.exp()) }
+        }
+    }
+    pub fn atan2(y: f32, x: f32) -> f64 {
+        (y as f64).atan2(x as f64)
+    }
+    /// x^p in binary64: exact for |p·log2|x|| small enough that binary64's
+    /// pow rounding is far below an f32 ulp.
+    pub fn pow2(x: f32, p: f32) -> f64 {
+        (x as f64).powf(p as f64)
     }
 
     pub fn exp(x: f32) -> f64 {

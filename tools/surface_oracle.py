@@ -23,6 +23,8 @@ Sections (all by default):
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import sys
@@ -317,6 +319,25 @@ def ports() -> None:
     _write_json("ports.json", {"torch": torch.__version__, "results": results})
 
 
+def sweep_ports() -> None:
+    """The sweep's ported programs (tests/ports/sweep_drivers.py) run on
+    torch: their results, initial weights and random draws."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "ports"))
+    import harness
+    import sweep_drivers
+
+    arrays, results = {}, {}
+    for name in sweep_drivers.SWEEP_PORTS:
+        torch.manual_seed(0)
+        run = harness.Run(torch, record=True, prefix=f"{name}/")
+        with contextlib.redirect_stdout(io.StringIO()):
+            sweep_drivers.drive(name, torch, run)
+        arrays.update(run.arrays)
+        results[name] = run.results
+    _save_npz("sweep_ports.npz", arrays)
+    _write_json("sweep_ports.json", {"torch": torch.__version__, "results": results})
+
+
 def runtime() -> None:
     """finfo/iinfo of the dtypes programs name, and torch.Size's behaviour."""
     fi = {}
@@ -369,8 +390,33 @@ def breadth_optim() -> None:
     _save_npz("breadth_optim.npz", arrays)
 
 
+def activations() -> None:
+    """The activation modules' printouts, parameters, outputs (eval mode)
+    and parameter gradients (tests/activation_modules.py)."""
+    import activation_modules as am
+
+    out = {}
+    for name, build in am.MODULES.items():
+        torch.manual_seed(0)
+        m = build(torch.nn).eval()
+        x = torch.from_numpy(am.module_input())
+        if name == "Sequential":
+            with torch.no_grad():
+                for i, p in enumerate(m.parameters()):
+                    p.copy_(torch.from_numpy(am.weights(tuple(p.shape)) * (0.5 if i else 1.0)))
+        y = m(x.clone())
+        entry = {"repr": repr(m), "params": {n: [list(p.shape), p.detach().numpy().tolist()] for n, p in m.named_parameters()}}
+        entry["output"] = [list(y.shape), y.detach().numpy().tolist()]
+        if y.requires_grad:
+            (y * torch.from_numpy(am.weights(tuple(y.shape)))).sum().backward()
+            entry["grads"] = {n: p.grad.numpy().tolist() for n, p in m.named_parameters()}
+        out[name] = entry
+    _write_json("activations.json", {"torch": torch.__version__, "modules": out})
+
+
 SECTIONS = {"runtime": runtime, "structure": structure, "layers": layers, "losses": losses, "optim": optim, "schedules": schedules, "init": init,
-            "data": data, "ports": ports, "breadth": breadth}
+            "data": data, "ports": ports, "breadth": breadth, "activations": activations,
+            "sweep_ports": sweep_ports}
 
 
 def main(argv) -> None:

@@ -104,6 +104,44 @@ from .ops.compare import (
 )
 from .ops.join import cat, stack
 from .ops.pointwise import abs, erf, exp, log, pow, sigmoid, sqrt, square, tanh
+from .ops.rounding import ceil, deg2rad, fix, floor, frac, nan_to_num, rad2deg, reciprocal, round, rsqrt, sgn, sign, trunc
+from .ops.division import divide, floor_divide, fmod, remainder, true_divide
+from .ops.binary_math import addcdiv, addcmul, copysign, fmax, fmin, heaviside, hypot, lerp, logit, xlogy
+from .ops.activation import hardshrink, prelu, relu_, rrelu, rrelu_, threshold, threshold_
+
+from .ops.transcendental import (
+    acos,
+    acosh,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    cos,
+    cosh,
+    exp2,
+    expm1,
+    float_power,
+    log10,
+    log1p,
+    log2,
+    logaddexp,
+    logaddexp2,
+    sin,
+    sinc,
+    sinh,
+    tan,
+)
+from .ops.smooth_activation import celu, celu_, selu, selu_
+
+multiply, subtract, negative, absolute = mul, sub, neg, abs
 from .ops.selection import (
     clamp,
     clamp_max,
@@ -351,3 +389,19 @@ __all__ += [
     "tensor_split", "tensordot", "trace", "trapezoid", "trapz", "tril_indices", "triu_indices", "typename",
     "unique_consecutive", "unravel_index", "vander", "vdot", "vsplit", "vstack",
 ]
+
+# The element-wise mathematics and activations (docs/api.md).
+__all__ += [
+    "absolute", "acos", "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
+    "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "celu", "celu_", "copysign",
+    "cos", "cosh", "deg2rad", "divide", "exp2", "expm1", "fix", "float_power", "floor", "floor_divide",
+    "fmax", "fmin", "fmod", "frac", "hardshrink", "heaviside", "hypot", "lerp", "log10", "log1p", "log2",
+    "logaddexp", "logaddexp2", "logit", "multiply", "nan_to_num", "negative", "prelu", "rad2deg",
+    "reciprocal", "relu_", "remainder", "round", "rrelu", "rrelu_", "rsqrt", "selu", "selu_", "sgn", "sign",
+    "sin", "sinc", "sinh", "subtract", "tan", "threshold", "threshold_", "true_divide", "trunc", "xlogy",
+]
+
+# torch's legacy typed constructors (torch.LongTensor(ids), torch.FloatTensor(2, 3)).
+from ._legacy import BoolTensor, FloatTensor, LongTensor  # noqa: E402
+
+__all__ += ["BoolTensor", "FloatTensor", "LongTensor"]

@@ -14,7 +14,14 @@ double chain in increasing element order, rounded once; docs/engine.md).
 from __future__ import annotations
 
 from . import _core, _shape
-from .tensor import Tensor, float32
+from .tensor import Tensor, float32, from_core
+
+# The small-op path (rust/src/py/fused.rs): check, broadcast, allocate and
+# compute in one call; None where its case does not apply, and then the
+# general path below runs (and raises the error naming the op).
+_binary_new = _core.binary_new
+_unary_new = _core.unary_new
+_sum_all_new = _core.sum_all_new
 
 
 def expand_to(t: Tensor, shape: tuple, op: str) -> Tensor:
@@ -26,6 +33,9 @@ def expand_to(t: Tensor, shape: tuple, op: str) -> Tensor:
 
 def binary_kernel(op: str, a: Tensor, b: Tensor, name: str | None = None) -> Tensor:
     """A new float32 tensor ``op(a, b)`` over the broadcast shape."""
+    r = _binary_new(op, a, b)
+    if r is not None:
+        return from_core(r)
     shape = _shape.broadcast_shapes(name or op, a._shape, b._shape)
     out = Tensor._empty(shape)
     _core.binary(op, out, expand_to(a, shape, op), expand_to(b, shape, op))
@@ -33,6 +43,9 @@ def binary_kernel(op: str, a: Tensor, b: Tensor, name: str | None = None) -> Ten
 
 
 def unary_kernel(op: str, a: Tensor) -> Tensor:
+    r = _unary_new(op, a)
+    if r is not None:
+        return from_core(r)
     out = Tensor._empty(a._shape)
     _core.unary(op, out, a)
     return out
@@ -44,13 +57,14 @@ def add_new(a: Tensor, b: Tensor) -> Tensor:
 
 def add_into(dst: Tensor, src: Tensor) -> None:
     """dst += src in place (same shape), bumping dst's version."""
-    _core.binary("add", dst, dst, expand_to(src, dst._shape, "add_"))
-    dst._bump()
+    src = expand_to(src, dst._shape, "add_")
+    dst._bump()  # before the write, as every in-place op (ops/inplace.py, _write)
+    _core.binary("add", dst, dst, src)
 
 
 def fill_inplace(dst: Tensor, value) -> None:
+    dst._bump()  # before the write, as every in-place op (ops/inplace.py, _write)
     _core.fill_(dst, value)
-    dst._bump()
 
 
 def clone_contiguous(t: Tensor) -> Tensor:
@@ -79,6 +93,10 @@ def scalar_tensor(value: float) -> Tensor:
 
 def sum_kernel(t: Tensor, dims: tuple, keepdim: bool, mean: bool = False) -> Tensor:
     """The double-precision sum (or mean) of float32 `t` over `dims`."""
+    if not keepdim and len(dims) == len(t._shape):
+        r = _sum_all_new(t, mean)
+        if r is not None:
+            return from_core(r)
     kept = tuple(n for d, n in enumerate(t._shape) if d not in dims)
     out = Tensor._empty(kept)
     _core.sum(out, t, list(dims), mean)

@@ -1,7 +1,6 @@
-"""torch.set_printoptions: the options Tensor.__repr__ passes to NumPy's
-array2string (precision, threshold, edgeitems, linewidth, sci_mode).
-NumPy lays numbers out a little differently from torch (column widths,
-when scientific notation starts); the options mean the same."""
+"""torch.set_printoptions: the options (precision, threshold, edgeitems,
+linewidth, sci_mode) of Tensor.__repr__, which lays values out as torch
+does (_tensor_str.py)."""
 
 from __future__ import annotations
 
@@ -23,20 +22,3 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
         if value is not None:
             options[key] = value
     options["sci_mode"] = sci_mode
-
-
-def array2string_kwargs() -> dict:
-    """The keyword arguments of np.array2string for the current options."""
-    threshold = options["threshold"]
-    kw = dict(
-        precision=int(options["precision"]),
-        threshold=threshold if threshold != float("inf") else (1 << 62),
-        edgeitems=int(options["edgeitems"]),
-        max_line_width=int(options["linewidth"]),
-    )
-    if options["sci_mode"] is not None:
-        kw["suppress_small"] = not options["sci_mode"]
-        if options["sci_mode"]:
-            kw["floatmode"] = "maxprec_equal"
-            kw["formatter"] = {"float_kind": lambda v, p=kw["precision"]: f"{v:.{p}e}"}
-    return kw

@@ -164,10 +164,18 @@ def get_default_device() -> device:
 
 
 def is_floating_point(input) -> bool:
+    from .tensor import Tensor
+    from . import _shape
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("is_floating_point", input)
     return input.is_floating_point()
 
 
 def numel(input) -> int:
+    from .tensor import Tensor
+    from . import _shape
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("numel", input)
     return input.numel()
 
 

@@ -14,14 +14,14 @@ class Size(tuple):
     __slots__ = ()
 
     def __new__(cls, sizes=()):
-        return super().__new__(cls, (int(s) for s in sizes))
+        return super().__new__(cls, [int(s) for s in sizes])
 
     def numel(self) -> int:
         return numel(self)
 
     def __getitem__(self, index):
         r = tuple.__getitem__(self, index)
-        return Size(r) if isinstance(index, slice) else r
+        return tuple.__new__(Size, r) if isinstance(index, slice) else r  # (already ints)
 
     def __add__(self, other):
         return Size(tuple.__add__(self, tuple(other)))
@@ -46,6 +46,20 @@ def contiguous_strides(shape: Sequence[int]) -> tuple:
         strides[d] = acc
         acc *= max(shape[d], 1)
     return tuple(strides)
+
+
+_LAYOUTS: dict = {}
+
+
+def contiguous_layout(shape: tuple) -> tuple:
+    """(numel, contiguous strides) of a shape tuple, remembered: op outputs
+    repeat a few shapes, and this is on the path of every small op."""
+    r = _LAYOUTS.get(shape)
+    if r is None:
+        if len(_LAYOUTS) > 4096:
+            _LAYOUTS.clear()
+        r = _LAYOUTS[shape] = (numel(shape), contiguous_strides(shape))
+    return r
 
 
 def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
@@ -91,6 +105,8 @@ def checked_numel(op: str, shape: Sequence[int], itemsize: int = 1) -> int:
 
 def broadcast_shapes(op: str, *shapes: Sequence[int]) -> tuple:
     """torch.broadcast_shapes, with an error naming the op and the shapes."""
+    if len(shapes) == 2 and shapes[0] == shapes[1]:
+        return tuple(shapes[0])
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for s in shapes:
@@ -131,6 +147,14 @@ def expand_strides(op: str, shape: Sequence[int], strides: Sequence[int], target
     return tuple(out)
 
 
+def not_a_tensor(op: str, value, name: str = "input") -> TypeError:
+    """torch's TypeError for a non-tensor where an operator takes a Tensor,
+    raised by the operator before its first ``.shape`` would raise an
+    AttributeError (a fuzz finding): ``raise not_a_tensor(op, x)`` after an
+    inline ``isinstance`` check, which costs the hot view ops nothing more."""
+    return TypeError(f"{op}: {name} must be a Tensor, got {type(value).__name__}")
+
+
 def norm_dim(op: str, dim: int, ndim: int, extra: int = 0) -> int:
     """Normalise a possibly negative dimension index (extra: one past the end allowed, for unsqueeze)."""
     if not isinstance(dim, int) or isinstance(dim, bool):
@@ -149,6 +173,9 @@ def norm_dims(op: str, dims, ndim: int) -> tuple:
     if isinstance(dims, int):
         dims = (dims,)
     out = sorted(norm_dim(op, d, ndim) for d in dims)
+    if ndim == 0:
+        # torch: a 0-d tensor takes dim 0 or -1, and reducing over it reduces nothing.
+        return ()
     if len(set(out)) != len(out):
         raise ValueError(f"{op}: dimension repeated in {tuple(dims)}")
     return tuple(out)
@@ -156,7 +183,11 @@ def norm_dims(op: str, dims, ndim: int) -> tuple:
 
 def infer_shape(op: str, shape: Sequence[int], n: int) -> tuple:
     """Resolve one -1 in a requested shape for `n` elements."""
-    shape = tuple(int(s) for s in shape)
+    shape = tuple([int(s) for s in shape])
+    if -1 not in shape and (not shape or min(shape) >= 0):
+        if numel(shape) != n:
+            raise ValueError(f"{op}: shape {shape} is invalid for input of size {n}")
+        return shape
     unknown = [i for i, s in enumerate(shape) if s == -1]
     if len(unknown) > 1:
         raise ValueError(f"{op}: only one dimension can be -1, got {shape}")

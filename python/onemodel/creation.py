@@ -10,6 +10,8 @@ The values differ from torch's generator (same seed, different numbers).
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from . import _core, _shape
@@ -95,6 +97,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = Fal
             dt = int64
         else:
             dt = float32
+    if dt is int64 and isinstance(fill_value, numbers.Integral) and not -(2**63) <= int(fill_value) < 2**63:
+        raise ValueError(f"full: the value {fill_value} cannot be converted to int64 without overflow")
     t = Tensor._empty(_size("full", (size,), dt), dt)
     _core.fill_(t, fill_value)
     return _finish(t, requires_grad)
@@ -109,6 +113,8 @@ def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
 
 
 def _like(t: Tensor, fn, dtype, requires_grad, *args):
+    if not isinstance(t, Tensor):
+        raise _shape.not_a_tensor(f"{fn.__name__}_like", t)
     return fn(t.shape, *args, dtype=dtype or t.dtype, requires_grad=requires_grad)
 
 
@@ -129,6 +135,8 @@ def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = 
 
 def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     as_device(device, "full_like")
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("full_like", input)
     return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
@@ -138,6 +146,17 @@ def from_numpy(array: np.ndarray) -> Tensor:
     tensor that refuses in-place writes."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(array).__name__}")
+    if array.dtype.name not in ("float32", "int64", "bool"):
+        # torch would share a float64/uint8/int32/... array; onemodel does not hold those
+        # dtypes, so (as torch.tensor does here) it copies into float32 or int64, the dtype
+        # the usual `.float()` / `.long()` that follows asks for (docs/porting.md).
+        kind = array.dtype.kind
+        if kind == "f":
+            array = array.astype(np.float32)
+        elif kind in "iu":
+            array = array.astype(np.int64)
+        else:
+            raise TypeError(f"from_numpy: cannot make a tensor from a {array.dtype} array (onemodel holds float32, int64 and bool)")
     storage, shape, strides = _core.Storage.from_numpy(array)
     dt = {"float32": float32, "int64": int64, "bool": bool_}[array.dtype.name]
     return Tensor._make(storage, shape, strides, 0, dt)
@@ -213,11 +232,15 @@ def rand(*size, generator: Generator | None = None, dtype=None, device=None, req
 
 def randn_like(input: Tensor, *, generator: Generator | None = None, device=None, requires_grad: bool = False) -> Tensor:
     as_device(device, "randn_like")
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("randn_like", input)
     return randn(input.shape, generator=generator, requires_grad=requires_grad)
 
 
 def rand_like(input: Tensor, *, generator: Generator | None = None, device=None, requires_grad: bool = False) -> Tensor:
     as_device(device, "rand_like")
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("rand_like", input)
     return rand(input.shape, generator=generator, requires_grad=requires_grad)
 
 
@@ -230,6 +253,8 @@ def randint(low, high=None, size=(), *, generator: Generator | None = None, dtyp
         low, high = 0, low
     if high <= low:
         raise ValueError(f"randint: empty range [{low}, {high})")
+    if low < -(2**63) or high > 2**63 - 1:
+        raise ValueError(f"randint: the range [{low}, {high}) must lie within int64 [-2**63, 2**63 - 1)")
     g = (generator or default_generator)._g
     shape = _size("randint", (size,), int64)
     # The tensor first: a size the machine cannot hold is refused before any draw.
@@ -243,12 +268,19 @@ def randint(low, high=None, size=(), *, generator: Generator | None = None, dtyp
 def randperm(n: int, *, generator: Generator | None = None, device=None) -> Tensor:
     """A seeded permutation of 0..n-1 (Fisher–Yates on the counter stream)."""
     as_device(device, "randperm")
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+        raise TypeError(f"randperm: n must be an int, got {type(n).__name__}")
+    # The tensor first: a size the machine cannot hold is refused by name
+    # before the Python list of n entries is built.
+    out = Tensor._empty(_size("randperm", (int(n),), int64), int64)
     g = (generator or default_generator)._g
     perm = list(range(n))
     for i in range(n - 1, 0, -1):
         j = g.randint(0, i + 1)
         perm[i], perm[j] = perm[j], perm[i]
-    return tensor(np.array(perm, dtype=np.int64))
+    if n:
+        out.numpy(force=True)[...] = np.array(perm, dtype=np.int64)
+    return out
 
 
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:

@@ -130,3 +130,32 @@ __all__ += ["channel_shuffle"]
 from .ops.volumetric import adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, conv3d, max_pool3d  # noqa: E402
 
 __all__ += ["adaptive_avg_pool3d", "adaptive_max_pool3d", "avg_pool3d", "conv3d", "max_pool3d"]
+# Activations and element-wise math (the math work; ops/activation.py).
+from .ops.activation import (  # noqa: E402
+    glu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    hardtanh_,
+    leaky_relu,
+    leaky_relu_,
+    prelu,
+    relu6,
+    relu_,
+    rrelu,
+    rrelu_,
+    silu,
+    softmin,
+    softshrink,
+    softsign,
+    tanhshrink,
+    threshold,
+    threshold_,
+)
+
+__all__ += ["glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "prelu", "relu6",
+            "relu_", "rrelu", "rrelu_", "silu", "softmin", "softshrink", "softsign", "tanhshrink", "threshold", "threshold_"]
+from .ops.smooth_activation import celu, celu_, elu, elu_, logsigmoid, mish, selu, selu_, softplus  # noqa: E402
+
+__all__ += ["celu", "celu_", "elu", "elu_", "logsigmoid", "mish", "selu", "selu_", "softplus"]

@@ -22,6 +22,18 @@ import weakref
 
 _local = threading.local()
 
+# How many scopes are open on all threads together: while none is, an
+# allocation has nothing to register and skips the thread-local look-ups
+# (this is on the path of every op output).
+_open = 0
+_open_lock = threading.Lock()
+
+
+def _count_open(delta: int) -> None:
+    global _open
+    with _open_lock:
+        _open += delta
+
 
 def _stack() -> list:
     s = getattr(_local, "stack", None)
@@ -36,8 +48,10 @@ def _suspended() -> int:
 
 def register(storage) -> None:
     """Called for every storage an operation allocates on this thread."""
-    stack = _stack()
-    if stack and not _suspended():
+    if not _open:
+        return
+    stack = getattr(_local, "stack", None)
+    if stack and not getattr(_local, "suspended", 0):
         stack[-1].append(weakref.ref(storage))
 
 
@@ -63,9 +77,11 @@ class ActivationScope:
     def __enter__(self):
         self._refs = []
         _stack().append(self._refs)
+        _count_open(1)
         return self
 
     def __exit__(self, *exc):
+        _count_open(-1)
         stack = _stack()
         # Scopes nest: pop ours (and any inner one left open by an exception).
         while stack:

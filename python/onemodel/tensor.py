@@ -122,7 +122,8 @@ def as_dtype(value, op: str = "tensor") -> dtype:
 
 def _new_storage(numel: int, dt: dtype, zeroed: bool = False):
     storage = _core.Storage.empty(dt.name, numel, zeroed)
-    scope.register(storage)
+    if scope._open:
+        scope.register(storage)
     return storage
 
 
@@ -163,36 +164,48 @@ class Tensor(
     # -- construction ---------------------------------------------------------
     @classmethod
     def _make(cls, storage, shape, strides, offset, dt) -> "Tensor":
-        t = object.__new__(cls)
-        t._storage = storage
-        t._shape = tuple(shape)
-        t._strides = tuple(strides)
-        t._offset = offset
-        t._dtype = dt
-        t._requires_grad = False
-        t._grad = None
-        t._record = None
-        t._base = None
-        t._base_record = None
-        return t
+        return _new_tensor(
+            cls,
+            storage,
+            shape if type(shape) is tuple else tuple(shape),
+            strides if type(strides) is tuple else tuple(strides),
+            offset,
+            dt,
+        )
 
     @classmethod
     def _empty(cls, shape, dt: dtype = float32, zeroed: bool = False) -> "Tensor":
         """A new contiguous tensor on a fresh pooled buffer (an op output)."""
-        shape = tuple(shape)
-        n = _shape.numel(shape)
-        strides = _shape.contiguous_strides(shape)
+        shape = shape if type(shape) is tuple else tuple(shape)
+        n, strides = _shape.contiguous_layout(shape)
         if shape and strides[0] * max(shape[0], 1) * dt.itemsize > _shape.MAX_SIZE:
             # Never wraps in Rust (creation and geometry name their op first).
             _shape.checked_numel("empty", shape, dt.itemsize)
-        return cls._make(_new_storage(n, dt, zeroed), shape, strides, 0, dt)
+        return _new_tensor(cls, _new_storage(n, dt, zeroed), shape, strides, 0, dt)
 
     def _view(self, shape, strides, offset=None) -> "Tensor":
         """Another view of the same storage (no autograd; the ops record it)."""
-        return Tensor._make(self._storage, shape, strides, self._offset if offset is None else offset, self._dtype)
+        return _new_tensor(
+            Tensor,
+            self._storage,
+            shape if type(shape) is tuple else tuple(shape),
+            strides if type(strides) is tuple else tuple(strides),
+            self._offset if offset is None else offset,
+            self._dtype,
+        )
+
+    def __new__(cls, *args, **kwargs) -> "Tensor":
+        """torch's legacy constructor: ``Tensor()`` (empty), ``Tensor(2, 3)``
+        or ``Tensor(Size)`` (float32, uninitialised: here zeros), ``Tensor(data)``
+        (a float32 copy of a list or array), ``Tensor(t)`` (t itself, float32)."""
+        from ._legacy import make_typed
+
+        if kwargs.pop("device", None) not in (None, "cpu") or kwargs:
+            raise TypeError(f"Tensor(): unexpected arguments {sorted(kwargs)}; use onemodel.tensor(data, dtype=...)")
+        return make_typed(float32, args)
 
     def __init__(self, *args, **kwargs) -> None:
-        raise TypeError("use onemodel.tensor(data), onemodel.zeros(...), or onemodel.from_numpy(array) to make a Tensor")
+        pass
 
     # -- metadata ---------------------------------------------------------------
     @property
@@ -341,10 +354,19 @@ class Tensor(
         self._requires_grad = False
         return self
 
-    def backward(self, gradient=None, retain_graph: bool = False) -> None:
+    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
+        """torch's signature; ``inputs`` accumulates into those tensors'
+        ``.grad`` only (through autograd.grad); ``create_graph`` is refused
+        (no higher-order gradients)."""
+        if create_graph:
+            raise NotImplementedError("backward: create_graph=True is not supported (onemodel has no higher-order gradients)")
+        if inputs is not None:
+            from .autograd.inputs_backward import backward_into
+
+            return backward_into(self, gradient, bool(retain_graph), inputs)
         from .autograd.engine import backward
 
-        backward(self, gradient, retain_graph)
+        backward(self, gradient, bool(retain_graph))
 
     # -- NumPy interop and Python values ------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -393,13 +415,16 @@ class Tensor(
         return object.__format__(self, format_spec)
 
     def __repr__(self) -> str:
-        try:
-            from ._printoptions import array2string_kwargs
+        from ._tensor_str import add_suffixes, tensor_body
 
-            body = np.array2string(self.numpy(force=True), separator=", ", prefix="tensor(", **array2string_kwargs())
+        prefix = "tensor("
+        try:
+            body = tensor_body(self.numpy(force=True), self._dtype is float32, len(prefix))
         except RuntimeError as e:  # released storage
             return f"tensor(<{e}>)"
         extra = []
+        if self.numel() == 0 and self.dim() != 1:
+            extra.append(f"size={tuple(self._shape)}")
         # As torch: the dtype is shown when the values do not imply it.
         if self._dtype not in (float32, int64, bool_) or (self.numel() == 0 and self._dtype is not float32):
             extra.append(f"dtype={self._dtype!r}")
@@ -407,7 +432,7 @@ class Tensor(
             extra.append(f"grad_fn=<{self._record.name}>")
         elif self._requires_grad:
             extra.append("requires_grad=True")
-        return f"tensor({body}{''.join(', ' + e for e in extra)})"
+        return prefix + add_suffixes(body, extra, len(prefix))
 
     def __iter__(self) -> Iterator[Tensor]:
         if not self._shape:
@@ -459,6 +484,36 @@ class Tensor(
     @property
     def _version(self) -> int:
         return self._storage.version
+
+
+def _new_tensor(cls, storage, shape: tuple, strides: tuple, offset: int, dt: dtype) -> Tensor:
+    """A tensor object over `storage` with no autograd state (every
+    constructor ends here: on the path of every op output and view)."""
+    t = _new_object(cls)
+    t._storage = storage
+    t._shape = shape
+    t._strides = strides
+    t._offset = offset
+    t._dtype = dt
+    t._requires_grad = False
+    t._grad = None
+    t._record = None
+    t._base = None
+    t._base_record = None
+    return t
+
+
+_new_object = object.__new__
+
+
+def from_core(result: tuple) -> Tensor:
+    """The float32 Tensor of a ``_core.*_new`` result (a fresh storage, its
+    shape and contiguous strides as tuples), tied to the open
+    ActivationScope like every op output."""
+    storage, shape, strides = result
+    if scope._open:
+        scope.register(storage)
+    return _new_tensor(Tensor, storage, shape, strides, 0, float32)
 
 
 def _rebuild_tensor(data: np.ndarray, dtype_name: str, requires_grad: bool) -> Tensor:

@@ -175,6 +175,8 @@ mod tests {
         // [0, 0] output with strides [1, 1] was refused by the kernels).
         assert!(is_contiguous(&[0, 0], &[1, 1]));
         assert!(is_contiguous(&[3, 0, 2], &[7, 5, 3]));
+        assert!(is_contiguous(&[4, 0, 3], &contiguous_strides(&[4, 0, 3])));
+        assert!(is_contiguous(&[4, 0], &[1, 1]));
     }
 
     #[test]

@@ -124,6 +124,31 @@ pub fn trim() -> u64 {
     freed
 }
 
+/// The payload of the panic that a refused scratch allocation raises
+/// ([`Buffer::new`]): the memory error, to become `MemoryError` where the
+/// kernel was called. A panic because the kernels allocate scratch inside
+/// parallel loops that return nothing; unwinding out of them is what carries
+/// the refusal back to the caller's thread (rayon resumes a worker's panic
+/// there), dropping every buffer on the way.
+#[derive(Debug)]
+pub struct ScratchRefused(pub Error);
+
+fn refuse_scratch(e: Error) -> ! {
+    // The default hook would print "thread panicked at ..." for what is an
+    // ordinary MemoryError: skip it for this payload, once per process, and
+    // keep whatever hook was installed for every other panic.
+    static QUIET: std::sync::Once = std::sync::Once::new();
+    QUIET.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.payload().is::<ScratchRefused>() {
+                previous(info)
+            }
+        }));
+    });
+    std::panic::panic_any(ScratchRefused(e))
+}
+
 /// A 64-byte-aligned block of memory from the pool. Its contents are
 /// unspecified when it comes from a free list (use [`Buffer::zeroed`] for
 /// zeros), but always initialized: the pool zeroes memory when it first
@@ -148,14 +173,13 @@ impl Buffer {
     /// contents (zeros, or what its previous user wrote).
     ///
     /// # Panics
-    /// When the system cannot supply the memory (kernel scratch, whose size
-    /// is bounded by operands that already exist); tensor storage uses
-    /// [`Buffer::try_new`], which reports the failure instead.
+    /// When the system cannot supply the memory (kernel scratch, allocated
+    /// deep inside a kernel, often on a worker thread): the panic's payload
+    /// is a [`ScratchRefused`], which the bindings turn into `MemoryError`
+    /// (`py::kernel::detach`) instead of a `PanicException`. Tensor storage
+    /// uses [`Buffer::try_new`], which reports the failure as a value.
     pub fn new(bytes: usize) -> Buffer {
-        match Buffer::try_new(bytes) {
-            Ok(b) => b,
-            Err(e) => panic!("{e}"),
-        }
+        Buffer::try_new(bytes).unwrap_or_else(|e| refuse_scratch(e))
     }
 
     /// A buffer of at least `bytes` bytes, or [`Error::Memory`] when the
@@ -226,12 +250,9 @@ impl Buffer {
         Ok(b)
     }
 
-    /// A buffer of `bytes` zero bytes.
+    /// A buffer of `bytes` zero bytes (panics as [`Buffer::new`]).
     pub fn zeroed(bytes: usize) -> Buffer {
-        match Buffer::try_zeroed(bytes) {
-            Ok(b) => b,
-            Err(e) => panic!("{e}"),
-        }
+        Buffer::try_zeroed(bytes).unwrap_or_else(|e| refuse_scratch(e))
     }
 
     pub fn len(&self) -> usize {
@@ -253,6 +274,13 @@ impl Buffer {
 
     pub fn as_ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()
+    }
+
+    /// The buffer's address as a [`Ptr`](crate::ptr::Ptr) over its `len / 4`
+    /// f32, for kernels that hand scratch to parallel chunks: debug builds
+    /// check every access against the buffer's real size.
+    pub fn f32_ptr(&self) -> crate::ptr::Ptr<*mut f32> {
+        crate::ptr::Ptr::new(self.ptr.as_ptr() as *mut f32, self.len / 4)
     }
 
     /// The buffer as `len / 4` f32 (for scratch use by kernels).
@@ -368,6 +396,16 @@ mod tests {
         assert!(matches!(Buffer::try_zeroed(1 << 62), Err(Error::Memory(_))));
         // The pool still works afterwards.
         assert_eq!(Buffer::try_new(100).unwrap().len(), 100);
+        // Scratch (Buffer::new) refuses with a typed panic, caught by the
+        // bindings; what it carries is the memory error.
+        let p = match std::panic::catch_unwind(|| Buffer::new(1 << 62)) {
+            Ok(_) => panic!("a 4 EiB scratch buffer was granted"),
+            Err(p) => p,
+        };
+        let refused = p
+            .downcast_ref::<ScratchRefused>()
+            .expect("a ScratchRefused payload");
+        assert!(matches!(refused.0, Error::Memory(_)));
     }
 
     #[test]

@@ -111,6 +111,11 @@ class Run:
         creation = getattr(self.lib, "creation", None)
         if creation is not None:
             modules.append(creation)
+        # onemodel's distributions draw through ops.random.multinomial where
+        # torch's call torch.multinomial: the same program-level draw.
+        random_ops = getattr(getattr(self.lib, "ops", None), "random", None)
+        if random_ops is not None and random_ops is not creation:
+            modules.append(random_ops)
         saved = []
         for mod in modules:
             for fname in RANDOM_FUNCTIONS:

@@ -23,8 +23,8 @@ class ArithmeticMethods:
     def mul(self, other) -> Tensor:
         return _ops.arith.mul(self, other)
 
-    def div(self, other) -> Tensor:
-        return _ops.arith.div(self, other)
+    def div(self, other, *, rounding_mode=None) -> Tensor:
+        return _ops.arith.div(self, other, rounding_mode=rounding_mode)
 
     def neg(self) -> Tensor:
         return _ops.arith.neg(self)
@@ -52,7 +52,9 @@ class ArithmeticMethods:
     def mul_(self, other) -> Tensor:
         return _ops.inplace.run(self, "mul_", lambda t: _ops.arith.mul(t, other), lambda: _ops.arith.mul_(self, other), (other,))
 
-    def div_(self, other) -> Tensor:
+    def div_(self, other, *, rounding_mode=None) -> Tensor:
+        if rounding_mode is not None:
+            return _ops.inplace.assign_result(self, "div_", lambda t: _ops.arith.div(t, other, rounding_mode=rounding_mode), (other,))
         return _ops.inplace.run(self, "div_", lambda t: _ops.arith.div(t, other), lambda: _ops.arith.div_(self, other), (other,))
 
     def neg_(self) -> Tensor:

@@ -32,6 +32,10 @@ class ConversionMethods:
         return _ops.convert.type_(self, dtype)
 
     def type_as(self, other) -> Tensor:
+        from ..tensor import Tensor
+        from .. import _shape
+        if not isinstance(other, Tensor):
+            raise _shape.not_a_tensor("type_as", other, "other")
         return _ops.convert.to(self, other.dtype)
 
     def float(self, memory_format=None) -> Tensor:

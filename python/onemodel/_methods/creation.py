@@ -50,7 +50,10 @@ class CreationMethods:
         a copy, ``new()`` empty; always this tensor's dtype."""
         from ..creation import empty, tensor
 
-        if len(args) == 1 and not isinstance(args[0], int) and not (isinstance(args[0], tuple)):
+        from .._shape import Size
+
+        # As torch: one tuple or list is data (x.new((0, 2)) is [0., 2.]); only a Size is a shape.
+        if len(args) == 1 and not isinstance(args[0], (int, Size)):
             return tensor(args[0], dtype=self.dtype)
         return empty(_size(args) if args else (0,), dtype=self.dtype)
 

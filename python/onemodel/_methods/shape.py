@@ -47,12 +47,24 @@ class ShapeMethods:
         return _ops.views.contiguous(self)
 
     def expand_as(self, other) -> Tensor:
+        from ..tensor import Tensor
+        from .. import _shape
+        if not isinstance(other, Tensor):
+            raise _shape.not_a_tensor("expand_as", other, "other")
         return _ops.views.expand(self, other.shape)
 
     def reshape_as(self, other) -> Tensor:
+        from ..tensor import Tensor
+        from .. import _shape
+        if not isinstance(other, Tensor):
+            raise _shape.not_a_tensor("reshape_as", other, "other")
         return _ops.views.reshape(self, other.shape)
 
     def view_as(self, other) -> Tensor:
+        from ..tensor import Tensor
+        from .. import _shape
+        if not isinstance(other, Tensor):
+            raise _shape.not_a_tensor("view_as", other, "other")
         return _ops.views.view(self, other.shape)
 
     def split(self, split_size, dim: int = 0) -> tuple[Tensor, ...]:

@@ -119,7 +119,7 @@ def backward(root: Tensor, gradient=None, retain_graph: bool = False, capture: d
                     for edge, gi, (shape, _dt) in zip(rec.edges, grads, rec.input_meta):
                         if edge is None or gi is None:
                             continue
-                        if gi.shape != shape:
+                        if gi._shape != shape:
                             raise RuntimeError(f"{rec.name}.backward produced a gradient of shape {gi.shape} for an input of shape {shape}")
                         if isinstance(edge, Function):
                             prev_g = pending.get(edge)

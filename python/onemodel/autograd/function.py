@@ -18,8 +18,10 @@ from __future__ import annotations
 import inspect
 
 from ..errors import GraphReleasedError, TensorVersionError
-from ..grad_mode import _set_enabled, is_grad_enabled
+from ..grad_mode import _state as _grad_state
 from ..tensor import Tensor
+
+_new = object.__new__
 
 
 def _refresh_view(t: Tensor) -> None:
@@ -28,11 +30,24 @@ def _refresh_view(t: Tensor) -> None:
     refresh_view(t)
 
 
+def is_fresh(t: Tensor) -> bool:
+    """Not a view whose base was written in place since the view was made
+    (apply() refreshes such a view first; the fast paths leave it to apply)."""
+    return t._base is None or t._base._record is t._base_record
+
+
 class Function:
     #: Name used in error messages and ``grad_fn`` reprs (default: class name).
     name: str = ""
     #: A weak reference to the output tensor when it called retain_grad().
     retained = None
+    # Defaults of the per-record state, so that a record built by a fast
+    # path (``record_op``) sets only what differs.
+    recording = False
+    saved = ()
+    released = False
+    #: Attributes that release() clears besides the saved tensors.
+    _release_attrs: tuple = ()
 
     #: True for torch-style custom functions (staticmethod forward), which
     #: apply() runs through onemodel.autograd.custom.
@@ -60,20 +75,24 @@ class Function:
 
             return apply_custom(cls, args, kwargs)
         tensors = [a for a in args if isinstance(a, Tensor)]
+        needs = []
         for t in tensors:
             if t._base is not None and t._base._record is not t._base_record:
                 _refresh_view(t)  # its base was written in place since (ops/inplace.py)
-        recording = is_grad_enabled() and any(t.requires_grad for t in tensors)
-        ctx = cls.__new__(cls)
-        ctx.recording = recording
-        ctx.saved = ()
-        ctx.needs_input_grad = tuple(t.requires_grad for t in tensors) if recording else (False,) * len(tensors)
-        prev = is_grad_enabled()
-        _set_enabled(False)
+            needs.append(t._requires_grad or t._record is not None)
+        prev = getattr(_grad_state, "enabled", True)
+        recording = prev and any(needs)
+        ctx = _new(cls)
+        if recording:
+            ctx.recording = True
+            ctx.needs_input_grad = tuple(needs)
+        else:
+            ctx.needs_input_grad = (False,) * len(tensors)
+        _grad_state.enabled = False
         try:
             out = ctx.forward(*args, **kwargs)
         finally:
-            _set_enabled(prev)
+            _grad_state.enabled = prev
         if isinstance(out, Tensor):
             for t in tensors:
                 if out._storage is t._storage and out is not t:
@@ -82,9 +101,8 @@ class Function:
                     out._base, out._base_record = base, base._record
                     break
         if recording:
-            ctx.edges = tuple((t._record if t._record is not None else t) if t.requires_grad else None for t in tensors)
+            ctx.edges = tuple((t._record if t._record is not None else t) if n else None for t, n in zip(tensors, needs))
             ctx.input_meta = tuple((t._shape, t._dtype) for t in tensors)
-            ctx.released = False
             out._record = ctx
         else:
             ctx.saved = ()
@@ -103,6 +121,34 @@ class Function:
         ctx.released = False
         for k, v in attrs.items():
             setattr(ctx, k, v)
+        return ctx
+
+    @classmethod
+    def record_op(cls, out: Tensor, a: Tensor, b: Tensor | None = None, save: bool = False) -> "Function":
+        """Make `out` (already computed) the output of a record of this
+        operation over one or two float32 tensor inputs, saving them when
+        `save`: what ``apply`` would record, for the fast paths of the small
+        ops (ops/arith.py) that compute without running ``forward``. The
+        caller has checked that recording is on, that an input requires
+        grad and that no input is a stale view."""
+        ctx = _new(cls)
+        ctx.recording = True
+        na = a._requires_grad or a._record is not None
+        ea = (a._record if a._record is not None else a) if na else None
+        if b is None:
+            ctx.needs_input_grad = (na,)
+            ctx.edges = (ea,)
+            ctx.input_meta = ((a._shape, a._dtype),)
+            if save:
+                ctx.saved = ((a, a._storage.version),)
+        else:
+            nb = b._requires_grad or b._record is not None
+            ctx.needs_input_grad = (na, nb)
+            ctx.edges = (ea, (b._record if b._record is not None else b) if nb else None)
+            ctx.input_meta = ((a._shape, a._dtype), (b._shape, b._dtype))
+            if save:
+                ctx.saved = ((a, a._storage.version), (b, b._storage.version))
+        out._record = ctx
         return ctx
 
     # -- saved tensors ----------------------------------------------------------
@@ -126,13 +172,13 @@ class Function:
 
     @property
     def saved_tensors(self) -> tuple:
-        return tuple(t for t, _ in self.saved)
+        return tuple([t for t, _ in self.saved])
 
     def release(self) -> None:
         """Free what the record holds for backward (after it ran)."""
         self.saved = ()
         self.released = True
-        for key in getattr(self, "_release_attrs", ()):
+        for key in self._release_attrs:
             setattr(self, key, None)
 
     @property

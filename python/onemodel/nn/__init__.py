@@ -8,6 +8,29 @@ import sys as _sys
 
 from .. import functional
 from .activation import GELU, Flatten, LogSoftmax, Sigmoid, Softmax, Tanh
+from .activation import (
+    CELU,
+    ELU,
+    SELU,
+    LogSigmoid,
+    Mish,
+    Softplus,
+    GLU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    PReLU,
+    ReLU6,
+    RReLU,
+    SiLU,
+    Softmin,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
+)
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
@@ -119,4 +142,6 @@ __all__ = [
     "MaxUnpool1d", "MaxUnpool2d", "Bilinear", "Softmax2d", "AlphaDropout", "FeatureAlphaDropout", "LazyLinear",
     "MultiMarginLoss", "MultiLabelMarginLoss", "GaussianNLLLoss", "ZeroPad3d", "ChannelShuffle",
     "Conv3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "BatchNorm3d", "InstanceNorm3d",
+    "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "PReLU", "ReLU6", "RReLU", "SiLU", "Softmin",
+    "Softshrink", "Softsign", "Tanhshrink", "Threshold", "CELU", "ELU", "SELU", "LogSigmoid", "Mish", "Softplus",
 ]

@@ -52,10 +52,11 @@ def _draw(tensor: Tensor, kind: str, p: float, q: float, generator) -> Tensor:
     g = _gen(generator)
     with no_grad():
         target = tensor if tensor.is_contiguous() else Tensor._empty(tensor.shape)
-        (g.uniform_ if kind == "uniform" else g.normal_)(target, float(p), float(q))
+        draw, p, q = (g.uniform_ if kind == "uniform" else g.normal_), float(p), float(q)
         if target is tensor:
-            tensor._bump()
-        else:
+            tensor._bump()  # before the write, as every in-place op (ops/inplace.py, _write)
+        draw(target, p, q)
+        if target is not tensor:
             tensor.copy_(target)
     return tensor
 

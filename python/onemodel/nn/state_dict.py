@@ -151,6 +151,10 @@ class _ModuleState:
                     visit(child, {k: v for k, v in local.items() if k.startswith(child_prefix)}, child_prefix)
 
         visit(self, dict(state_dict), "")
+        # A recursive closure is a reference cycle (visit -> its cell ->
+        # visit): left alone it would keep `staged` and the converted
+        # tensors in it until the next garbage collection.
+        del visit
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))

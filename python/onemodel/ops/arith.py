@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from .. import _core, _shape
 from .._kernels import (  # noqa: F401  (kernel helpers, re-exported for the operators importing them from here)
     add_into,
@@ -24,8 +26,12 @@ from .._kernels import (  # noqa: F401  (kernel helpers, re-exported for the ope
     sum_to,
     unary_kernel,
 )
-from ..autograd.function import Function
-from ..tensor import Tensor, float32
+from ..autograd.function import Function, is_fresh
+from ..grad_mode import _state as _grad_state
+from ..tensor import Tensor, float32, from_core
+
+_binary_new = _core.binary_new
+_unary_new = _core.unary_new
 
 
 # ---------------------------------------------------------------------------
@@ -50,6 +56,8 @@ def as_tensor_operand(x, op: str) -> Tensor:
 # ---------------------------------------------------------------------------
 
 class Add(Function):
+    kernel, saves = "add", False
+
     def forward(self, a, b):
         return binary_kernel("add", a, b)
 
@@ -59,6 +67,8 @@ class Add(Function):
 
 
 class Sub(Function):
+    kernel, saves = "sub", False
+
     def forward(self, a, b):
         return binary_kernel("sub", a, b)
 
@@ -70,6 +80,8 @@ class Sub(Function):
 
 
 class Mul(Function):
+    kernel, saves = "mul", True
+
     def forward(self, a, b):
         self.save_for_backward(a, b)
         return binary_kernel("mul", a, b)
@@ -83,6 +95,8 @@ class Mul(Function):
 
 
 class Div(Function):
+    kernel, saves = "div", True
+
     def forward(self, a, b):
         self.save_for_backward(a, b)
         return binary_kernel("div", a, b)
@@ -100,6 +114,8 @@ class Div(Function):
 
 
 class Neg(Function):
+    kernel, saves = "neg", False
+
     def forward(self, a):
         return unary_kernel("neg", a)
 
@@ -108,6 +124,8 @@ class Neg(Function):
 
 
 class Relu(Function):
+    kernel, saves = "relu", True
+
     def forward(self, a):
         self.save_for_backward(a)
         return unary_kernel("relu", a)
@@ -122,9 +140,49 @@ class Relu(Function):
 # ---------------------------------------------------------------------------
 
 def _binary(cls, name: str, a, b) -> Tensor:
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+    # The small-op path: one Rust call computes the output, and a record is
+    # built directly when recording (what apply() would record). It covers
+    # float32 tensors and Python numbers; anything else (and every error)
+    # takes apply() below.
+    # (The is_fresh check and the requires-grad test written out: this is the
+    # path of every + - * /.)
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    if (
+        (ta or tb)
+        and (not ta or a._base is None or a._base._record is a._base_record)
+        and (not tb or b._base is None or b._base._record is b._base_record)
+    ):
+        if (
+            (ta and (a._requires_grad or a._record is not None)) or (tb and (b._requires_grad or b._record is not None))
+        ) and getattr(_grad_state, "enabled", True):
+            a, b = as_tensor_operand(a, name), as_tensor_operand(b, name)
+            r = _binary_new(cls.kernel, a, b)
+            if r is not None:
+                out = from_core(r)
+                cls.record_op(out, a, b, cls.saves)
+                return out
+        else:
+            r = _binary_new(cls.kernel, a, b)
+            if r is not None:
+                return from_core(r)
+    if not ta and not tb:
         raise TypeError(f"{name}: at least one operand must be a Tensor")
+    if any(isinstance(x, Tensor) and x.dtype is not float32 for x in (a, b)):
+        from .division import promoted  # int64/bool operands: torch's promotion
+
+        return promoted(name, cls, a, b)
     return cls.apply(as_tensor_operand(a, name), as_tensor_operand(b, name))
+
+
+def _unary(cls, name: str, a) -> Tensor:
+    if isinstance(a, Tensor) and is_fresh(a):
+        r = _unary_new(cls.kernel, a)
+        if r is not None:
+            out = from_core(r)
+            if (a._requires_grad or a._record is not None) and getattr(_grad_state, "enabled", True):
+                cls.record_op(out, a, None, cls.saves)
+            return out
+    return cls.apply(as_tensor_operand(a, name))
 
 
 def add(input, other, *, alpha=1) -> Tensor:
@@ -143,22 +201,34 @@ def mul(input, other) -> Tensor:
     return _binary(Mul, "mul", input, other)
 
 
-def div(input, other) -> Tensor:
+def div(input, other, *, rounding_mode=None) -> Tensor:
+    if rounding_mode is not None:
+        from .division import divide
+
+        return divide(input, other, rounding_mode=rounding_mode)
     return _binary(Div, "div", input, other)
 
 
 def neg(input) -> Tensor:
-    return Neg.apply(as_tensor_operand(input, "neg"))
+    if isinstance(input, Tensor) and input.dtype is not float32:
+        from .npwise import compute
+
+        if input.dtype.name == "bool":
+            raise RuntimeError("neg: negation, the `-` operator, on a bool tensor is not supported; use `~` or logical_not() instead")
+        return compute("neg", np.negative, [input], input.dtype)
+    return _unary(Neg, "neg", input)
 
 
 def relu(input) -> Tensor:
-    return Relu.apply(as_tensor_operand(input, "relu"))
+    return _unary(Relu, "relu", input)
 
 
 # -- in-place forms (no autograd: allowed outside recording only) -------------
 
 def _inplace_binary(op: str, name: str, self: Tensor, other) -> Tensor:
     self._check_inplace(name)
+    if self._dtype is not float32 or (isinstance(other, Tensor) and other.dtype is not float32):
+        return _inplace_promoted(op, name, self, other)
     o = as_tensor_operand(other, name)
     shape = _shape.broadcast_shapes(name, self._shape, o._shape)
     if shape != self._shape:
@@ -170,6 +240,19 @@ def _inplace_binary(op: str, name: str, self: Tensor, other) -> Tensor:
     # the version does not count (saved copies would not be seen as stale).
     self._bump()
     _core.binary(op, self, self, expand_to(o, shape, name))
+    return self
+
+
+def _inplace_promoted(op: str, name: str, self: Tensor, other) -> Tensor:
+    """An in-place op on or with an int64/bool tensor: the promoted result
+    must be of self's dtype (or float32 into float32), as torch requires."""
+    r = {"add": add, "sub": sub, "mul": mul, "div": div}[op](self, other)
+    if r.dtype is not self._dtype:
+        raise RuntimeError(f"{name}: result type {r.dtype.name} can't be cast to the desired output type {self._dtype.name}")
+    if tuple(r.shape) != tuple(self._shape):
+        raise ValueError(f"{name}: the result of shape {tuple(r.shape)} would not fit the tensor of shape {self._shape}")
+    _core.copy_(self, r)
+    self._bump()
     return self
 
 
@@ -195,15 +278,15 @@ def div_(self, other):
 
 def neg_(self):
     self._check_inplace("neg_")
+    self._bump()  # before the write, as _inplace_binary
     _core.unary("neg", self, self)
-    self._bump()
     return self
 
 
 def relu_(self):
     self._check_inplace("relu_")
+    self._bump()  # before the write, as _inplace_binary
     _core.unary("relu", self, self)
-    self._bump()
     return self
 
 
@@ -233,6 +316,6 @@ def copy_(self, src):
     src_v = expand_to(src, self._shape, "copy_")
     if src._storage is self._storage:
         src_v = clone_contiguous(src_v)  # overlapping source: read it before writing
+    self._bump()  # before the write, as _inplace_binary
     _core.copy_(self, src_v)
-    self._bump()
     return self

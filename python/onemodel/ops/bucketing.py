@@ -155,8 +155,15 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A002
         raise TypeError(f"histc: expected a Tensor, got {type(input).__name__}")
     if input.dtype is not float32:
         raise RuntimeError(f"\"histogram_cpu\" not implemented for '{input.dtype.name}'")
+    if not isinstance(bins, numbers.Integral) or isinstance(bins, bool):
+        raise TypeError(f"histc: bins must be an int, got {type(bins).__name__}")
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins}")
+    if bins >= 2**63:
+        raise ValueError(f"histc: bins {bins} is outside int64")
+    # The output first: a bin count the machine cannot hold is refused
+    # before NumPy's bincount tries it.
+    Tensor._empty((int(bins),), float32)
     x = input.numpy(force=True).ravel()
     lo, hi = np.float32(min), np.float32(max)
     if lo > hi:
@@ -238,12 +245,16 @@ def unravel_index(indices, shape) -> tuple:
             raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype.name}")
         ix = indices.numpy(force=True)
     elif isinstance(indices, (int, np.integer)) and not isinstance(indices, bool):
+        if not -(2**63) <= int(indices) < 2**63:
+            raise ValueError(f"unravel_index: index {indices} is outside int64")
         ix = np.asarray(indices, np.int64)
     else:
         raise TypeError(f"unravel_index: expected 'indices' to be an integer tensor, got {type(indices).__name__}")
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     if any(s < 0 for s in shape):
         raise RuntimeError("'shape' cannot have negative values, but got " + str(tuple(shape)))
+    if any(s >= 2**63 for s in shape):
+        raise ValueError(f"unravel_index: shape {shape} has a size outside int64")
     # As torch: no range check; each coordinate is the floor remainder of
     # the running floor quotient, from the last dim (so -1 is the last element).
     coords, rest = [], ix.astype(np.int64)

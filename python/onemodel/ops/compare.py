@@ -183,6 +183,8 @@ def logical_xor(input, other) -> Tensor:
 
 
 def logical_not(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("logical_not", input)
     out = Tensor._empty(input.shape, bool_)
     np.logical_not(_truth(input, "logical_not"), out=out.numpy(force=True))
     return out
@@ -209,6 +211,8 @@ def bitwise_xor(input, other) -> Tensor:
 
 def bitwise_not(input: Tensor) -> Tensor:
     """``~``: logical not of a bool tensor, bitwise not of an int64 one."""
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("bitwise_not", input)
     if input.dtype is float32:
         raise TypeError("bitwise_not (~): only bool and int64 tensors are supported, got float32; use logical_not")
     out = Tensor._empty(input.shape, input.dtype)
@@ -306,6 +310,8 @@ def isneginf(input: Tensor) -> Tensor:
 
 def signbit(input: Tensor) -> Tensor:
     """True where the sign bit is set (−0.0 and negative NaNs included)."""
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("signbit", input)
     if input.dtype is bool_:
         return _test(None, "signbit", input, False)
     out = Tensor._empty(input.shape, bool_)

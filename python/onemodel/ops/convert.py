@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _shape
 from .._kernels import clone_contiguous
 from ..tensor import Tensor
 from . import views
@@ -11,6 +12,8 @@ from . import views
 
 def clone(input: Tensor) -> Tensor:
     """A differentiable copy (gradient passes through unchanged)."""
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("clone", input)
     return views.Contiguous.apply(input) if input.dtype.is_floating_point else clone_contiguous(input)
 
 

@@ -94,6 +94,8 @@ def masked_select(input: Tensor, mask) -> Tensor:
 def nonzero(input: Tensor, *, as_tuple: bool = False):
     """The indices of the nonzero elements, row-major: an [n, ndim] int64
     tensor, or (as_tuple) one 1-D tensor per dim."""
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("nonzero", input)
     a = input.numpy(force=True)
     nz = np.nonzero(a) if a.ndim else np.nonzero(a.reshape(1))
     if as_tuple:
@@ -102,6 +104,8 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
 
 
 def argwhere(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("argwhere", input)
     return nonzero(input)
 
 

@@ -30,7 +30,7 @@ from .. import _core
 from .._kernels import clone_contiguous
 from ..autograd.views import ViewOfBase, refresh_view, view_region
 from ..grad_mode import enable_grad, is_grad_enabled
-from ..tensor import Tensor
+from ..tensor import Tensor, bool_
 
 
 def needs_record(t: Tensor, others=()) -> bool:
@@ -44,9 +44,27 @@ def check_writable(t: Tensor, op: str) -> None:
         raise ValueError(f"{op}: the tensor wraps a read-only NumPy array and cannot be written")
 
 
+def check_no_overlap(t: Tensor, op: str) -> None:
+    """torch's internal-overlap rule: an in-place op that computes from the
+    old values (arithmetic, copy_, clamp_, random fills) into a tensor where
+    several elements are one memory location (a stride 0 over a dim of size
+    > 1, as ``expand`` makes) is refused, since each location would be
+    updated once per element that shows it. Writes of given values
+    (fill_, zero_, masked_fill_, index_put_, item assignment) are allowed,
+    as torch allows them."""
+    for n, s in zip(t._shape, t._strides):
+        if s == 0 and n > 1:
+            raise RuntimeError(
+                f"{op}: unsupported operation: more than one element of the written-to tensor refers to a single "
+                f"memory location (shape {tuple(t._shape)}, strides {tuple(t._strides)}); clone() the tensor first"
+            )
+
+
 def run(t: Tensor, op: str, outofplace, fast, others=()) -> Tensor:
     """An in-place op: ``fast()`` (the direct kernel) when no graph is
     recorded, else ``outofplace(old)`` rebased onto `t`."""
+    if op not in ("fill_", "zero_"):
+        check_no_overlap(t, op)
     if needs_record(t, others):
         rebase(t, op, outofplace)
         return t
@@ -54,15 +72,15 @@ def run(t: Tensor, op: str, outofplace, fast, others=()) -> Tensor:
 
 
 def write_through(t: Tensor, op: str, assign, outofplace, others=()) -> Tensor:
-    """An in-place write: ``assign(t)`` writes `t`'s memory directly (then
-    the version is bumped), or, while recording, ``outofplace(old)`` is
-    rebased onto `t`."""
+    """An in-place write: ``assign(t)`` writes `t`'s memory directly (the
+    version bumped first, see ``_write``), or, while recording,
+    ``outofplace(old)`` is rebased onto `t`."""
     check_writable(t, op)
     if needs_record(t, others):
         rebase(t, op, outofplace)
     else:
-        assign(t)
         t._bump()
+        assign(t)
     return t
 
 
@@ -70,23 +88,29 @@ def assign_result(t: Tensor, op: str, outofplace, others=()) -> Tensor:
     """An in-place op given only its out-of-place form: the result is
     computed and copied into `t` (rebased while recording)."""
     check_writable(t, op)
+    check_no_overlap(t, op)
     if needs_record(t, others):
         rebase(t, op, outofplace)
         return t
     r = outofplace(t)
     _write(t, r, op)
-    t._bump()
     return t
 
 
 def _write(t: Tensor, r: Tensor, op: str) -> None:
+    """Copy the result `r` into `t`'s memory and count the write in its
+    version. The version first: a KeyboardInterrupt arrives at the next
+    Python call after the kernel, so a bump after the copy could leave a
+    write the version does not count (a saved copy would not be stale)."""
     if tuple(r.shape) != tuple(t.shape):
         raise ValueError(f"{op}: the result of shape {tuple(r.shape)} does not fit the tensor of shape {tuple(t.shape)}")
     if r.dtype is not t.dtype:
         from .convert import convert
 
         r = convert(r, t.dtype)
-    _core.copy_(t, r if r._storage is not t._storage else clone_contiguous(r))
+    src = r if r._storage is not t._storage else clone_contiguous(r)
+    t._bump()
+    _core.copy_(t, src)
 
 
 def _alias(t: Tensor, copy: bool) -> Tensor:
@@ -121,7 +145,6 @@ def rebase(t: Tensor, op: str, outofplace) -> None:
     with enable_grad():
         r = outofplace(old)
     _write(t, r, op)
-    t._bump()
     base = t._base
     if base is None or not (base.requires_grad or r.requires_grad):
         t._record = r._record
@@ -148,7 +171,9 @@ def filled(t: Tensor, value) -> Tensor:
 
 
 def copied(t: Tensor, src) -> Tensor:
-    """`src` broadcast to `t`'s shape (its gradient flows back to `src`)."""
+    """`src` broadcast to `t`'s shape (its gradient flows back to `src`);
+    as torch, the result still requires grad when `t` did (a zero gradient
+    to `t`'s old value), even from a constant `src`."""
     from .views import expand
 
     if not isinstance(src, Tensor):
@@ -158,4 +183,9 @@ def copied(t: Tensor, src) -> Tensor:
     if src.dtype is not t.dtype:
         src = src.to(t.dtype)
     out = expand(src, t.shape) if tuple(src.shape) != tuple(t.shape) else src
+    if t.requires_grad and not out.requires_grad:
+        from ..creation import ones
+        from .selection import where
+
+        return where(ones(t.shape, dtype=bool_), out, t)
     return out.clone()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _core, _shape
 from ..autograd.function import Function
-from ..tensor import Tensor
+from ..tensor import Tensor, float32, int64
 from .._kernels import clone_contiguous
 from .views import apply_index
 
@@ -46,14 +46,28 @@ def cat(tensors, dim: int = 0) -> Tensor:
     for t in tensors:
         if not isinstance(t, Tensor):
             raise TypeError(f"cat: expected Tensors, got {type(t).__name__}")
+    # torch promotes mixed dtypes (float32 over int64 over bool), empty 1-D
+    # tensors included, and skips those in the shape checks (the legacy
+    # `out = torch.tensor([]); out = torch.cat([out, x])`).
+    dt = _promoted(tensors)
+    shaped = [t for t in tensors if tuple(t.shape) != (0,)]
+    if not shaped:
+        return Tensor._empty((0,), dt)
+    tensors = [t if t.dtype is dt else t.to(dt) for t in shaped]
     first = tensors[0]
     d = _shape.norm_dim("cat", dim, first.ndim)
     for t in tensors[1:]:
         if t.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != d):
             raise ValueError(f"cat: shapes {[tuple(x.shape) for x in tensors]} differ outside dimension {dim}")
-        if t.dtype is not first.dtype:
-            raise TypeError(f"cat: dtypes {first.dtype.name} and {t.dtype.name} differ")
     return Cat.apply(d, *tensors)
+
+
+def _promoted(tensors):
+    dts = {t.dtype for t in tensors}
+    for dt in (float32, int64):
+        if dt in dts:
+            return dt
+    return next(iter(dts))
 
 
 def stack(tensors, dim: int = 0) -> Tensor:

@@ -151,6 +151,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     from .einsum import einsum
 
     check_float("bilinear", input1=input1, input2=input2, weight=weight, bias=bias)
+    if weight is None:
+        raise _shape.not_a_tensor("bilinear", weight, "weight")
     if weight.ndim != 3:
         raise RuntimeError(f"bilinear(): weight must be 3-D [out, in1, in2], got shape {tuple(weight.shape)}")
     if input1.shape[-1] != weight.shape[1] or input2.shape[-1] != weight.shape[2]:
@@ -215,6 +217,8 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     g = −log(Exponential(1)) draws from onemodel's generator; ``hard``
     returns the one-hot of the argmax with the soft sample's gradient
     (y_hard − y_soft.detach() + y_soft)."""
+    if not isinstance(logits, Tensor):
+        raise _shape.not_a_tensor("gumbel_softmax", logits, "logits")
     from .index import scatter
     from .pointwise import log
     from .random import exponential_
@@ -236,6 +240,8 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
 
 
 def softmax2d(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("softmax2d", input)
     from .softmax import softmax
 
     if input.ndim not in (3, 4):

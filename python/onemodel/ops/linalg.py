@@ -11,8 +11,9 @@ the sum; its gradient is a double-precision column sum.
 from __future__ import annotations
 
 from .. import _core, _shape
-from ..autograd.function import Function
-from ..tensor import Tensor, float32
+from ..autograd.function import Function, is_fresh
+from ..grad_mode import _state as _grad_state
+from ..tensor import Tensor, float32, from_core
 from .._kernels import clone_contiguous, expand_to, sum_kernel, sum_to
 from . import views
 
@@ -110,6 +111,21 @@ def _check_float(op: str, *ts) -> None:
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul: dot, matrix-vector, matrix-matrix and batched products
     with broadcasting of the batch dimensions."""
+    if (
+        isinstance(input, Tensor) and isinstance(other, Tensor) and len(input._shape) == 2 and len(other._shape) == 2
+        and is_fresh(input) and is_fresh(other)
+    ):
+        # Matrix × matrix, the small-op path: one call checks, allocates
+        # and multiplies (None: not float32 or the sizes differ, and the
+        # general path below raises); the record is what apply() makes.
+        r = _core.matmul_new(input, other)
+        if r is not None:
+            out = from_core(r)
+            if (
+                input._requires_grad or input._record is not None or other._requires_grad or other._record is not None
+            ) and getattr(_grad_state, "enabled", True):
+                MatMul.record_op(out, input, other, save=True).batch = ()
+            return out
     _check_float("matmul", input, other)
     a, b = input, other
     if a.ndim == 0 or b.ndim == 0:
@@ -160,17 +176,17 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     _check_float("linear", input, weight)
     if bias is not None:
         _check_float("linear", bias)
-    if weight.ndim != 2:
+    if len(weight._shape) != 2:
         raise ValueError(f"linear: weight must be 2-D [out_features, in_features], got shape {weight.shape}")
-    if input.ndim == 0 or input.shape[-1] != weight.shape[1]:
+    if not input._shape or input._shape[-1] != weight._shape[1]:
         raise ValueError(
             f"linear: input of shape {input.shape} does not end in in_features={weight.shape[1]} (weight shape {weight.shape})"
         )
-    if bias is not None and bias.shape != (weight.shape[0],):
+    if bias is not None and bias._shape != (weight._shape[0],):
         raise ValueError(f"linear: bias of shape {bias.shape} does not match out_features={weight.shape[0]}")
-    lead = input.shape[:-1]
-    x2 = views.reshape(input, (-1, weight.shape[1])) if input.ndim != 2 else input
-    y = Linear.apply(x2, weight, bias) if bias is not None else Linear.apply(x2, weight, None)
-    if input.ndim != 2:
-        y = views.reshape(y, lead + (weight.shape[0],))
+    lead = input._shape[:-1]
+    x2 = views.reshape(input, (-1, weight._shape[1])) if len(lead) != 1 else input
+    y = Linear.apply(x2, weight, bias)
+    if len(lead) != 1:
+        y = views.reshape(y, lead + (weight._shape[0],))
     return y

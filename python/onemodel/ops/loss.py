@@ -24,7 +24,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 from . import reduce as _reduce, views
-from .operands import check_float, scalar_tensor
+from .operands import check_float, float_target, scalar_tensor
 from .._kernels import binary_kernel, expand_to, unary_kernel
 from .pointwise import _unary_p, abs as _abs, log
 from .selection import where
@@ -51,7 +51,9 @@ def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
 
 def _pair(op: str, input, target, warn: bool = True):
     """input and target broadcast to one shape (torch warns when the sizes
-    differ, because broadcasting a loss is usually a bug)."""
+    differ, because broadcasting a loss is usually a bug). An int64 or bool
+    target is promoted to float32, as torch promotes it."""
+    target = float_target(target)
     check_float(op, input=input, target=target)
     if warn and tuple(target.shape) != tuple(input.shape):
         warnings.warn(
@@ -143,6 +145,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         )
     if reduction not in ("none", "mean", "sum", "batchmean"):
         raise ValueError(f"{op}: {reduction!r} is not a valid value for reduction")
+    check_float(op, input=input, target=target)  # torch refuses integral kl_div targets
     x, y = _pair(op, input, target, warn=False)
     if log_target:
         from .pointwise import exp
@@ -372,6 +375,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
     """max(0, −y·(x1 − x2) + margin)."""
     op = "margin_ranking_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
+    target = float_target(target)
     check_float(op, input1=input1, input2=input2, target=target)
     if input1.ndim != input2.ndim or input1.ndim != target.ndim:
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: {tuple(input1.shape)}, input2: {tuple(input2.shape)}, target: {tuple(target.shape)} ")
@@ -384,6 +388,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     """x where y = 1, max(0, margin − x) where y = −1 (torch's sum of both parts)."""
     op = "hinge_embedding_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
+    target = float_target(target)
     check_float(op, input=input, target=target)
     from .arith import relu
 
@@ -406,6 +411,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     cos = Σ x1·x2 / sqrt((Σ x1² + 1e-12)(Σ x2² + 1e-12)) over the last dim (torch's)."""
     op = "cosine_embedding_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
+    target = float_target(target)
     check_float(op, input1=input1, input2=input2, target=target)
     from .arith import relu
     from .pointwise import sqrt
@@ -445,6 +451,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 
     op = "poisson_nll_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
+    target = float_target(target)
     check_float(op, input=input, target=target)
     from .pointwise import exp
 
@@ -464,6 +471,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     """−(y·log σ(x) + (1 − y)·log σ(−x)), weighted, averaged over the classes."""
     op = "multilabel_soft_margin_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
+    target = float_target(target)
     check_float(op, input=input, target=target, weight=weight)
     loss = -(target * _log_sigmoid(input) + (1.0 - target) * _log_sigmoid(-input))
     if weight is not None:

@@ -12,6 +12,8 @@ from . import views
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None, requires_grad: bool = False, device=None, memory_format=None) -> Tensor:
     """torch.randint_like(input, high) or (input, low, high): input's shape
     and dtype (values from onemodel's generator)."""
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("randint_like", input)
     from ..creation import randint
 
     if high is None:
@@ -73,6 +75,8 @@ def chain_matmul(*matrices) -> Tensor:
 
 
 def is_nonzero(input: Tensor) -> bool:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("is_nonzero", input)
     if input.numel() != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous" if input.numel() else
                            "Boolean value of Tensor with no values is ambiguous")
@@ -110,6 +114,8 @@ def sum_to_size(input: Tensor, *size) -> Tensor:
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """torch.nn.functional.channel_shuffle: [N, g·k, *] → channels regrouped
     as (k, g) (a reshape and a transpose)."""
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("channel_shuffle", input)
     if input.ndim < 3:
         raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with sizes {list(input.shape)}")
     if groups <= 0:

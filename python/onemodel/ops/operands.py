@@ -22,7 +22,7 @@ def contig(t: Tensor) -> Tensor:
 #: Operands no operator takes as optional: None for one of them is a
 #: TypeError here, not an AttributeError further on (a fuzz finding).
 _REQUIRED = frozenset({"input", "target", "input1", "input2", "x1", "x2", "query", "key", "value",
-                       "anchor", "positive", "negative"})
+                       "anchor", "positive", "negative", "grid"})
 
 
 def check_float(op: str, **tensors) -> None:
@@ -33,6 +33,15 @@ def check_float(op: str, **tensors) -> None:
             raise TypeError(f"{op}: {name} must be a Tensor, got {type(t).__name__}")
         if t.dtype is not float32:
             raise TypeError(f"{op}: {name} must be float32, got {t.dtype.name}")
+
+
+def float_target(target):
+    """An int64 or bool target tensor as float32 (torch promotes it in the
+    regression and margin losses: mse_loss(x, long_target) runs); anything
+    else unchanged, for check_float to judge."""
+    if isinstance(target, Tensor) and target.dtype is not float32:
+        return target.float()
+    return target
 
 
 def pair(op: str, name: str, value, minimum: int = 0) -> tuple:

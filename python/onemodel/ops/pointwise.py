@@ -172,8 +172,12 @@ def tanh(input) -> Tensor:
 
 
 def gelu(input, approximate: str = "none") -> Tensor:
+    if approximate == "tanh":
+        from .activation import GeluTanh
+
+        return GeluTanh.apply(_t(input, "gelu"))
     if approximate != "none":
-        raise ValueError(f"gelu: approximate={approximate!r} is not supported; only 'none' (the erf form)")
+        raise RuntimeError(f"gelu: approximate argument must be either none or tanh, got {approximate!r}")
     return Gelu.apply(_t(input, "gelu"))
 
 
@@ -190,13 +194,45 @@ def square(input) -> Tensor:
 
 
 def abs(input) -> Tensor:  # noqa: A001 - torch's name
+    if isinstance(input, Tensor) and input.dtype is not float32:
+        import numpy as np
+
+        from .npwise import compute
+
+        return compute("abs", np.abs, [input], input.dtype)
     return Abs.apply(_t(input, "abs"))
 
 
+def _pow_tensor_exponent(input, exponent) -> Tensor:
+    from .transcendental import pow_tensor
+
+    return pow_tensor(input, exponent)
+
+
 def pow(input, exponent) -> Tensor:  # noqa: A001 - torch's name
+    from .npwise import all_integral
+
+    if not isinstance(input, Tensor):
+        if not isinstance(exponent, Tensor):
+            raise TypeError("pow: at least one operand must be a Tensor")
+        if all_integral(input, exponent):
+            from .division import int_pow
+
+            return int_pow(input, exponent)
+        return _pow_tensor_exponent(input, exponent)
+    if isinstance(input, Tensor) and input.dtype is not float32:
+        if all_integral(input, exponent):
+            from .division import int_pow
+
+            return int_pow(input, exponent)
+        from .npwise import floating_operand
+
+        input = floating_operand(input, "pow")
+    if isinstance(exponent, Tensor) and exponent.dtype is not float32 and exponent.numel() == 1:
+        exponent = exponent.item()
     if isinstance(exponent, Tensor):
-        if exponent.numel() != 1 or exponent.requires_grad:
-            raise TypeError("pow: only a scalar exponent is supported (a Python number or a 1-element tensor without grad)")
+        if exponent.numel() != 1 or exponent.requires_grad or exponent.dim() > input.dim():
+            return _pow_tensor_exponent(input, exponent)
         exponent = exponent.item()
     if not isinstance(exponent, numbers.Real) or isinstance(exponent, bool):
         raise TypeError(f"pow: exponent must be a real number, got {type(exponent).__name__}")

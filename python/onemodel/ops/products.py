@@ -163,7 +163,7 @@ def _int_product(pa: Tensor, pb: Tensor, m: int, k: int, n: int, out_shape: tupl
 
     x = pa.numpy(force=True).reshape(m, k).astype(np.int64)
     y = pb.numpy(force=True).reshape(k, n).astype(np.int64)
-    return _from_numpy(np.ascontiguousarray((x @ y).reshape(out_shape)), pa.dtype)
+    return _from_numpy((x @ y).reshape(out_shape), pa.dtype)  # (ascontiguousarray would make a 0-d result 1-d)
 
 
 def _scaled_add(op: str, product: Tensor, input: Tensor, beta, alpha) -> Tensor:

@@ -115,9 +115,10 @@ def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
 def _check_fill(t: Tensor, op: str, float_only: bool = False) -> None:
     """An in-place random fill may write `t`: writable, not recording a
     tensor that requires grad, float32 where the draw is a float one."""
-    from .inplace import check_writable
+    from .inplace import check_no_overlap, check_writable
 
     check_writable(t, op)
+    check_no_overlap(t, op)
     _refuse_grad(t, op)
     if float_only and t.dtype is not float32:
         raise TypeError(f"{op}: expected a float32 tensor, got {t.dtype.name}")
@@ -125,8 +126,9 @@ def _check_fill(t: Tensor, op: str, float_only: bool = False) -> None:
 
 def _fill(t: Tensor, op: str, values: np.ndarray) -> Tensor:
     _check_fill(t, op)
-    t.numpy(force=True)[...] = values.astype(t.dtype.numpy)
-    t._bump()
+    values = values.astype(t.dtype.numpy)
+    t._bump()  # before the write, as every in-place op (ops/inplace.py, _write)
+    t.numpy(force=True)[...] = values
     return t
 
 
@@ -139,15 +141,17 @@ def _refuse_grad(t: Tensor, op: str) -> None:
 
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
     _check_fill(t, "normal_", float_only=True)
-    _gen(generator).normal_(t, float(mean), float(std))
-    t._bump()
+    g, mean, std = _gen(generator), float(mean), float(std)
+    t._bump()  # before the write, as every in-place op (ops/inplace.py, _write)
+    g.normal_(t, mean, std)
     return t
 
 
 def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
     _check_fill(t, "uniform_", float_only=True)
-    _gen(generator).uniform_(t, float(a), float(b))
-    t._bump()
+    g, a, b = _gen(generator), float(a), float(b)
+    t._bump()  # before the write, as every in-place op (ops/inplace.py, _write)
+    g.uniform_(t, a, b)
     return t
 
 
@@ -182,6 +186,8 @@ def random_(t: Tensor, from_=0, to=None, *, generator=None) -> Tensor:
     lo, hi = int(from_), int(to)
     if hi <= lo:
         raise ValueError(f"random_: empty range [{lo}, {hi})")
+    if lo < -(2**63) or hi > 2**63 - 1:
+        raise ValueError(f"random_: the range [{lo}, {hi}) must lie within int64 [-2**63, 2**63 - 1)")
     g = _gen(generator)
     vals = np.array([g.randint(lo, hi) for _ in range(_shape.numel(t.shape))], dtype=np.int64).reshape(t.shape)
     return _fill(t, "random_", vals)

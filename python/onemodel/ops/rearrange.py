@@ -45,6 +45,8 @@ def select(input: Tensor, dim: int, index) -> Tensor:
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("unbind", input)
     d = _dim("unbind", dim, input.ndim)
     return tuple(select(input, d, i) for i in range(input.shape[d]))
 
@@ -106,18 +108,24 @@ class Roll(Function):
 
 
 def flip(input: Tensor, dims) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("flip", input)
     dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
     nd = _shape.norm_dims("flip", dims, input.ndim) if dims else ()
     return Flip.apply(input, nd)
 
 
 def fliplr(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("fliplr", input)
     if input.ndim < 2:
         raise ValueError(f"fliplr: input must have at least 2 dimensions, got shape {tuple(input.shape)}")
     return flip(input, (1,))
 
 
 def flipud(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("flipud", input)
     if input.ndim < 1:
         raise ValueError("flipud: input must have at least 1 dimension")
     return flip(input, (0,))
@@ -126,6 +134,8 @@ def flipud(input: Tensor) -> Tensor:
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """Elements shifted along ``dims`` with wrap-around; ``dims=None``
     rolls the flattened tensor and restores the shape."""
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("roll", input)
     shifts = (shifts,) if isinstance(shifts, numbers.Integral) else tuple(int(s) for s in shifts)
     if dims is None:
         if len(shifts) != 1:
@@ -162,7 +172,11 @@ def repeat(input: Tensor, *sizes) -> Tensor:
     inter = tuple(v for n in shape for v in (1, n))
     big = tuple(v for r, n in zip(sizes, shape) for v in (r, n))
     x = views.expand(views.reshape(x, inter), big)
-    return views.reshape(x, tuple(r * n for r, n in zip(sizes, shape)))
+    out = views.reshape(x, tuple(r * n for r, n in zip(sizes, shape))).contiguous()
+    # torch's repeat always makes new memory: a view (stride 0 where a count is > 1
+    # over a size-1 dim, or all counts 1) would let an in-place op write through
+    # to the input, or hit one element several times.
+    return out.clone() if out._storage is input._storage else out
 
 
 def tile(input: Tensor, dims) -> Tensor:
@@ -176,6 +190,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
     """Each element (or slice along ``dim``) repeated ``repeats`` times in
     place; ``repeats`` an int or a 1-D int64 tensor (one count per element).
     ``repeat_interleave(counts)`` alone gives ``arange`` repeated by counts."""
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("repeat_interleave", input)
     if repeats is None:
         counts = input.numpy(force=True).astype(np.int64)
         out = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
@@ -196,6 +212,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
                 raise ValueError("repeat_interleave: repeat counts must be non-negative")
             idx = np.repeat(np.arange(n, dtype=np.int64), counts)
             return Take.apply(input, (slice(None),) * d + (idx,))
+    if not isinstance(repeats, numbers.Integral) or isinstance(repeats, bool):
+        raise TypeError(f"repeat_interleave: repeats must be an int or an int64 tensor, got {type(repeats).__name__}")
     r = int(repeats)
     if r < 0:
         raise ValueError(f"repeat_interleave: repeats must be non-negative, got {r}")

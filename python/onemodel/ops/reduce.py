@@ -29,8 +29,9 @@ from .. import _core, _shape
 from .. import return_types
 from .._kernels import expand_to, scalar_tensor, sum_kernel
 from .._numpy_exact import canonical_nan, ieee, ieee_method
-from ..autograd.function import Function
-from ..tensor import Tensor, as_dtype, float32, int64
+from ..autograd.function import Function, is_fresh
+from ..grad_mode import _state as _grad_state
+from ..tensor import Tensor, as_dtype, float32, from_core, int64
 
 
 def _grad_to_input(g: Tensor, in_shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
@@ -59,7 +60,8 @@ def _moved(x: np.ndarray, dims: tuple) -> np.ndarray:
     order preserved: the merged axis walks them row-major)."""
     kept = [d for d in range(x.ndim) if d not in dims]
     y = np.transpose(x, kept + list(dims))
-    return y.reshape(y.shape[: len(kept)] + (-1,))
+    # The merged length is spelled out: -1 is ambiguous when a kept dim is 0.
+    return y.reshape(y.shape[: len(kept)] + (_shape.numel(x.shape[d] for d in dims),))
 
 
 # ---------------------------------------------------------------------------
@@ -109,6 +111,15 @@ def _int_reduce(fn, input: Tensor, dims: tuple, keepdim: bool) -> Tensor:
 
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001 - torch's name
     """float32: the double chain per output; int64 and bool: int64."""
+    if dim is None and dtype is None and not keepdim and isinstance(input, Tensor) and is_fresh(input):
+        # The whole float32 tensor, the small-op path (None: not float32).
+        r = _core.sum_all_new(input, False)
+        if r is not None:
+            out = from_core(r)
+            if (input._requires_grad or input._record is not None) and getattr(_grad_state, "enabled", True):
+                rec = Sum.record_op(out, input)
+                rec.dims, rec.keepdim = tuple(range(len(input._shape))), False
+            return out
     _check("sum", input)
     input = _with_dtype("sum", input, dtype)
     dims = _shape.norm_dims("sum", dim, input.ndim)
@@ -380,6 +391,9 @@ def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
     if input.dtype is not float32:
         input = input.float()
     dims = _shape.norm_dims("logsumexp", dim, input.ndim)
+    if builtins.any(input.shape[d] == 0 for d in dims):
+        # An empty sum: log(0) = -inf, as torch (no maximum to subtract).
+        return _log(sum(_exp(input), dims, bool(keepdim)))
     m = amax(input.detach(), dims, True)
     m = where(m.isinf(), 0.0, m)
     s = sum(_exp(input - m), dims, True)
@@ -414,8 +428,9 @@ class Extremum(Function):
     def forward(self, a, dims, keepdim, whole=False):
         self.dims, self.keepdim, self.whole = dims, keepdim, whole
         x = a.numpy(force=True)
-        if not x.size:
-            raise ValueError(f"{self.kind}: cannot reduce a tensor with no elements (shape {a.shape})")
+        if builtins.any(a.shape[d] == 0 for d in dims):
+            # torch refuses only a reduction over an empty set; (0, 4).amax(1) is (0,).
+            raise ValueError(f"{self.kind}: cannot reduce over an empty dimension (shape {a.shape}, dims {dims})")
         fn = np.max if self.kind == "max" else np.min
         out = _from_numpy(fn(x, axis=dims, keepdims=True), _kept_shape(a.shape, dims, keepdim), a.dtype)
         self.save_for_backward(a, out)
@@ -470,7 +485,7 @@ def argmin(input, dim=None, keepdim: bool = False) -> Tensor:
 def _arg(fn, op: str, input, dim, keepdim) -> Tensor:
     _check(op, input)
     x = input.numpy(force=True)
-    if x.size == 0:
+    if x.size == 0 and dim is None:
         raise ValueError(f"{op}: cannot reduce a tensor with no elements (shape {input.shape})")
     if dim is None:
         r = fn(x.reshape(-1))

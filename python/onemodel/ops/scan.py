@@ -73,8 +73,8 @@ class Cumprod(Function):
     @ieee_method
     def backward(self, g):
         (a,) = self.saved_tensors
-        if a.ndim == 0:
-            return g
+        if a.ndim == 0 or a.numel() == 0:
+            return g if a.ndim == 0 else from_array(np.zeros(a.shape, np.float32), float32)
         x = np.moveaxis(a.numpy(force=True).astype(np.float64), self.dim, -1)
         gn = np.moveaxis(g.numpy(force=True).astype(np.float64), self.dim, -1)
         moved_shape = x.shape

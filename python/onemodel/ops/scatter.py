@@ -195,12 +195,16 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
 def masked_scatter(input: Tensor, mask, source: Tensor) -> Tensor:
     """The source's first elements (row-major) written where the broadcast
     mask is True."""
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("masked_scatter", input)
     m = mask.numpy(force=True) if isinstance(mask, Tensor) else np.asarray(mask)
     shape = _shape.broadcast_shapes("masked_scatter", input.shape, m.shape)
     if shape != tuple(input.shape):
         raise ValueError(f"masked_scatter: the mask of shape {m.shape} must broadcast to the input's {tuple(input.shape)}")
     region = np.nonzero(np.broadcast_to(m, shape))
     k = len(region[0]) if region else 0
+    if not isinstance(source, Tensor):
+        raise _shape.not_a_tensor("masked_scatter", source, "source")
     if source.numel() < k:
         raise ValueError(f"masked_scatter: the source has {source.numel()} elements, fewer than the {k} the mask selects")
     return Put.apply(input, source.reshape(-1)[:k], region, False)

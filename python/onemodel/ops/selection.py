@@ -29,7 +29,7 @@ from .. import _core, _shape
 from .._kernels import binary_kernel, expand_to, sum_to
 from .._numpy_exact import ieee, ieee_method
 from ..autograd.function import Function
-from ..tensor import Tensor, bool_, float32
+from ..tensor import Tensor, bool_, float32, int64
 from .pointwise import _unary_p
 from .operands import from_array
 
@@ -174,6 +174,8 @@ def _operand(x, dt, op: str) -> Tensor:
         from .convert import convert
 
         return convert(x, dt)
+    if dt is int64 and isinstance(x, numbers.Integral) and not -(2**63) <= int(x) < 2**63:
+        raise ValueError(f"{op}: the value {x} cannot be converted to int64 without overflow")
     t = Tensor._empty((), dt)
     _core.fill_(t, float(x) if dt is float32 else x)
     return t
@@ -338,12 +340,19 @@ def minimum(input, other) -> Tensor:
 
 
 def _triangle(op: str, input: Tensor, diagonal: int, lower: bool) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor(op, input)
+    if not isinstance(diagonal, numbers.Integral) or isinstance(diagonal, bool):
+        raise TypeError(f"{op}: diagonal must be an int, got {type(diagonal).__name__}")
     if input.ndim < 2:
         raise ValueError(f"{op}: input must have at least 2 dimensions, got shape {tuple(input.shape)}")
     r, c = input.shape[-2:]
-    keep = np.tri(r, c, int(diagonal), dtype=bool)
+    # Past either corner every diagonal keeps the same elements: clamped,
+    # so a diagonal beyond 2**63 selects as torch's does, not OverflowError.
+    diagonal = min(max(int(diagonal), -r - 1), c + 1)
+    keep = np.tri(r, c, diagonal, dtype=bool)
     if not lower:
-        keep = ~np.tri(r, c, int(diagonal) - 1, dtype=bool)
+        keep = ~np.tri(r, c, diagonal - 1, dtype=bool)
     return Triangle.apply(input, keep)
 
 

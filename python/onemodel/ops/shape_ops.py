@@ -8,7 +8,7 @@ import numbers
 
 from .. import _core, _shape
 from ..autograd.function import Function
-from ..tensor import Tensor
+from ..tensor import Tensor, int64
 from .index import getitem
 from .join import cat, stack  # noqa: F401  (re-exported: the shape operators in one place)
 
@@ -22,6 +22,8 @@ def _narrow(t: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     """torch.split: views of equal chunks (the last smaller) or of the given sizes."""
+    if not isinstance(tensor, Tensor):
+        raise _shape.not_a_tensor("split", tensor, "tensor")
     d = _shape.norm_dim("split", dim, tensor.ndim)
     n = tensor.shape[d]
     if isinstance(split_size_or_sections, numbers.Integral):
@@ -43,6 +45,8 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("chunk", input)
     d = _shape.norm_dim("chunk", dim, input.ndim)
     if chunks <= 0:
         raise ValueError(f"chunk: chunks must be positive, got {chunks}")
@@ -90,6 +94,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     """torch.nn.functional.pad: `pad` lists (left, right) for the last dim,
     then the one before, …; negative values crop. Modes other than
     'constant' are in ops/padding.py."""
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("pad", input)
     pad = tuple(int(p) for p in pad)
     if mode != "constant":
         from .padding import pad_nonconstant
@@ -106,4 +112,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     if any(s < 0 for s in new_shape):
         raise ValueError(f"pad: padding {pad} makes the shape {tuple(input.shape)} negative: {new_shape}")
     _shape.checked_numel("pad", new_shape, input.dtype.itemsize)
-    return PadFn.apply(input, tuple(pads), 0.0 if value is None else value)
+    value = 0.0 if value is None else value
+    if input.dtype is int64:
+        value = int(value)  # torch casts the fill to the tensor's dtype (F.pad of int64 ids)
+    return PadFn.apply(input, tuple(pads), value)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _shape
 from .. import return_types
-from ..tensor import Tensor, int64
+from ..tensor import Tensor, float32, int64
 from .index import take_along_dim
 from .operands import from_array
 
@@ -102,7 +102,9 @@ def median(input, dim=None, keepdim: bool = False):
     if dim is None:
         flat = input.reshape(-1)
         if flat.numel() == 0:
-            raise ValueError("median: cannot take the median of an empty tensor")
+            if input.dtype is not float32:
+                raise ValueError(f"median: cannot take the median of an empty {input.dtype.name} tensor (torch returns int64's minimum)")
+            return from_array(np.full((), np.nan, np.float32), float32)  # torch: NaN
         return median(flat, 0).values.reshape(())
     d = _shape.norm_dim("median", dim, max(input.ndim, 1))
     if input.ndim == 0:

@@ -55,6 +55,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     int, a 1-tuple, 'valid' or 'same'."""
     op = "conv1d"
     check_float(op, weight=weight)
+    if weight is None:
+        raise TypeError(f"{op}: weight must be a Tensor, got NoneType")
     if weight.ndim != 3:
         raise ValueError(f"{op}: weight must be 3-D (out_channels, in_channels/groups, k), got shape {tuple(weight.shape)}")
     x, unbatched = _as_plane(op, input)
@@ -68,6 +70,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """torch.nn.functional.conv_transpose1d: weight [in, out/groups, k]."""
     op = "conv_transpose1d"
     check_float(op, weight=weight)
+    if weight is None:
+        raise TypeError(f"{op}: weight must be a Tensor, got NoneType")
     if weight.ndim != 3:
         raise ValueError(f"{op}: weight must be 3-D (in_channels, out_channels/groups, k), got shape {tuple(weight.shape)}")
     x, unbatched = _as_plane(op, input)

@@ -121,6 +121,10 @@ def _narrow(t: Tensor, dim: int, start: int, stop: int) -> Tensor:
     return t[index]
 
 
+#: The most parts tensor_split makes (2**28 tensors are tens of GB).
+_MAX_PARTS = 2**28
+
+
 def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
     """torch.tensor_split: `sections` parts (the first n % sections one
     longer) or the parts between the given indices; views."""
@@ -141,6 +145,10 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
         sections = int(ios)
         if sections <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        if sections > _MAX_PARTS:
+            # Past the elements every part is an empty view; billions of
+            # them are memory no process has (and minutes of Python loop).
+            raise MemoryError(f"tensor_split: {sections} sections would be {sections} tensors (at most {_MAX_PARTS})")
         q, r = divmod(n, sections)
         bounds, start = [], 0
         for i in range(sections):
@@ -174,6 +182,8 @@ def _xsplit(op: str, input: Tensor, ios, dim: int, min_ndim: int) -> tuple:
 
 
 def hsplit(input: Tensor, indices_or_sections) -> tuple:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("hsplit", input)
     return _xsplit("hsplit", input, indices_or_sections, 0 if input.ndim == 1 else 1, 1)
 
 
@@ -256,6 +266,8 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 
 def ravel(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("ravel", input)
     return views.reshape(input, (-1,))
 
 
@@ -337,6 +349,8 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
 
 
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("slice_scatter", input)
     d = _shape.norm_dim("slice_scatter", dim, input.ndim)
     if step <= 0:
         raise RuntimeError("slice step must be positive")

@@ -44,7 +44,8 @@ class View(Reshape):
 class Permute(Function):
     def forward(self, a, dims):
         self.dims = dims
-        return a._view(tuple(a._shape[d] for d in dims), tuple(a._strides[d] for d in dims))
+        shape, strides = a._shape, a._strides
+        return a._view(tuple([shape[d] for d in dims]), tuple([strides[d] for d in dims]))
 
     def backward(self, g):
         inverse = [0] * len(self.dims)
@@ -120,12 +121,14 @@ def apply_index(shape: tuple, strides: tuple, offset: int, spec: tuple):
 def _shape_arg(shape) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+    return tuple([int(s) for s in shape])
 
 
 def reshape(input: Tensor, *shape) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("reshape", input)
     shape = _shape.infer_shape("reshape", _shape_arg(shape), input.numel())
-    if shape == input.shape:
+    if shape == input._shape:
         return input
     return Reshape.apply(input, shape)
 
@@ -136,6 +139,8 @@ def view(input: Tensor, *shape) -> Tensor:
 
 
 def permute(input: Tensor, *dims) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("permute", input)
     dims = _shape_arg(dims)
     if len(dims) != input.ndim:
         raise ValueError(f"permute: {len(dims)} dims given for a tensor of {input.ndim} dimensions (shape {input.shape})")
@@ -156,12 +161,16 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 def t(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("t", input)
     if input.ndim > 2:
         raise ValueError(f"t: expects a tensor with at most 2 dimensions, got shape {input.shape}")
     return transpose(input, 0, 1) if input.ndim == 2 else input
 
 
 def expand(input: Tensor, *shape) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("expand", input)
     shape = _shape_arg(shape)
     target = tuple(input.shape[i - (len(shape) - input.ndim)] if s == -1 and i >= len(shape) - input.ndim else s for i, s in enumerate(shape))
     _shape.expand_strides("expand", input.shape, input._strides, target)  # validates
@@ -175,12 +184,16 @@ def broadcast_to(input: Tensor, shape) -> Tensor:
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("unsqueeze", input)
     d = _shape.norm_dim("unsqueeze", dim, input.ndim, extra=1)
     shape = input.shape[:d] + (1,) + input.shape[d:]
     return Reshape.apply(input, shape)
 
 
 def squeeze(input: Tensor, dim=None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("squeeze", input)
     if dim is None:
         shape = tuple(n for n in input.shape if n != 1)
     else:
@@ -192,6 +205,8 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("flatten", input)
     if input.ndim == 0:
         return reshape(input, 1)
     s = _shape.norm_dim("flatten", start_dim, input.ndim)
@@ -203,6 +218,8 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def contiguous(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise _shape.not_a_tensor("contiguous", input)
     if input.is_contiguous():
         return input
     return Contiguous.apply(input)

@@ -57,12 +57,16 @@ class _ElementwiseOptimizer(Optimizer):
                 pa, ga = E.view(p), E.view(grad)
                 if np.shares_memory(pa, ga):
                     raise ValueError(f"{type(self).__name__}.step: a gradient shares memory with its parameter")
-                self._update(group, state, pa, ga)  # g is only read (every step is out of place)
+                # The versions first: a KeyboardInterrupt may arrive between
+                # any two NumPy statements of the update, and a write the
+                # version does not count would leave a stale saved copy
+                # looking fresh.
                 p._bump()
                 for key in self._state_tensors:
                     t = state.get(key)
                     if isinstance(t, Tensor):
                         t._bump()
+                self._update(group, state, pa, ga)  # g is only read (every step is out of place)
 
 
 class Adadelta(_ElementwiseOptimizer):

@@ -55,7 +55,8 @@ def _as_state_tensor(value, like: Tensor, what: str) -> Tensor:
     if tuple(arr.shape) != tuple(like.shape):
         raise ValueError(f"load_state_dict: {what} has shape {tuple(arr.shape)} but its parameter has shape {tuple(like.shape)}")
     with scope.suspend():
-        return make_tensor(np.ascontiguousarray(arr, dtype=np.float32))
+        # np.array, not np.ascontiguousarray: the latter makes a 0-d state (a scalar parameter's) 1-d.
+        return make_tensor(np.array(arr, dtype=np.float32, order="C"))
 
 
 def _check_non_negative(group: dict, *keys: str) -> None:

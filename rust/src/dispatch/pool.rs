@@ -141,6 +141,28 @@ pub fn reset_chunk_stats() {
     MAX_CHUNKS.store(0, Ordering::Relaxed);
 }
 
+/// Element steps below which [`par_chunks_sized`] keeps a kernel's chunks on
+/// the calling thread: waking the pool and joining it costs some 10–30 µs
+/// on the 2-vCPU development VM (docs/performance.md, "Threads never
+/// hurt"), about what 2^15 element steps of a row kernel take on one core,
+/// so below this a second thread cannot win back its hand-off.
+pub const INLINE_WORK: usize = 1 << 15;
+
+/// [`par_chunks`] for a kernel that knows its total work (`work` element
+/// steps, a function of the shape): below [`INLINE_WORK`] every chunk runs
+/// on the calling thread. The chunks, and so the bits, are the same either
+/// way; only which thread runs them changes.
+pub fn par_chunks_sized<F>(chunks: usize, work: usize, body: F)
+where
+    F: Fn(usize) + Sync + Send,
+{
+    if work < INLINE_WORK {
+        serial(|| par_chunks(chunks, body))
+    } else {
+        par_chunks(chunks, body)
+    }
+}
+
 /// Run `a` and `b`, each with the IEEE floating-point environment, on two
 /// threads of the library's pool when it has more than one (else, or inside
 /// [`serial`], `a` then `b` on the calling thread). For independent jobs

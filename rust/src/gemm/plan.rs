@@ -1,5 +1,5 @@
-//! The division of C into thread chunks (the tiles and k blocks are in
-//! `tile.rs`).
+//! The division of C into thread chunks (the tiles, k blocks and chunk
+//! sizes MC × NC are each path's constants in `tile.rs`).
 //!
 //! Everything here is a function of the kernel path and the shape only —
 //! never of the thread count — and none of it can change a bit of the
@@ -9,14 +9,6 @@
 use super::tile::{blocking, Blocking};
 use crate::dispatch::KernelPath;
 
-/// Rows of C per chunk (a target; chunks are equalised in whole tiles): the
-/// chunk's packed A block (MC × kc, 64 KiB at kc = 256) stays in L2 while
-/// every B sliver of the chunk passes over it. Small enough that a large
-/// product has many equal chunks, so that threads finish together.
-pub(super) const MC: usize = 64;
-/// Columns of C per chunk at most: A is packed once per chunk and k block,
-/// so wide chunks pack it few times; threads split rows first.
-pub(super) const NC: usize = 1536;
 /// Chunks wanted before small products are cut finer.
 const MIN_CHUNKS: usize = 8;
 /// A chunk is not cut below this many flops (2·rows·cols·k): smaller pieces
@@ -65,7 +57,7 @@ impl Plan {
         b_contiguous_rows: bool,
     ) -> Plan {
         let blk = blocking(path);
-        let (mut row_parts, mut col_parts) = (m.div_ceil(MC), n.div_ceil(NC));
+        let (mut row_parts, mut col_parts) = (m.div_ceil(blk.mc), n.div_ceil(blk.nc));
         let flops = 2 * m * n * k;
         // Few chunks: cut rows (free: B is shared), then columns, while the
         // pieces keep enough work.

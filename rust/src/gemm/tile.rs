@@ -12,12 +12,25 @@
 //! leaving room for NR/N B registers, the broadcast A value and the product
 //! of exact mode:
 //!
-//! | path   | lanes | MR × NR | accumulators | KC  | B sliver in L1   |
-//! |--------|-------|---------|--------------|-----|------------------|
-//! | scalar | 1     | 4 × 4   | 16           | 256 | 4 KiB            |
-//! | v128   | 4     | 6 × 8   | 12           | 256 | 8 KiB            |
-//! | avx2   | 8     | 6 × 16  | 12           | 256 | 16 KiB           |
-//! | avx512 | 16    | 8 × 48  | 24           | 128 | 24 KiB           |
+//! | path   | lanes | MR × NR | accumulators | KC  | B sliver | MC  | NC   |
+//! |--------|-------|---------|--------------|-----|----------|-----|------|
+//! | scalar | 1     | 4 × 4   | 16           | 256 | 4 KiB    | 64  | 1536 |
+//! | v128   | 4     | 6 × 8   | 12           | 256 | 8 KiB    | 192 | 768  |
+//! | avx2   | 8     | 6 × 16  | 12           | 256 | 16 KiB   | 192 | 768  |
+//! | avx512 | 16    | 8 × 48  | 24           | 512 | 96 KiB   | 256 | 768  |
+//!
+//! MC × NC is the chunk of C one thread computes with its whole k range
+//! (targets: the plan equalises chunks in whole tiles and cuts small
+//! products finer). Every B element a chunk reads from the shared packed B
+//! (in L3 for large products) serves MC rows, so MC is large enough to
+//! amortise that read; the chunk's A block (MC × KC) stays in L2 while the
+//! slivers pass over it, and its C (MC × NC) stays in L2 between k blocks.
+//! On AVX-512 cores (1–2 MiB of L2) the avx512 row is sized for that: A
+//! block 512 KiB, C 768 KiB; the B sliver (96 KiB) streams from L2, which
+//! measured faster than a KC of 128 with the sliver in L1 (more k blocks,
+//! each reloading C). The avx2 and v128 rows keep the sliver in L1 and
+//! the A block (192 KiB) inside a 512 KiB L2 (docs/kernels.md,
+//! "Register tiles and blocking").
 //!
 //! avx2 is 6 × 16 rather than 4 × 24 (the same 12 accumulators): with 3 B
 //! registers LLVM spilled an accumulator in the loop, which measured at
@@ -37,9 +50,12 @@ pub(super) struct Blocking {
     /// Columns of the register tile (B sliver width), a multiple of the
     /// path's lanes.
     pub nr: usize,
-    /// k block: a B sliver (kc × nr) stays in L1 while the A panels of a
-    /// chunk stream past it.
+    /// k block: the depth of a B sliver (kc × nr) and of the chunk's packed
+    /// A block.
     pub kc: usize,
+    /// Rows (a target) and at most columns of C per chunk.
+    pub mc: usize,
+    pub nc: usize,
 }
 
 /// A kernel path's tile: its constants.
@@ -51,11 +67,16 @@ pub(super) trait Tile {
     /// B registers per row of the tile.
     const NV: usize;
     const KC: usize;
+    /// Rows of C per chunk (a target) and columns at most.
+    const MC: usize;
+    const NC: usize;
     const NR: usize = Self::NV * Self::LANES;
     const BLOCKING: Blocking = Blocking {
         mr: Self::MR,
         nr: Self::NR,
         kc: Self::KC,
+        mc: Self::MC,
+        nc: Self::NC,
     };
 
     /// Run `f` with this tile's MR and NV as const generics, over the lanes
@@ -69,9 +90,10 @@ pub(super) trait TileFn {
     fn call<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(self) -> Self::Output;
 }
 
-/// The table: one row per path, `name: lanes per register, MR, NV, KC`.
+/// The table: one row per path, `name: lanes per register, MR, NV, KC, MC, NC`.
 macro_rules! tiles {
-    ($($(#[$doc:meta])* $name:ident: $lanes:literal, $mr:literal, $nv:literal, $kc:literal;)*) => {
+    ($($(#[$doc:meta])* $name:ident: $lanes:literal, $mr:literal, $nv:literal, $kc:literal,
+       $mc:literal, $nc:literal;)*) => {
         $(
             $(#[$doc])*
             pub(super) struct $name;
@@ -81,6 +103,8 @@ macro_rules! tiles {
                 const MR: usize = $mr;
                 const NV: usize = $nv;
                 const KC: usize = $kc;
+                const MC: usize = $mc;
+                const NC: usize = $nc;
 
                 #[inline(always)]
                 fn with<L: Lanes, F: TileFn>(mode: Mode, f: F) -> F::Output {
@@ -96,14 +120,14 @@ macro_rules! tiles {
 
 tiles! {
     /// The scalar path: 4 × 4 of f32.
-    ScalarTile: 1, 4, 4, 256;
+    ScalarTile: 1, 4, 4, 256, 64, 1536;
     /// SSE4.1: 6 rows × 2 registers of 4.
-    V128Tile: 4, 6, 2, 256;
+    V128Tile: 4, 6, 2, 256, 192, 768;
     /// AVX2 + FMA: 6 rows × 2 registers of 8.
-    Avx2Tile: 8, 6, 2, 256;
-    /// AVX-512: 8 rows × 3 registers of 16; a KC of 128 for a 48 KiB L1 (a
-    /// guess: the path has not run, docs/kernels.md).
-    Avx512Tile: 16, 8, 3, 128;
+    Avx2Tile: 8, 6, 2, 256, 192, 768;
+    /// AVX-512: 8 rows × 3 registers of 16; KC, MC and NC measured on a
+    /// 2-core Xeon with AVX-512 (48 KiB L1d, 2 MiB L2 per core).
+    Avx512Tile: 16, 8, 3, 512, 256, 768;
 }
 
 // Each tile's lane count is its path's lane type's (a compile-time check).

@@ -110,6 +110,7 @@ mod tests {
     fn transpose_copy() {
         let src: Vec<f32> = (0..6).map(|x| x as f32).collect(); // 2x3
         let mut dst = vec![0f32; 6]; // 3x2 contiguous
+                                     // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             copy_strided(
                 &[3, 2],
@@ -127,6 +128,7 @@ mod tests {
     fn broadcast_fill_and_i64() {
         let src = [7i64, 9];
         let mut dst = [0i64; 6];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             copy_strided(
                 &[3, 2],
@@ -141,6 +143,7 @@ mod tests {
         // A 4-byte broadcast row keeps the source's exact bits (a NaN payload).
         let one = [f32::from_bits(0x7fa0_0001)];
         let mut row = [0f32; 37];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             copy_strided(
                 &[37],
@@ -153,6 +156,7 @@ mod tests {
         };
         assert!(row.iter().all(|v| v.to_bits() == 0x7fa0_0001));
         let mut f = [0f32; 4];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe { fill_strided(&[2], f.as_mut_ptr() as _, &[2], 1.5f32.to_bits() as u64, 4) };
         assert_eq!(f, [1.5, 0., 1.5, 0.]);
     }
@@ -161,12 +165,15 @@ mod tests {
     fn one_byte_elements_copy_transpose_broadcast_and_fill() {
         let src: Vec<u8> = vec![1, 0, 0, 1, 1, 0]; // 2x3
         let mut dst = vec![9u8; 6]; // its transpose, 3x2
+                                    // SAFETY: the test's buffers hold every element the call reaches.
         unsafe { copy_strided(&[3, 2], src.as_ptr(), &[1, 3], dst.as_mut_ptr(), &[2, 1], 1) };
         assert_eq!(dst, vec![1, 1, 0, 1, 0, 0]);
         let mut row = vec![0u8; 5];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe { copy_strided(&[5], src.as_ptr(), &[0], row.as_mut_ptr(), &[1], 1) };
         assert_eq!(row, vec![1; 5]);
         let mut f = vec![0u8; 5];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe { fill_strided(&[3], f.as_mut_ptr(), &[2], 1, 1) };
         assert_eq!(f, vec![1, 0, 1, 0, 1]);
     }

@@ -93,7 +93,13 @@ impl LogProbs {
     /// (t, c) must lie inside the view.
     #[inline]
     unsafe fn at(&self, t: usize, c: usize) -> f64 {
-        // SAFETY: guaranteed by the caller.
+        debug_assert!(
+            t < self.steps && c < self.classes,
+            "ctc: ({t}, {c}) outside [{}, {}]",
+            self.steps,
+            self.classes
+        );
+        // SAFETY: guaranteed by the caller (asserted in debug builds).
         unsafe { *self.ptr.offset(t as isize * self.st + c as isize * self.sc) as f64 }
     }
 }
@@ -318,6 +324,7 @@ mod tests {
             sc: 1,
         };
         let mut g = vec![0.0; 4];
+        // SAFETY: the test's buffers hold every element the call reaches.
         let l = unsafe { loss_and_grad(&view, &[1], 0, |t, c, v| g[t * 2 + c] = v) };
         let p: f64 = lp[1] as f64;
         let (y00, y01, y10, y11) = (
@@ -358,6 +365,7 @@ mod tests {
             sc: 1,
         };
         let mut called = false;
+        // SAFETY: the test's buffers hold every element the call reaches.
         let l = unsafe { loss_and_grad(&view, &[1, 1], 0, |_, _, _| called = true) };
         assert_eq!(l, f64::INFINITY);
         assert!(!called);
@@ -374,6 +382,7 @@ mod tests {
             st: 2,
             sc: 1,
         };
+        // SAFETY: the test's buffers hold every element the call reaches.
         let l = unsafe { loss(&view, &[], 0) };
         let want = -((lp[0] + lp[2] + lp[4]) as f64);
         assert!((l - want).abs() < 1e-12);

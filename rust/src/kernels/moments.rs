@@ -19,7 +19,7 @@
 
 use super::canonical;
 use super::reduce::Reduction;
-use crate::dispatch::par_chunks;
+use crate::dispatch::par_chunks_sized;
 use crate::ptr::Ptr;
 use crate::simd::Token;
 
@@ -51,7 +51,7 @@ pub unsafe fn moments(
     let (terms, run_len, run_stride) = (r.terms, r.run_len, r.run_stride);
     let x = Ptr::new(input, 0);
     let out = Ptr::new(out, r.outputs);
-    par_chunks(r.chunks(), |chunk| {
+    par_chunks_sized(r.chunks(), r.outputs * terms, |chunk| {
         let first = chunk * r.per_chunk;
         let last = (first + r.per_chunk).min(r.outputs);
         for o in first..last {
@@ -150,6 +150,7 @@ mod tests {
         ] {
             let rows: Vec<Vec<f32>> = (0..a).map(|i| x[i * b..(i + 1) * b].to_vec()).collect();
             let mut got = vec![0f32; a];
+            // SAFETY: the test's buffers hold every element the call reaches.
             unsafe {
                 moments(
                     Token::current(),
@@ -172,6 +173,7 @@ mod tests {
                 .map(|j| (0..a).map(|i| x[i * b + j]).collect())
                 .collect();
             let mut got = vec![0f32; b];
+            // SAFETY: the test's buffers hold every element the call reaches.
             unsafe {
                 moments(
                     Token::current(),
@@ -197,6 +199,7 @@ mod tests {
     fn one_term_with_correction_is_nan_and_large_values_do_not_overflow() {
         let x = [3.0f32];
         let mut v = [0f32];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             moments(
                 Token::current(),
@@ -214,6 +217,7 @@ mod tests {
         };
         assert_eq!(v[0].to_bits(), 0x7FC0_0000);
         let big = [3e20f32, 4e20];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             moments(
                 Token::current(),

@@ -16,7 +16,7 @@
 //! chunks of rows (input gradient) or of columns (parameter gradients).
 
 use super::double_chain::{add_iter, add_terms};
-use crate::dispatch::par_chunks;
+use crate::dispatch::par_chunks_sized;
 use crate::error::{Error, Result};
 use crate::ptr::Ptr;
 use crate::simd::Token;
@@ -97,7 +97,7 @@ pub unsafe fn batch_norm_forward(
     );
     let run = running.map(|(m, v)| (In::new(m, c), In::new(v, c)));
     let count = n * s;
-    par_chunks(c, |ch| {
+    par_chunks_sized(c, c * count, |ch| {
         let idx = |i: usize| ((i / s) * c + ch) * s + i % s;
         let (mean, var) = match run {
             Some((rm, rv)) => (at(rm, ch) as f64, at(rv, ch) as f64),
@@ -162,7 +162,7 @@ pub unsafe fn batch_norm_backward(
     let dxa = dx.map(|p| Out::new(p, len));
     let (dwa, dba) = (dw.map(|p| Out::new(p, c)), db.map(|p| Out::new(p, c)));
     let count = n * s;
-    par_chunks(c, |ch| {
+    par_chunks_sized(c, c * count, |ch| {
         let idx = |i: usize| ((i / s) * c + ch) * s + i % s;
         let (m, inv) = (at(ma, ch), at(ia, ch));
         let sg = add_iter(token, 0.0, count, (0..count).map(|i| at(ga, idx(i))));
@@ -240,7 +240,7 @@ pub unsafe fn layer_norm_forward(
     let (xa, ya) = (In::new(x, rows * d), Out::new(y, rows * d));
     let (wa, ba) = (weight.map(|p| In::new(p, d)), bias.map(|p| In::new(p, d)));
     let (ma, ia) = (Out::new(save_mean, rows), Out::new(save_invstd, rows));
-    par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
+    par_chunks_sized(rows.div_ceil(ROWS_PER_CHUNK), rows * d, |chunk| {
         for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
             let (mean, var) = stats(token, xa, 1, d, |_| r * d);
             let (m, inv) = (mean as f32, (1.0 / (var + eps).sqrt()) as f32);
@@ -284,7 +284,7 @@ pub unsafe fn layer_norm_backward(
     let xhat = move |r: usize, i: usize| (at(xa, r * d + i) - at(ma, r)) * at(ia, r);
     if let Some(dx) = dx {
         let dxa = Out::new(dx, rows * d);
-        par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
+        par_chunks_sized(rows.div_ceil(ROWS_PER_CHUNK), rows * d, |chunk| {
             for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
                 let dxh = |i: usize| at(ga, r * d + i) as f64 * wa.map_or(1.0, |w| at(w, i) as f64);
                 let s1 = add_iter(token, 0.0, d, (0..d).map(dxh));
@@ -302,7 +302,7 @@ pub unsafe fn layer_norm_backward(
     }
     if dw.is_some() || db.is_some() {
         let (dwa, dba) = (dw.map(|p| Out::new(p, d)), db.map(|p| Out::new(p, d)));
-        par_chunks(d.div_ceil(COLS_PER_CHUNK), |chunk| {
+        par_chunks_sized(d.div_ceil(COLS_PER_CHUNK), rows * d, |chunk| {
             for i in chunk * COLS_PER_CHUNK..((chunk + 1) * COLS_PER_CHUNK).min(d) {
                 let sb = add_iter(token, 0.0, rows, (0..rows).map(|r| at(ga, r * d + i)));
                 let products = (0..rows).map(|r| at(ga, r * d + i) as f64 * xhat(r, i) as f64);
@@ -328,6 +328,7 @@ mod tests {
         let g: Vec<f32> = (0..12).map(|i| (i as f32 * 0.7).cos()).collect();
         let (mut y, mut m, mut inv, mut dx) =
             (vec![0f32; 12], vec![0f32; 3], vec![0f32; 3], vec![0f32; 12]);
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             layer_norm_forward(
                 Token::current(),
@@ -368,6 +369,7 @@ mod tests {
     fn batch_norm_uses_biased_variance_and_reports_unbiased() {
         let x = [1f32, 3.0, 5.0, 7.0]; // n=2, c=1, s=2: mean 4, var 5, unbiased 20/3
         let (mut y, mut m, mut inv, mut vu) = ([0f32; 4], [0f32], [0f32], [0f32]);
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             batch_norm_forward(
                 Token::current(),

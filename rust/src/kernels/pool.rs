@@ -312,12 +312,15 @@ mod tests {
         let s = geom(2, 2, 2, 2, 0, false);
         let x = [1.0f32, 3.0, 3.0, f32::NAN];
         let (mut out, mut idx) = ([0f32], [0i64]);
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe { max_forward(&s, x.as_ptr(), out.as_mut_ptr(), idx.as_mut_ptr()) };
         assert_eq!((out[0], idx[0]), (3.0, 1));
         let x = [f32::NAN, f32::NAN, -1.0, f32::NAN];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe { max_forward(&s, x.as_ptr(), out.as_mut_ptr(), idx.as_mut_ptr()) };
         assert_eq!((out[0], idx[0]), (-1.0, 2));
         let mut dx = [9f32; 4];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe { max_backward(&s, [2.5f32].as_ptr(), idx.as_ptr(), dx.as_mut_ptr()) };
         assert_eq!(dx, [0.0, 0.0, 2.5, 0.0]);
     }
@@ -331,8 +334,10 @@ mod tests {
         let s = geom(3, 3, 2, 2, 1, false); // 2×2 out, corners see one real tap
         let x = [1f32; 9];
         let mut out = [0f32; 4];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe { avg_forward(&s, x.as_ptr(), out.as_mut_ptr(), true, None) };
         assert_eq!(out, [0.25, 0.5, 0.5, 1.0]);
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe { avg_forward(&s, x.as_ptr(), out.as_mut_ptr(), false, None) };
         assert_eq!(out, [1.0; 4]);
     }

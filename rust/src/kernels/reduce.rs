@@ -8,7 +8,7 @@
 
 use super::canonical;
 use super::double_chain::{self, add_terms};
-use crate::dispatch::par_chunks;
+use crate::dispatch::par_chunks_sized;
 use crate::error::{Error, Result};
 use crate::ptr::Ptr;
 use crate::simd::Token;
@@ -65,7 +65,7 @@ pub unsafe fn sum(
         input: Ptr::new(input, 0),
     };
     let out = Ptr::new(out, r.outputs);
-    par_chunks(r.chunks(), |chunk| {
+    par_chunks_sized(r.chunks(), r.outputs * r.terms, |chunk| {
         let first = chunk * r.per_chunk;
         let last = (first + r.per_chunk).min(r.outputs);
         let finish = |o: usize, mut acc: f64| {
@@ -264,6 +264,7 @@ mod tests {
             1.0f32, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8,
         ];
         let mut out = [0f32];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             sum(
                 Token::current(),
@@ -284,6 +285,7 @@ mod tests {
     fn sum_over_dims_and_mean() {
         let x: Vec<f32> = (0..24).map(|v| v as f32).collect(); // 2x3x4
         let mut out = [0f32; 3];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             sum(
                 Token::current(),
@@ -304,6 +306,7 @@ mod tests {
             assert_eq!(out[j], want);
         }
         let mut m = [0f32; 1];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             sum(
                 Token::current(),
@@ -342,6 +345,7 @@ mod tests {
                 want[o] += data[off as usize] as f64;
             }
             let mut got = vec![0f32; outputs];
+            // SAFETY: the test's buffers hold every element the call reaches.
             unsafe {
                 sum(
                     Token::current(),

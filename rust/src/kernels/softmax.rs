@@ -15,7 +15,7 @@
 //! as the canonical NaN.
 
 use super::canonical;
-use crate::dispatch::{par_chunks, Mode};
+use crate::dispatch::{par_chunks_sized, Mode};
 use crate::ptr::Ptr;
 
 const ROWS_PER_CHUNK: usize = 16;
@@ -53,7 +53,7 @@ impl Fns {
 /// `x` and `y` hold rows·d elements (they may be the same buffer).
 pub unsafe fn forward(rows: usize, d: usize, x: *const f32, y: *mut f32, log: bool, f: Fns) {
     let (x, y) = (Ptr::new(x, rows * d), Ptr::new(y, rows * d));
-    par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
+    par_chunks_sized(rows.div_ceil(ROWS_PER_CHUNK), rows * d, |chunk| {
         let mut e = vec![0f32; d];
         for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
             // The row is read whole into `e` before it is written, so x and
@@ -129,7 +129,7 @@ pub unsafe fn backward(
 ) {
     let (y, g) = (Ptr::new(y, rows * d), Ptr::new(g, rows * d));
     let dx = Ptr::new(dx, rows * d);
-    par_chunks(rows.div_ceil(ROWS_PER_CHUNK), |chunk| {
+    par_chunks_sized(rows.div_ceil(ROWS_PER_CHUNK), rows * d, |chunk| {
         for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
             // SAFETY: row r lies inside the buffers; dx overlaps neither
             // input and its row is written by this chunk only.
@@ -160,6 +160,7 @@ mod tests {
     fn rows_sum_to_one_and_log_matches() {
         let x = [1.0f32, 2.0, 3.0, -1.0, 1000.0, 1000.0];
         let (mut y, mut l) = ([0f32; 6], [0f32; 6]);
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             forward(2, 3, x.as_ptr(), y.as_mut_ptr(), false, LIBM);
             forward(2, 3, x.as_ptr(), l.as_mut_ptr(), true, LIBM);
@@ -171,6 +172,7 @@ mod tests {
         }
         // softmax backward of g = y-independent constant is zero.
         let mut dx = [9f32; 6];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             backward(
                 2,

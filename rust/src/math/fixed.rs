@@ -25,7 +25,7 @@ use crate::simd::Lanes;
 
 /// `c[0] + x·(c[1] + x·(… + x·c[n]))`, innermost first.
 #[inline(always)]
-unsafe fn horner<L: Lanes, const N: usize>(x: L, c: &[f32; N]) -> L {
+pub(crate) unsafe fn horner<L: Lanes, const N: usize>(x: L, c: &[f32; N]) -> L {
     // SAFETY: the caller is inside L's path (module contract).
     unsafe {
         let mut acc = L::splat(c[N - 1]);
@@ -39,12 +39,12 @@ unsafe fn horner<L: Lanes, const N: usize>(x: L, c: &[f32; N]) -> L {
 }
 
 #[inline(always)]
-unsafe fn k<L: Lanes>(v: f32) -> L {
+pub(crate) unsafe fn k<L: Lanes>(v: f32) -> L {
     // SAFETY: module contract.
     unsafe { L::splat(v) }
 }
 
-const SIGN: u32 = 0x8000_0000;
+pub(crate) const SIGN: u32 = 0x8000_0000;
 
 // ---------------------------------------------------------------------------
 // exp core
@@ -57,8 +57,8 @@ const SHIFTER: f32 = 12_582_912.0;
 /// ln 2 split for Cody–Waite reduction: LN2_HI has 16 significant bits (its
 /// last 8 mantissa bits are zero) so k·LN2_HI is exact for |k| ≤ 255;
 /// LN2_LO = RN(ln 2 − LN2_HI).
-const LN2_HI: f32 = f32::from_bits(0x3f31_7200); // 0.693145751953125
-const LN2_LO: f32 = f32::from_bits(0x35bf_be8e); // 1.42860677e-6
+pub(crate) const LN2_HI: f32 = f32::from_bits(0x3f31_7200); // 0.693145751953125
+pub(crate) const LN2_LO: f32 = f32::from_bits(0x35bf_be8e); // 1.42860677e-6
 /// Arguments are clamped to [EXP_MIN, EXP_MAX] first: exp(89) overflows and
 /// exp(−104) < 2^−150 rounds to zero, so the clamp changes no result.
 const EXP_MAX: f32 = 89.0;
@@ -89,7 +89,7 @@ const EXP_Q: [f32; 6] = [
 /// renormalised (Fast2Sum), so h is one rounding of an approximation whose
 /// relative error is about 2^−28.
 #[inline(always)]
-unsafe fn exp_core<L: Lanes>(a_hi: L, a_lo: L) -> (L, L, L) {
+pub(crate) unsafe fn exp_core<L: Lanes>(a_hi: L, a_lo: L) -> (L, L, L) {
     // SAFETY: module contract.
     unsafe {
         let one = k::<L>(1.0);
@@ -122,7 +122,7 @@ unsafe fn exp_core<L: Lanes>(a_hi: L, a_lo: L) -> (L, L, L) {
 /// y ∈ [0.5, 2], so the only rounding is the final one (into the subnormal
 /// range, or to ±inf).
 #[inline(always)]
-unsafe fn scale<L: Lanes>(y: L, ki: L) -> L {
+pub(crate) unsafe fn scale<L: Lanes>(y: L, ki: L) -> L {
     // SAFETY: module contract.
     unsafe {
         let k1 = ki.shr_i32::<1>();
@@ -139,7 +139,7 @@ unsafe fn scale<L: Lanes>(y: L, ki: L) -> L {
 /// (x = xh + xl, xh with 12 significant bits). Valid for |x| ≤ 2^60 and
 /// x² not subnormal.
 #[inline(always)]
-unsafe fn neg_square<L: Lanes>(x: L) -> (L, L) {
+pub(crate) unsafe fn neg_square<L: Lanes>(x: L) -> (L, L) {
     // SAFETY: module contract.
     unsafe {
         let xh = x.and(L::splat_bits(0xffff_f000));
@@ -191,7 +191,19 @@ pub unsafe fn log<L: Lanes>(x: L) -> L {
 /// ln x = hi + lo before the final addition: hi = e·LN2_HI (exact), lo the
 /// rest (fdlibm's bracket).
 #[inline(always)]
-unsafe fn log_parts<L: Lanes>(x: L) -> (L, L) {
+pub(crate) unsafe fn log_parts<L: Lanes>(x: L) -> (L, L) {
+    // SAFETY: module contract.
+    unsafe {
+        let (dk, f, hfsq, s, r) = log_reduce(x);
+        let lo = f.sub(hfsq.sub(s.mul(hfsq.add(r)).add(dk.mul(k(LN2_LO)))));
+        (dk.mul(k(LN2_HI)), lo)
+    }
+}
+
+/// The reduction shared by ln, log2 and log10 (fdlibm): x = 2^e·(1 + f),
+/// returns (e, f, f²/2, s = f/(2 + f), s²·P(s²)).
+#[inline(always)]
+pub(crate) unsafe fn log_reduce<L: Lanes>(x: L) -> (L, L, L, L, L) {
     // SAFETY: module contract.
     unsafe {
         let tiny = x.lt(k(f32::MIN_POSITIVE));
@@ -209,13 +221,12 @@ unsafe fn log_parts<L: Lanes>(x: L) -> (L, L) {
         let s = f.div(k::<L>(2.0).add(f));
         let z = s.mul(s);
         let r = z.mul(horner(z, &LOG_P));
-        let lo = f.sub(hfsq.sub(s.mul(hfsq.add(r)).add(dk.mul(k(LN2_LO)))));
-        (dk.mul(k(LN2_HI)), lo)
+        (dk, f, hfsq, s, r)
     }
 }
 
 #[inline(always)]
-unsafe fn log_specials<L: Lanes>(x: L, y: L) -> L {
+pub(crate) unsafe fn log_specials<L: Lanes>(x: L, y: L) -> L {
     // SAFETY: module contract.
     unsafe {
         let y = L::select(x.eq(L::zero()), k(f32::NEG_INFINITY), y);
@@ -489,105 +500,5 @@ pub unsafe fn erf_slope<L: Lanes>(x: L) -> L {
     }
 }
 
-// ---------------------------------------------------------------------------
-// pow with a scalar exponent
-// ---------------------------------------------------------------------------
-
-/// x^p for a fixed scalar p, as torch.pow(tensor, scalar) defines it:
-/// p = 0 → 1 (even for NaN x); exponents 1, 2, 3, −1, −2, 0.5, −0.5 by
-/// plain IEEE operations (x·x, x·x·x, 1/x, 1/(x·x), √x, 1/√x);
-/// otherwise |x|^p = e^(p·ln|x|) with ln|x| as an unevaluated sum and p·ln|x|
-/// formed exactly (Dekker's product), negative x giving NaN unless p is an
-/// integer (then the sign of x^p is that of x for odd p).
-/// Zeros and infinities follow C's pow.
-#[inline(always)]
-pub unsafe fn pow<L: Lanes>(x: L, p: f32) -> L {
-    // SAFETY: module contract.
-    unsafe {
-        if p == 0.0 {
-            return k(1.0);
-        } else if p == 1.0 {
-            return x;
-        } else if p == 2.0 {
-            return x.mul(x);
-        } else if p == 3.0 {
-            return x.mul(x).mul(x);
-        } else if p == -1.0 {
-            return k::<L>(1.0).div(x);
-        } else if p == -2.0 {
-            return k::<L>(1.0).div(x.mul(x));
-        } else if p == 0.5 {
-            // C's pow(−0, 0.5) = +0 and pow(−inf, 0.5) = +inf; sqrt gives −0, NaN.
-            let r = x.sqrt();
-            let r = L::select(x.eq(L::zero()), L::zero(), r);
-            return L::select(x.eq(k(f32::NEG_INFINITY)), k(f32::INFINITY), r);
-        } else if p == -0.5 {
-            let r = k::<L>(1.0).div(x.sqrt());
-            let r = L::select(x.eq(L::zero()), k(f32::INFINITY), r);
-            return L::select(x.eq(k(f32::NEG_INFINITY)), L::zero(), r);
-        }
-        let inf = k::<L>(f32::INFINITY);
-        let a = x.abs();
-        if p.is_nan() {
-            return L::select(x.eq(k(1.0)), k(1.0), k(f32::NAN));
-        }
-        if p.is_infinite() {
-            // C: |x| > 1 → +inf (p = +inf) or +0; |x| < 1 the reverse; |x| = 1 → 1.
-            let (big, little) = if p > 0.0 {
-                (inf, L::zero())
-            } else {
-                (L::zero(), inf)
-            };
-            let r = L::select(a.gt(k(1.0)), big, little);
-            let r = L::select(a.eq(k(1.0)), k(1.0), r);
-            return L::select(a.is_nan(), x, r);
-        }
-        let is_int = p == p.trunc();
-        let odd = is_int && p.abs() < 16_777_216.0 && (p as i64) % 2 != 0;
-        let (lh, ll) = log_parts(a);
-        // ln|x| = s_hi + s_lo (Fast2Sum: |lh| ≥ |ll| unless lh = 0).
-        let s_hi = lh.add(ll);
-        let s_lo = lh.sub(s_hi).add(ll);
-        // p·s_hi exactly as y_hi + y_lo (Dekker's product; both factors split
-        // into 12-bit halves on the bits).
-        let ph = p_hi(p);
-        let pl = p - ph;
-        let sh = s_hi.and(L::splat_bits(0xffff_f000));
-        let sl = s_hi.sub(sh);
-        let y_hi = s_hi.mul(k(p));
-        let y_lo = sh
-            .mul(k(ph))
-            .sub(y_hi)
-            .add(sh.mul(k(pl)))
-            .add(sl.mul(k(ph)))
-            .add(sl.mul(k(pl)));
-        let y_lo = y_lo.add(s_lo.mul(k(p)));
-        let (h, _l, ki) = exp_core(y_hi, y_lo);
-        let r = scale(h, ki);
-        // Zeros and infinities of |x| (C99 F.10.4.4), then NaN.
-        let (at_zero, at_inf) = if p > 0.0 {
-            (L::zero(), inf)
-        } else {
-            (inf, L::zero())
-        };
-        let r = L::select(a.eq(L::zero()), at_zero, r);
-        let r = L::select(a.eq(inf), at_inf, r);
-        let r = L::select(a.is_nan(), x, r);
-        if odd {
-            // x^p has the sign of x (−0 and −inf included).
-            r.or(x.and(L::splat_bits(SIGN)))
-        } else if is_int {
-            r
-        } else {
-            // A negative finite base with a non-integer exponent has no real power.
-            let neg_finite = L::mask_and(x.lt(L::zero()), x.gt(k(f32::NEG_INFINITY)));
-            L::select(neg_finite, k(f32::NAN), r)
-        }
-    }
-}
-
-/// The high 12 bits of p (the split for Dekker's product).
-#[inline(always)]
-fn p_hi(p: f32) -> f32 {
-    f32::from_bits(p.to_bits() & 0xffff_f000)
-}
+// pow lives in `power.rs` (scalar and per-element exponents).
+pub use super::power::pow;

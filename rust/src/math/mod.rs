@@ -4,28 +4,38 @@
 //! * [`fixed`]: the f32 functions (exp, log, tanh, sigmoid, erf, gelu and
 //!   the slopes the backward rules use, pow with a scalar exponent), written
 //!   once, generic over [`crate::simd::Lanes`].
+//! * [`trig`], [`inverse_trig`], [`exp_log`], [`hyperbolic`], [`power`]:
+//!   sin cos tan, atan atan2 asin acos, expm1 log1p exp2 log2 log10 and the
+//!   softplus core, sinh cosh asinh acosh atanh, pow with scalar and
+//!   per-element exponents; [`ff`] holds their float-float blocks.
 //! * [`detmath`]: binary64 exp and log for the CTC recursions.
 //!
 //! The plain `f32 → f32` functions below are the scalar instantiation: the
 //! definition every vector path reproduces. Accuracy: docs/numerics.md.
 
 pub mod detmath;
+pub mod exp_log;
+mod ff;
 pub mod fixed;
+pub mod hyperbolic;
+pub mod inverse_trig;
+pub mod power;
+pub mod trig;
 
 macro_rules! scalar {
-    ($($(#[$m:meta])* $name:ident),* $(,)?) => {
+    ($path:ident: $($(#[$m:meta])* $name:ident),* $(,)?) => {
         $(
             $(#[$m])*
             #[inline]
             pub fn $name(x: f32) -> f32 {
                 // SAFETY: the f32 instantiation needs no CPU feature.
-                unsafe { fixed::$name::<f32>(x) }
+                unsafe { $path::$name::<f32>(x) }
             }
         )*
     };
 }
 
-scalar!(
+scalar!(fixed:
     /// e^x (scalar definition).
     exp,
     /// ln x (scalar definition).
@@ -44,7 +54,26 @@ scalar!(
     erf_slope,
 );
 
-/// x^p (scalar definition), see [`fixed::pow`].
+scalar!(trig: sin, cos, tan);
+scalar!(inverse_trig: atan, asin, acos);
+scalar!(exp_log: expm1, log1p, exp2, log2, log10, log1pexp);
+scalar!(hyperbolic: sinh, cosh, asinh, acosh, atanh);
+
+/// atan2(y, x) (scalar definition).
+#[inline]
+pub fn atan2(y: f32, x: f32) -> f32 {
+    // SAFETY: the f32 instantiation needs no CPU feature.
+    unsafe { inverse_trig::atan2::<f32>(y, x) }
+}
+
+/// x^p with a per-element exponent (scalar definition).
+#[inline]
+pub fn pow_elementwise(x: f32, p: f32) -> f32 {
+    // SAFETY: the f32 instantiation needs no CPU feature.
+    unsafe { power::pow_lanes::<f32>(x, p) }
+}
+
+/// x^p (scalar definition), see [`power::pow`].
 #[inline]
 pub fn pow(x: f32, p: f32) -> f32 {
     // SAFETY: the f32 instantiation needs no CPU feature.
@@ -53,3 +82,5 @@ pub fn pow(x: f32, p: f32) -> f32 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_family;

@@ -30,7 +30,7 @@ pub fn conv2d_forward(
         expect_len(op, "bias", b.numel(), s.c_out)?;
     }
     let (token, mode) = super::settings();
-    py.detach(|| {
+    super::kernel::detach(py, || {
         // SAFETY: every operand has the size `s` gives it (checked above);
         // `out` is a fresh buffer no input overlaps.
         unsafe {
@@ -44,7 +44,7 @@ pub fn conv2d_forward(
                 out.mut_ptr(),
             )
         }
-    });
+    })?;
     Ok(())
 }
 
@@ -65,10 +65,10 @@ pub fn conv2d_input_grad(
     let (xs, ws, ys) = (dx.dims()?, weight.dims()?, dy.dims()?);
     let s = Conv2d::from_shapes(op, xs, ws, ys, stride, padding, dilation, groups)?;
     let (token, mode) = super::settings();
-    py.detach(|| {
+    super::kernel::detach(py, || {
         // SAFETY: sizes checked above; `dx` is a fresh buffer.
         unsafe { conv::input_grad(token, mode, &s, dy.ptr(), weight.ptr(), dx.mut_ptr()) }
-    });
+    })?;
     Ok(())
 }
 
@@ -89,10 +89,10 @@ pub fn conv2d_weight_grad(
     let (xs, ws, ys) = (x.dims()?, dw.dims()?, dy.dims()?);
     let s = Conv2d::from_shapes(op, xs, ws, ys, stride, padding, dilation, groups)?;
     let (token, mode) = super::settings();
-    py.detach(|| {
+    super::kernel::detach(py, || {
         // SAFETY: sizes checked above; `dw` is a fresh buffer.
         unsafe { conv::weight_grad(token, mode, &s, x.ptr(), dy.ptr(), dw.mut_ptr()) }
-    });
+    })?;
     Ok(())
 }
 

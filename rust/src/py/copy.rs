@@ -5,6 +5,7 @@ use super::operand::View;
 use super::storage::DType;
 use crate::error::{expect_shape, Error};
 use crate::kernels::copy;
+use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
 
 /// Copy `src` into `dst` element by element (same shape; any strides, `src`
@@ -42,9 +43,22 @@ pub fn copy_(py: Python<'_>, dst: View, src: View) -> PyResult<()> {
 #[pyfunction]
 pub fn fill_(py: Python<'_>, dst: View, value: &Bound<'_, PyAny>) -> PyResult<()> {
     let d = dst.writable()?;
+    // A Python int past int64 (or past f64) is a value the tensor cannot
+    // hold: ValueError, as the rest of the library's size and range errors,
+    // not the OverflowError of the conversion.
+    let overflow = |e: PyErr| {
+        if e.is_instance_of::<PyOverflowError>(py) {
+            PyErr::from(Error::Value(format!(
+                "fill: the value {value} cannot be converted to {} without overflow",
+                d.dtype.name()
+            )))
+        } else {
+            e
+        }
+    };
     let bits = match d.dtype {
-        DType::F32 => (value.extract::<f64>()? as f32).to_bits() as u64,
-        DType::I64 => value.extract::<i64>()? as u64,
+        DType::F32 => (value.extract::<f64>().map_err(overflow)? as f32).to_bits() as u64,
+        DType::I64 => value.extract::<i64>().map_err(overflow)? as u64,
         DType::Bool => value.is_truthy()? as u64,
     };
     py.detach(|| {

@@ -50,6 +50,8 @@ pub fn binary(
         "square_backward" => B::SquareBackward,
         "pow_backward" => B::PowBackward(p),
         "clamp_backward" => B::ClampBackward(p, q),
+        "atan2" => B::Atan2,
+        "pow" => B::Power,
         other => return Err(unknown("binary", other)),
     };
     expect_shape(op, "a", a.shape(), out.shape())?;
@@ -147,6 +149,23 @@ pub fn unary(
         "square" => U::Square,
         "pow" => U::Pow(p),
         "clamp" => U::Clamp(p, q),
+        "sin" => U::Sin,
+        "cos" => U::Cos,
+        "tan" => U::Tan,
+        "asin" => U::Asin,
+        "acos" => U::Acos,
+        "atan" => U::Atan,
+        "sinh" => U::Sinh,
+        "cosh" => U::Cosh,
+        "asinh" => U::Asinh,
+        "acosh" => U::Acosh,
+        "atanh" => U::Atanh,
+        "expm1" => U::Expm1,
+        "log1p" => U::Log1p,
+        "exp2" => U::Exp2,
+        "log2" => U::Log2,
+        "log10" => U::Log10,
+        "log1pexp" => U::Log1pExp,
         other => return Err(unknown("unary", other)),
     };
     expect_shape(op, "a", a.shape(), out.shape())?;

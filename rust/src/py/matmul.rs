@@ -12,7 +12,7 @@ pub fn matmul(py: Python<'_>, out: Out<f32>, a: Strided<f32>, b: Strided<f32>) -
     let (bt, m, k, n) = mm::batched_dims(a.shape(), b.shape(), out.shape())?;
     let (sa, sb) = (a.strides(), b.strides());
     let (token, mode) = super::settings();
-    py.detach(|| {
+    super::kernel::detach(py, || {
         let ar = MatRef {
             ptr: a.ptr(),
             rows: m,
@@ -33,7 +33,7 @@ pub fn matmul(py: Python<'_>, out: Out<f32>, a: Strided<f32>, b: Strided<f32>) -
             let prod = Product::views(ar, br, out.mut_ptr(), n).batched(bt, sa[0], sb[0]);
             gemm(token, mode, &prod)
         }
-    });
+    })?;
     Ok(())
 }
 

@@ -11,8 +11,10 @@ mod copy;
 mod ctc;
 mod elementwise;
 mod error;
+mod fused;
 mod gather;
 mod geometry;
+mod kernel;
 mod matmul;
 mod norm;
 mod operand;
@@ -59,5 +61,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     optim::register(m)?;
     compute::register(m)?;
     recognizer::register(m)?;
+    fused::register(m)?;
     Ok(())
 }

@@ -27,6 +27,7 @@ use crate::layout::{contiguous_strides, is_contiguous};
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -65,6 +66,45 @@ impl View {
         Ok(self)
     }
 
+    /// A contiguous view of a whole storage (`shape` must hold exactly its
+    /// elements): the output a binding allocated itself.
+    pub fn whole(storage: &Storage, shape: Vec<usize>) -> PyResult<View> {
+        let strides = crate::layout::contiguous_strides(&shape);
+        debug_assert_eq!(shape.iter().product::<usize>(), storage.numel);
+        Ok(View {
+            mem: storage.mem()?,
+            dtype: storage.dtype,
+            shape,
+            strides,
+            offset: 0,
+            readonly: false,
+        })
+    }
+
+    /// The same memory broadcast to `shape` (torch's rules: dimensions
+    /// aligned from the right, a size-1 or missing dimension repeated with
+    /// stride 0), or None when the shapes do not broadcast. Never reaches
+    /// past the view's own elements, so it needs no extent check.
+    pub fn broadcast_to(&self, shape: &[usize]) -> Option<View> {
+        let lead = shape.len().checked_sub(self.shape.len())?;
+        let mut strides = vec![0isize; shape.len()];
+        for (i, (&n, &s)) in self.shape.iter().zip(&self.strides).enumerate() {
+            if n == shape[lead + i] {
+                strides[lead + i] = if n == 1 { 0 } else { s };
+            } else if n != 1 {
+                return None;
+            }
+        }
+        Some(View {
+            mem: self.mem.clone(),
+            dtype: self.dtype,
+            shape: shape.to_vec(),
+            strides,
+            offset: self.offset,
+            readonly: self.readonly,
+        })
+    }
+
     /// The first byte and the end of the bytes the view's elements span.
     pub fn byte_span(&self) -> (usize, usize) {
         if self.numel() == 0 {
@@ -93,8 +133,8 @@ impl<'a, 'py> FromPyObject<'a, 'py> for View {
             .cast::<Storage>()
             .map_err(|_| PyTypeError::new_err("expected a onemodel Tensor"))?;
         let s = storage.get();
-        let shape: Vec<usize> = obj.getattr(intern!(py, "_shape"))?.extract()?;
-        let strides: Vec<isize> = obj.getattr(intern!(py, "_strides"))?.extract()?;
+        let shape: Vec<usize> = ints(&obj.getattr(intern!(py, "_shape"))?)?;
+        let strides: Vec<isize> = ints(&obj.getattr(intern!(py, "_strides"))?)?;
         let offset: usize = obj.getattr(intern!(py, "_offset"))?.extract()?;
         check_extent(s.numel, &shape, &strides, offset, "tensor")?;
         Ok(View {
@@ -105,6 +145,26 @@ impl<'a, 'py> FromPyObject<'a, 'py> for View {
             offset,
             readonly: s.readonly,
         })
+    }
+}
+
+/// The ints of a shape or strides: a tuple item by item (what a Tensor
+/// holds; pyo3's generic sequence extraction costs several times more, on
+/// the path of every kernel call), any other sequence the generic way.
+fn ints<'py, T>(obj: &Bound<'py, PyAny>) -> PyResult<Vec<T>>
+where
+    T: for<'a> FromPyObject<'a, 'py, Error = PyErr>,
+    Vec<T>: for<'a> FromPyObject<'a, 'py, Error = PyErr>,
+{
+    match obj.cast::<PyTuple>() {
+        Ok(t) => {
+            let mut v = Vec::with_capacity(t.len());
+            for item in t.iter() {
+                v.push(item.extract::<T>()?);
+            }
+            Ok(v)
+        }
+        Err(_) => Ok(obj.extract()?),
     }
 }
 

@@ -129,14 +129,21 @@ impl Generator {
 
     /// A uniform integer in [low, high) (for permutations and randint).
     fn randint(&mut self, low: i64, high: i64) -> i64 {
-        let span = (high - low).max(1) as u64;
+        // The span in u64: any int64 range [low, high) fits it (high − low
+        // would overflow i64 for a range wider than 2**63); an empty range
+        // gives low, as before.
+        let span = if high > low {
+            high.wrapping_sub(low) as u64
+        } else {
+            1
+        };
         // Lemire's unbiased bounded integer.
         loop {
             let x = self.next_u64();
             let m = (x as u128) * (span as u128);
             let l = m as u64;
             if l >= span.wrapping_neg() % span {
-                return low + (m >> 64) as i64;
+                return low.wrapping_add((m >> 64) as i64);
             }
         }
     }

@@ -253,7 +253,7 @@ pub fn recurrent_forward(
         dir.check(&l)?;
     }
     let ((token, mode), d, ld) = (super::settings(), l.dims, l.directions * l.dims.h);
-    py.detach(|| {
+    super::kernel::detach(py, || {
         run_directions(&directions, |k, dir| {
             let out = out.mut_ptr().wrapping_add(k * d.h);
             let opt = |v: &Option<In<f32>>| v.as_ref().map(In::ptr);
@@ -297,7 +297,7 @@ pub fn recurrent_forward(
                 }
             }
         })
-    });
+    })?;
     Ok(())
 }
 
@@ -317,7 +317,7 @@ pub fn recurrent_backward(
         dir.check(&l)?;
     }
     let ((token, mode), d, ld) = (super::settings(), l.dims, l.directions * l.dims.h);
-    py.detach(|| {
+    super::kernel::detach(py, || {
         run_directions(&directions, |k, dir| {
             let g = g_out.ptr().wrapping_add(k * d.h);
             // SAFETY: as in `recurrent_forward`; each direction writes only
@@ -354,7 +354,7 @@ pub fn recurrent_backward(
                 }
             }
         })
-    });
+    })?;
     Ok(())
 }
 

@@ -45,6 +45,11 @@ impl CellForward<'_> {
     #[inline(always)]
     unsafe fn units<L: Lanes>(&mut self, j: usize) {
         let hn = self.c.len();
+        debug_assert!(
+            j + L::N <= hn,
+            "cell: units {j}..{} past H = {hn}",
+            j + L::N
+        );
         // SAFETY: every offset is below the lengths checked by run_here.
         unsafe {
             let z = self.z.as_mut_ptr();

@@ -38,16 +38,16 @@ pub unsafe fn input_grad(
                 rs: p as isize,
                 cs: 1,
             };
-            let dc = dcols.as_ptr() as *mut f32;
+            let dc = dcols.f32_ptr();
             gemm(
                 token,
                 mode,
-                &Product::views(s.weight(wt.get(), g).t(), b, dc, p),
+                &Product::views(s.weight(wt.get(), g).t(), b, dc.get(), p),
             );
             col2im(
                 s,
-                dc,
-                dx.offset((ni * s.c_in + g * s.cg()) * s.h * s.w).get(),
+                dc.as_const(),
+                dx.offset((ni * s.c_in + g * s.cg()) * s.h * s.w),
             );
         }
     });
@@ -106,7 +106,7 @@ pub unsafe fn weight_grad(
         } else {
             k * rows * ow * 4
         });
-        let sp = scratch.as_ptr() as *mut f32;
+        let sp = scratch.f32_ptr();
         // SAFETY: as for `forward`; each (item, group) writes its own block
         // of `parts`. In place, the padded copy holds the group's planes and
         // every B element the offsets reach lies inside it (as in
@@ -114,7 +114,7 @@ pub unsafe fn weight_grad(
         unsafe {
             let part = parts_ptr.offset(idx * per).get();
             if in_place {
-                s.pad_group(x.get(), ni, g, sp);
+                s.pad_group(x, ni, g, sp);
             }
             for (blk, y0) in (0..s.oh).step_by(rows.max(1)).enumerate() {
                 // The first block starts the item's sums, the others continue them.
@@ -134,7 +134,7 @@ pub unsafe fn weight_grad(
                 };
                 if in_place {
                     let b = OffsetCols {
-                        ptr: sp.add(y0 * wp),
+                        ptr: sp.offset(y0 * wp).get(),
                         offsets: &offsets,
                         rows: pc,
                         run: ow,
@@ -144,7 +144,7 @@ pub unsafe fn weight_grad(
                     gemm(token, mode, &prod.start(start));
                     continue;
                 }
-                let cols = s.block_cols(x.get(), ni, g, oys, sp);
+                let cols = s.block_cols(x, ni, g, oys, sp);
                 gemm(
                     token,
                     mode,

@@ -79,17 +79,17 @@ pub(super) unsafe fn forward_padded(
     par_chunks(s.n * s.groups, |idx| {
         let (ni, g) = (idx / s.groups, idx % s.groups);
         let padded = Buffer::new(cg * hp * wp * 4);
-        let xp = padded.as_ptr() as *mut f32;
+        let xp = padded.f32_ptr();
         // SAFETY: the padded copy holds cg planes of hp × wp; each (item,
         // group) writes its own og × p block of `out`. The offsets keep
         // every read of the product inside the padded planes: output
         // (oy, ox) of tap (c, ky, kx) reads row oy + ky·dh < hp, column
         // ox + kx·dw < wp.
         unsafe {
-            s.pad_group(x.get(), ni, g, xp);
+            s.pad_group(x, ni, g, xp);
             let c = out.offset((ni * s.c_out + g * og) * p).get();
             let b = OffsetRows {
-                ptr: xp,
+                ptr: xp.get(),
                 offsets: &offsets,
                 cols: ow,
             };
@@ -139,7 +139,7 @@ unsafe fn forward_im2col(
         unsafe {
             let c = out.offset((ni * s.c_out + g * og) * p + q0).get();
             let scratch = Buffer::new(if s.pointwise() { 0 } else { k * pc * 4 });
-            let cols = s.block_cols(x.get(), ni, g, oys, scratch.as_ptr() as *mut f32);
+            let cols = s.block_cols(x, ni, g, oys, scratch.f32_ptr());
             gemm(
                 token,
                 mode,

@@ -3,6 +3,7 @@
 
 use super::Conv2d;
 use crate::gemm::MatRef;
+use crate::ptr::Ptr;
 
 impl Conv2d {
     /// For each im2col row r = (c, ky, kx), where its output (0, 0) reads
@@ -25,13 +26,21 @@ impl Conv2d {
     /// zero border (`padded_hw`).
     ///
     /// # Safety
-    /// `x` holds the whole input; `dst` is valid for cg·hp·wp writes.
-    pub(super) unsafe fn pad_group(&self, x: *const f32, ni: usize, g: usize, dst: *mut f32) {
-        // SAFETY: the group's cg planes of item ni lie inside x.
+    /// `x` holds the whole input; `dst` is valid for cg·hp·wp writes (both
+    /// extents are asserted in debug builds).
+    pub(super) unsafe fn pad_group(
+        &self,
+        x: Ptr<*const f32>,
+        ni: usize,
+        g: usize,
+        dst: Ptr<*mut f32>,
+    ) {
+        let planes = (ni * self.c_in + g * self.cg()) * self.h * self.w;
+        // SAFETY: the group's cg planes of item ni lie inside x (Ptr::offset
+        // asserts it in debug builds); dst as the caller promised.
         unsafe {
-            let planes = x.add((ni * self.c_in + g * self.cg()) * self.h * self.w);
             pad_planes(
-                planes,
+                x.offset(planes),
                 self.cg(),
                 self.h,
                 self.w,
@@ -51,32 +60,33 @@ impl Conv2d {
     ///
     /// # Safety
     /// `x` must hold the whole input; `cols` must be valid for
-    /// k·oys.len()·ow writes; `oys` must lie inside `0..oh`.
+    /// k·oys.len()·ow writes; `oys` must lie inside `0..oh` (debug builds
+    /// assert each access against the extents of `x` and `cols`).
     pub(super) unsafe fn im2col(
         &self,
-        x: *const f32,
+        x: Ptr<*const f32>,
         ni: usize,
         g: usize,
         oys: std::ops::Range<usize>,
-        cols: *mut f32,
+        cols: Ptr<*mut f32>,
     ) {
         let (h, w, ow) = (self.h, self.w, self.ow);
         let p = oys.len() * ow;
         let (sh, sw) = self.stride;
         let (ph, pw) = self.padding;
         let (dh, dw) = self.dilation;
+        debug_assert!(oys.end <= self.oh, "im2col: rows {oys:?} past {}", self.oh);
         for c in 0..self.cg() {
-            // SAFETY: channel g·cg + c of item ni lies inside the input.
-            let plane = unsafe { x.add((ni * self.c_in + g * self.cg() + c) * h * w) };
+            // Channel g·cg + c of item ni lies inside the input.
+            let plane = x.offset((ni * self.c_in + g * self.cg() + c) * h * w);
             for ky in 0..self.kh {
                 for kx in 0..self.kw {
                     let r = (c * self.kh + ky) * self.kw + kx;
                     let (lo, hi) = self.inside_x(kx);
                     for (row_in_block, oy) in oys.clone().enumerate() {
-                        // SAFETY: row r, that output row's ow columns of the block.
-                        let out = unsafe {
-                            std::slice::from_raw_parts_mut(cols.add(r * p + row_in_block * ow), ow)
-                        };
+                        // SAFETY: row r, that output row's ow columns of the
+                        // block: below k·p, the extent the caller promised.
+                        let out = unsafe { cols.slice_mut(r * p + row_in_block * ow, ow) };
                         let iy = (oy * sh + ky * dh) as isize - ph as isize;
                         if iy < 0 || iy >= h as isize || lo == hi {
                             out.fill(0.0);
@@ -84,17 +94,17 @@ impl Conv2d {
                         }
                         out[..lo].fill(0.0);
                         out[hi..].fill(0.0);
-                        // SAFETY: for ox in lo..hi the column ox·sw + kx·dw − pw lies in [0, w).
-                        let row = unsafe { plane.add(iy as usize * w + lo * sw + kx * dw - pw) };
+                        // For ox in lo..hi the column ox·sw + kx·dw − pw lies
+                        // in [0, w) (`inside_x`), so the row's reads stay in
+                        // the plane.
+                        let row = plane.offset(iy as usize * w + lo * sw + kx * dw - pw);
                         if sw == 1 {
                             // SAFETY: hi − lo elements of the input row, in bounds (above).
-                            out[lo..hi].copy_from_slice(unsafe {
-                                std::slice::from_raw_parts(row, hi - lo)
-                            });
+                            out[lo..hi].copy_from_slice(unsafe { row.slice(0, hi - lo) });
                         } else {
                             for (j, o) in out[lo..hi].iter_mut().enumerate() {
                                 // SAFETY: in bounds (above).
-                                *o = unsafe { *row.add(j * sw) };
+                                *o = unsafe { row.read(j * sw) };
                             }
                         }
                     }
@@ -113,18 +123,18 @@ impl Conv2d {
     /// lie inside `0..oh`.
     pub(super) unsafe fn block_cols(
         &self,
-        x: *const f32,
+        x: Ptr<*const f32>,
         ni: usize,
         g: usize,
         oys: std::ops::Range<usize>,
-        scratch: *mut f32,
+        scratch: Ptr<*mut f32>,
     ) -> MatRef {
         let (k, p, q0, pc) = (self.k(), self.p(), oys.start * self.ow, oys.len() * self.ow);
         if self.pointwise() {
             MatRef {
-                // SAFETY: the group's channels of item ni are k planes of p,
-                // of which columns q0..q0 + pc are read.
-                ptr: unsafe { x.add((ni * self.c_in + g * self.cg()) * p + q0) },
+                // The group's channels of item ni are k planes of p, of
+                // which columns q0..q0 + pc are read.
+                ptr: x.offset((ni * self.c_in + g * self.cg()) * p + q0).get(),
                 rows: k,
                 cols: pc,
                 rs: p as isize,
@@ -134,7 +144,7 @@ impl Conv2d {
             // SAFETY: forwarded from the caller.
             unsafe { self.im2col(x, ni, g, oys, scratch) };
             MatRef {
-                ptr: scratch,
+                ptr: scratch.get(),
                 rows: k,
                 cols: pc,
                 rs: pc as isize,
@@ -148,29 +158,32 @@ impl Conv2d {
 /// 2pw) with +0 in the border.
 ///
 /// # Safety
-/// `src` valid for planes·h·w reads, `dst` for planes·(h+2ph)·(w+2pw) writes.
+/// `src` valid for planes·h·w reads, `dst` for planes·(h+2ph)·(w+2pw)
+/// writes (asserted against their extents in debug builds).
 pub(super) unsafe fn pad_planes(
-    src: *const f32,
+    src: Ptr<*const f32>,
     planes: usize,
     h: usize,
     w: usize,
     ph: usize,
     pw: usize,
-    dst: *mut f32,
+    dst: Ptr<*mut f32>,
 ) {
     let (hp, wp) = (h + 2 * ph, w + 2 * pw);
-    // SAFETY: every write is below planes·hp·wp, every read below planes·h·w.
+    // SAFETY: plane c's writes are [c·hp·wp, (c+1)·hp·wp), below
+    // planes·hp·wp; its reads [c·h·w, (c+1)·h·w), below planes·h·w; each
+    // slice is checked against its Ptr's extent in debug builds.
     unsafe {
         for c in 0..planes {
-            let d = dst.add(c * hp * wp);
-            std::ptr::write_bytes(d, 0, ph * wp);
+            let d = dst.slice_mut(c * hp * wp, hp * wp);
+            d[..ph * wp].fill(0.0);
             for y in 0..h {
-                let row = d.add((ph + y) * wp);
-                std::ptr::write_bytes(row, 0, pw);
-                std::ptr::copy_nonoverlapping(src.add((c * h + y) * w), row.add(pw), w);
-                std::ptr::write_bytes(row.add(pw + w), 0, pw);
+                let row = &mut d[(ph + y) * wp..(ph + y + 1) * wp];
+                row[..pw].fill(0.0);
+                row[pw..pw + w].copy_from_slice(src.slice((c * h + y) * w, w));
+                row[pw + w..].fill(0.0);
             }
-            std::ptr::write_bytes(d.add((ph + h) * wp), 0, ph * wp);
+            d[(ph + h) * wp..].fill(0.0);
         }
     }
 }
@@ -182,13 +195,17 @@ pub(super) unsafe fn pad_planes(
 /// every element still sees +0 then its own taps in that order, one f32 add
 /// each (so the bits are those of the gather), and a stride-1 segment is a
 /// plain slice add the compiler vectorizes.
-pub(super) unsafe fn col2im(s: &Conv2d, dcols: *const f32, dx: *mut f32) {
+///
+/// # Safety
+/// `dcols` valid for k·p reads, `dx` for the group's cg·h·w writes, not
+/// overlapping (debug builds assert every access against the extents).
+pub(super) unsafe fn col2im(s: &Conv2d, dcols: Ptr<*const f32>, dx: Ptr<*mut f32>) {
     let (h, w, p, ow) = (s.h, s.w, s.p(), s.ow);
     let (sh, sw) = s.stride;
     let (ph, pw) = s.padding;
     let (dh, dw) = s.dilation;
     // SAFETY: the group's cg planes of h·w elements.
-    unsafe { std::ptr::write_bytes(dx, 0, s.cg() * h * w) };
+    unsafe { dx.slice_mut(0, s.cg() * h * w).fill(0.0) };
     for c in 0..s.cg() {
         for ky in 0..s.kh {
             for kx in 0..s.kw {
@@ -206,17 +223,16 @@ pub(super) unsafe fn col2im(s: &Conv2d, dcols: *const f32, dx: *mut f32) {
                     // row iy, columns lo·sw + kx·dw − pw onwards (inside, see
                     // `inside_x`). dcols and dx do not overlap.
                     unsafe {
-                        let src =
-                            std::slice::from_raw_parts(dcols.add(r * p + oy * ow + lo), hi - lo);
-                        let dst = dx.add((c * h + iy as usize) * w + lo * sw + kx * dw - pw);
+                        let src = dcols.slice(r * p + oy * ow + lo, hi - lo);
+                        let dst = dx.offset((c * h + iy as usize) * w + lo * sw + kx * dw - pw);
                         if sw == 1 {
-                            let dst = std::slice::from_raw_parts_mut(dst, hi - lo);
+                            let dst = dst.slice_mut(0, hi - lo);
                             for (d, v) in dst.iter_mut().zip(src) {
                                 *d += *v;
                             }
                         } else {
                             for (j, v) in src.iter().enumerate() {
-                                *dst.add(j * sw) += *v;
+                                dst.write(j * sw, dst.read(j * sw) + *v);
                             }
                         }
                     }

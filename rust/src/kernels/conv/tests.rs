@@ -1,6 +1,7 @@
 use super::forward::forward_padded;
 use super::*;
 use crate::dispatch::Mode;
+use crate::ptr::Ptr;
 use crate::simd::Token;
 
 fn direct(s: &Conv2d, x: &[f32], wt: &[f32]) -> Vec<f64> {
@@ -93,6 +94,7 @@ fn forward_matches_direct_sum_and_adjoints_agree() {
         let dy = values(s.n * s.c_out * s.p(), 2.7);
         for mode in [Mode::Exact, Mode::Fast] {
             let mut out = vec![0f32; dy.len()];
+            // SAFETY: the test's buffers hold every element the call reaches.
             unsafe {
                 forward(
                     Token::current(),
@@ -111,6 +113,7 @@ fn forward_matches_direct_sum_and_adjoints_agree() {
             // <dy, conv(x)> = <input_grad(dy), x> = <weight_grad(x, dy), w>.
             let mut dx = vec![f32::NAN; x.len()];
             let mut dw = vec![f32::NAN; wt.len()];
+            // SAFETY: the test's buffers hold every element the call reaches.
             unsafe {
                 input_grad(
                     Token::current(),
@@ -198,6 +201,7 @@ fn input_grad_gives_the_definition_bits() {
         let dy = values(s.n * s.c_out * s.p(), 2.7);
         let want = input_grad_definition(&s, &dy, &wt);
         let mut dx = vec![f32::NAN; want.len()];
+        // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             input_grad(
                 Token::current(),
@@ -287,6 +291,7 @@ fn weight_grad_gives_the_definition_bits() {
         for mode in [Mode::Exact, Mode::Fast] {
             let want = weight_grad_definition(&s, mode, &x, &dy);
             let mut dw = vec![f32::NAN; want.len()];
+            // SAFETY: the test's buffers hold every element the call reaches.
             unsafe {
                 weight_grad(
                     Token::current(),
@@ -391,4 +396,37 @@ fn output_size_rule() {
     assert_eq!(out_size(5, 3, 2, 1, 1), 3);
     assert_eq!(out_size(2, 3, 1, 0, 1), 0);
     assert_eq!(out_size(7, 3, 1, 0, 3), 1);
+}
+
+/// Debug builds (and so `cargo test`, whose profile keeps debug assertions)
+/// check each access of a kernel's scratch against the buffer's real size
+/// (`Buffer::f32_ptr`): a padded copy one element short of cg·hp·wp is
+/// caught at the first write past it, not run over.
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "outside an extent")]
+fn a_short_scratch_buffer_fails_a_debug_assertion() {
+    let s = geometry(1, 2, 4, 5, 3, 3, 1, 1, 1, 1);
+    let x = values(s.n * s.c_in * s.h * s.w, 0.3);
+    let (hp, wp) = s.padded_hw();
+    let short = crate::storage::Buffer::new((s.cg() * hp * wp - 1) * 4);
+    // SAFETY: x holds the whole input; the destination is deliberately one
+    // element short, which the debug assertion must refuse before writing.
+    unsafe { s.pad_group(Ptr::new(x.as_ptr(), x.len()), 0, 0, short.f32_ptr()) };
+}
+
+/// The same buffer at its full size passes (the test above fails for the
+/// short size, not for any call).
+#[test]
+fn a_full_scratch_buffer_passes_the_debug_assertions() {
+    let s = geometry(1, 2, 4, 5, 3, 3, 1, 1, 1, 1);
+    let x = values(s.n * s.c_in * s.h * s.w, 0.3);
+    let (hp, wp) = s.padded_hw();
+    let full = crate::storage::Buffer::new(s.cg() * hp * wp * 4);
+    // SAFETY: as above, at the size pad_group needs.
+    unsafe { s.pad_group(Ptr::new(x.as_ptr(), x.len()), 0, 0, full.f32_ptr()) };
+    // SAFETY: the buffer holds cg·hp·wp f32, all written.
+    let got = unsafe { full.f32_ptr().slice(0, s.cg() * hp * wp) };
+    assert_eq!(got[wp + 1], x[0]);
+    assert_eq!(got[0], 0.0);
 }

@@ -52,7 +52,7 @@ fn pool() -> Vec<f32> {
     v
 }
 
-const UNARY: [UnaryOp; 19] = [
+const UNARY: [UnaryOp; 36] = [
     UnaryOp::Neg,
     UnaryOp::Relu,
     UnaryOp::Exp,
@@ -72,9 +72,26 @@ const UNARY: [UnaryOp; 19] = [
     UnaryOp::Clamp(-0.5, f32::NAN),
     UnaryOp::GeluSlope,
     UnaryOp::ErfSlope,
+    UnaryOp::Sin,
+    UnaryOp::Cos,
+    UnaryOp::Tan,
+    UnaryOp::Asin,
+    UnaryOp::Acos,
+    UnaryOp::Atan,
+    UnaryOp::Sinh,
+    UnaryOp::Cosh,
+    UnaryOp::Asinh,
+    UnaryOp::Acosh,
+    UnaryOp::Atanh,
+    UnaryOp::Expm1,
+    UnaryOp::Log1p,
+    UnaryOp::Exp2,
+    UnaryOp::Log2,
+    UnaryOp::Log10,
+    UnaryOp::Log1pExp,
 ];
 
-const BINARY: [BinaryOp; 19] = [
+const BINARY: [BinaryOp; 21] = [
     BinaryOp::Add,
     BinaryOp::Sub,
     BinaryOp::Mul,
@@ -94,6 +111,8 @@ const BINARY: [BinaryOp; 19] = [
     BinaryOp::PowBackward(2.5),
     BinaryOp::PowBackward(0.0),
     BinaryOp::ClampBackward(-1.0, 2.0),
+    BinaryOp::Atan2,
+    BinaryOp::Power,
 ];
 
 const TERNARY: [TernaryOp; 3] = [

@@ -2,7 +2,7 @@
 //! scaling and clamping in place.
 
 use super::{canon, Plan};
-use crate::dispatch::par_chunks;
+use crate::dispatch::par_chunks_sized;
 use crate::kernels::double_chain::add_iter;
 use crate::ptr::Ptr;
 use crate::simd::{run_on, LaneFn, Lanes, Token};
@@ -98,7 +98,8 @@ pub fn global_norm(token: Token, tensors: &[&[f32]], kind: NormKind) -> f64 {
         .iter()
         .map(|_| std::sync::atomic::AtomicU64::new(0))
         .collect();
-    par_chunks(tensors.len(), |i| {
+    let work = tensors.iter().map(|t| t.len()).sum();
+    par_chunks_sized(tensors.len(), work, |i| {
         terms[i].store(
             norm_term(token, tensors[i], kind).to_bits(),
             std::sync::atomic::Ordering::Relaxed,

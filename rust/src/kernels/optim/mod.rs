@@ -47,7 +47,7 @@ pub use clip::*;
 pub use sgd::*;
 
 use super::canonical;
-use crate::dispatch::par_chunks;
+use crate::dispatch::par_chunks_sized;
 
 /// Elements per unit of work: a constant, so the chunking depends on the
 /// tensor sizes alone (and, the work being element-wise, not even on them).
@@ -102,7 +102,8 @@ impl Plan {
 
     /// Run `body(slot, first, end)` for every piece, chunks on the pool.
     fn run(&self, body: impl Fn(usize, usize, usize) + Sync + Send) {
-        par_chunks(self.chunks(), |c| {
+        let work = self.pieces.iter().map(|&(_, a, b)| b - a).sum();
+        par_chunks_sized(self.chunks(), work, |c| {
             for &(s, a, b) in &self.pieces[self.starts[c]..self.starts[c + 1]] {
                 body(s, a, b);
             }
