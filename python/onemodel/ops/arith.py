@@ -155,12 +155,14 @@ def _binary(cls, name: str, a, b) -> Tensor:
         if (
             (ta and (a._requires_grad or a._record is not None)) or (tb and (b._requires_grad or b._record is not None))
         ) and getattr(_grad_state, "enabled", True):
-            a, b = as_tensor_operand(a, name), as_tensor_operand(b, name)
-            r = _binary_new(cls.kernel, a, b)
-            if r is not None:
-                out = from_core(r)
-                cls.record_op(out, a, b, cls.saves)
-                return out
+            # int64/bool operands take torch's promotion below.
+            if (not ta or a._dtype is float32) and (not tb or b._dtype is float32):
+                a, b = as_tensor_operand(a, name), as_tensor_operand(b, name)
+                r = _binary_new(cls.kernel, a, b)
+                if r is not None:
+                    out = from_core(r)
+                    cls.record_op(out, a, b, cls.saves)
+                    return out
         else:
             r = _binary_new(cls.kernel, a, b)
             if r is not None:
@@ -251,8 +253,8 @@ def _inplace_promoted(op: str, name: str, self: Tensor, other) -> Tensor:
         raise RuntimeError(f"{name}: result type {r.dtype.name} can't be cast to the desired output type {self._dtype.name}")
     if tuple(r.shape) != tuple(self._shape):
         raise ValueError(f"{name}: the result of shape {tuple(r.shape)} would not fit the tensor of shape {self._shape}")
+    self._bump()  # before the write, as _inplace_binary
     _core.copy_(self, r)
-    self._bump()
     return self
 
 
