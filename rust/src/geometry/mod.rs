@@ -1,14 +1,16 @@
 //! Geometry: the output sizes and argument checks of the shape-changing
 //! operators (convolution, transposed convolution, pooling, adaptive
-//! pooling, resize, CTC), computed once, here, in checked arithmetic.
+//! pooling, resize), computed once, here, in checked arithmetic.
 //!
 //! Each constructor takes the shapes and options a user gave and returns
 //! `Result`: either every size of the call (fitting `usize` and, for a
 //! tensor, `isize::MAX` bytes) or an [`Error::Value`] naming the operator
 //! and the shapes. The Python operators allocate their outputs from these
 //! sizes (through `py/geometry.rs`) and the kernels' own geometry structs
-//! check the buffers against the same numbers, so no size is computed in
-//! two languages. The recurrent layers' layout is `kernels::rnn::Layout`.
+//! check the buffers against the same numbers. Not here yet: CTC's sizes
+//! and the later interpolate modes' output sizes, still computed in Python
+//! (docs/reliability.md, "Open"). The recurrent layers' layout is
+//! `kernels::rnn::Layout`.
 
 pub mod spatial;
 

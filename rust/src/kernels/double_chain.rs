@@ -1,24 +1,22 @@
 //! The double sum (docs/engine.md, "Arithmetic rules") — `s ← s + x_k` for
 //! k ascending, each term a double (an f32 widened exactly, or an f64 term
-//! such as a square or a product of widened f32 values), one rounding per
-//! term — evaluated a block of terms at a time, with the same bits. This
-//! module is the one place the engine's double chains are written: the
-//! blocked chain of one long run ([`add_terms`] over contiguous f32 terms,
-//! [`add_iter`] over terms an iterator gives — strided
-//! columns, squares, products), and the plain chains of many outputs side
-//! by side ([`column_sums`]), where the CPU overlaps independent chains
-//! already and blocking gains nothing.
+//! such as a square), one rounding per term. This module is the one place
+//! the engine's double chains are written: the blocked chain of one long
+//! run of f32 terms ([`add_terms`], the same bits as the plain chain,
+//! faster), the plain chain over terms an iterator gives ([`chain`]: the
+//! global norms' |x|, x² and |x|^p), and the plain chains of many outputs
+//! side by side ([`column_sums`]: the recurrent layers' bias gradients),
+//! where the CPU overlaps the independent chains already.
 //!
 //! Written as a loop the chain waits out one f64 add latency per term (≈ 1 ms
 //! per million terms). Most blocks of a real chain, though, are in one of two
 //! states where the block's outcome can be computed in any order, and
-//! the chain checks, per block of [`BLOCK`] terms, which one holds
+//! [`add_terms`] checks, per block of [`BLOCK`] terms, which one holds
 //! (the checks are exact or carry a proven margin):
 //!
 //! 1. **No rounding at all.** Every term is a multiple of 2^g (g from its
-//!    exponent field: an f32 or f64 with field F is a multiple of its format's
-//!    smallest step at that field) and so is `s` (g from its lowest set bit).
-//!    If `|s| + Σ|x| < 2^(53+g)`, every prefix of the chain is a multiple of
+//!    exponent field) and so is `s` (g from its lowest set bit). If
+//!    `|s| + Σ|x| < 2^(53+g)`, every prefix of the chain is a multiple of
 //!    2^g below 2^53·2^g, hence a double: each add is exact, and so is every
 //!    other order. The block's result is `s + (Σ x in any order)`.
 //! 2. **One binade.** With 2^e ≤ |s| < 2^(e+1), the doubles there are the
@@ -28,13 +26,7 @@
 //!    multiples of G: the even rule then depends on `s`, so such a block is
 //!    not taken). The block's result is `s + G · Σ round(x/G)`, the integers
 //!    summed exactly in any order. The binade test allows for the drift of
-//!    the rounded prefixes (≤ G/2 per term). `x/G` is a product by a power
-//!    of two, exact for every term whose quotient is at least 2^-1022 (a
-//!    smaller one rounds to the integer 0 either way, and is no tie).
-//!
-//! Neither argument uses the format a term came from, only that it is a
-//! double: f32 and f64 terms take the same routes by the same proofs
-//! (`Block` is implemented for both).
+//!    the rounded prefixes (≤ G/2 per term).
 //!
 //! Any other block (a NaN or infinity, a tie, a prefix leaving the binade
 //! while rounding) runs the plain chain. Which route a block takes changes
@@ -43,7 +35,7 @@
 //! on the instruction set beyond the vector width.
 //!
 //! The per-term loops are plain Rust over eight f64 accumulators, compiled
-//! inside [`run_on`]'s trampoline for the token's path so that the compiler
+//! inside [`run_on`]'s trampoline for the current path so that the compiler
 //! vectorises them with that path's instructions; they are exact (case 1 and
 //! 2) or only feed the checks, so no reassociation question arises.
 
@@ -63,22 +55,13 @@ pub fn add_terms(token: Token, s: f64, terms: &[f32]) -> f64 {
     run_on(token, Chain { s, terms })
 }
 
-/// `s` followed by the first `n` items of `terms` through the double chain,
-/// compiled for `token`'s path: bit for bit
-/// `terms.take(n).fold(s, |a, x| a + x.wide())`. The terms are gathered a
-/// block at a time into a local array, so `terms` may walk a strided column
-/// or runs of a tensor, or compute squares or products (`T` = f32 for a
-/// widened value, f64 for a term computed in double).
-#[inline]
-pub fn add_iter<T: Term, I: Iterator<Item = T>>(token: Token, s: f64, n: usize, terms: I) -> f64
-where
-    [T; BLOCK]: Block,
-{
-    let terms = terms.take(n);
-    if n < BLOCK {
-        return terms.fold(s, |a, x| a + x.wide());
-    }
-    run_on(token, Mapped { s, terms })
+/// `s` followed by `terms` through the plain double chain: one f64 add per
+/// term, in the iterator's order. For terms computed on the way (squares,
+/// powers) where the blocked chain's checks would cost more than they save
+/// (measured: docs/kernels.md, "The double chain").
+#[inline(always)]
+pub fn chain(s: f64, terms: impl Iterator<Item = f64>) -> f64 {
+    terms.fold(s, |a, x| a + x)
 }
 
 /// The f64 column sums of a matrix, rows in increasing order from +0, each
@@ -105,25 +88,6 @@ pub unsafe fn column_sums(m: *const f32, rows: usize, ld: usize, out: &mut [f32]
     }
 }
 
-/// A term of the chain: a double, or an f32 widened exactly.
-pub trait Term: Copy + Default {
-    fn wide(self) -> f64;
-}
-
-impl Term for f32 {
-    #[inline(always)]
-    fn wide(self) -> f64 {
-        self as f64
-    }
-}
-
-impl Term for f64 {
-    #[inline(always)]
-    fn wide(self) -> f64 {
-        self
-    }
-}
-
 struct Chain<'a> {
     s: f64,
     terms: &'a [f32],
@@ -136,117 +100,16 @@ impl LaneFn for Chain<'_> {
         let mut s = self.s;
         let mut blocks = self.terms.chunks_exact(BLOCK);
         for b in blocks.by_ref() {
-            let b: &[f32; BLOCK] = b.try_into().expect("a block");
-            s = routed::<L, _>(s, b).0;
+            s = block::<L>(s, b.try_into().expect("a block"));
         }
         plain(s, blocks.remainder())
     }
 }
 
-struct Mapped<I> {
-    s: f64,
-    terms: I,
-}
-
-impl<T: Term, I: Iterator<Item = T>> LaneFn for Mapped<I>
-where
-    [T; BLOCK]: Block,
-{
-    type Output = f64;
-    #[inline(always)]
-    fn run<L: Lanes>(mut self) -> f64 {
-        let mut s = self.s;
-        let mut buf = [T::default(); BLOCK];
-        loop {
-            let mut k = 0;
-            for (b, x) in buf.iter_mut().zip(self.terms.by_ref()) {
-                *b = x;
-                k += 1;
-            }
-            if k < BLOCK {
-                return plain(s, &buf[..k]);
-            }
-            s = routed::<L, _>(s, &buf).0;
-        }
-    }
-}
-
 /// The chain written out: one f64 add per term.
 #[inline(always)]
-fn plain<T: Term>(s: f64, terms: &[T]) -> f64 {
-    terms.iter().fold(s, |a, &x| a + x.wide())
-}
-
-/// A block of terms and the two passes the fast routes need over it
-/// (implemented for blocks of f32 and of f64 terms).
-pub trait Block {
-    /// Pass 1: Σx and Σ|x| in eight accumulators (term i into accumulator
-    /// i mod 8), and the exponent g of a power of two every nonzero term
-    /// is a multiple of (None when every term is ±0).
-    fn scan<L: Lanes>(&self) -> ([f64; W], [f64; W], Option<i32>);
-    /// Pass 2 of case 2: Σ round(x·inv) in eight accumulators (as in
-    /// `scan`), and whether any x·inv was a tie (fraction exactly ½).
-    fn round_to_grid<L: Lanes>(&self, inv: f64) -> ([f64; W], bool);
-    /// The chain written out.
-    fn plain(&self, s: f64) -> f64;
-}
-
-impl Block for [f32; BLOCK] {
-    #[inline(always)]
-    fn scan<L: Lanes>(&self) -> ([f64; W], [f64; W], Option<i32>) {
-        let (sum, abs, field) = scan_f32::<L>(self);
-        // An f32 with exponent field F ≥ 1 is a multiple of 2^(F − 150) (a
-        // subnormal counts as field 1: its bits are multiples of 2^-149).
-        (sum, abs, (field != 255).then(|| field as i32 - 150))
-    }
-    #[inline(always)]
-    fn round_to_grid<L: Lanes>(&self, inv: f64) -> ([f64; W], bool) {
-        round_to_grid_f32::<L>(self, inv)
-    }
-    #[inline(always)]
-    fn plain(&self, s: f64) -> f64 {
-        plain(s, &self[..])
-    }
-}
-
-impl Block for [f64; BLOCK] {
-    #[inline(always)]
-    fn scan<L: Lanes>(&self) -> ([f64; W], [f64; W], Option<i32>) {
-        let mut sum = [0f64; W];
-        let mut abs = [0f64; W];
-        let mut field = [u64::MAX; W];
-        for c in self.chunks_exact(W) {
-            for j in 0..W {
-                sum[j] += c[j];
-                abs[j] += c[j].abs();
-                let b = c[j].to_bits() & !(1u64 << 63);
-                let f = if b == 0 { u64::MAX } else { (b >> 52).max(1) };
-                field[j] = field[j].min(f);
-            }
-        }
-        let field = field.into_iter().min().unwrap_or(u64::MAX);
-        // A double with exponent field F ≥ 1 is a multiple of 2^(F − 1075)
-        // (subnormals: field 1, multiples of 2^-1074).
-        (sum, abs, (field != u64::MAX).then(|| field as i32 - 1075))
-    }
-    #[inline(always)]
-    fn round_to_grid<L: Lanes>(&self, inv: f64) -> ([f64; W], bool) {
-        let mut ints = [0f64; W];
-        let mut tie = false;
-        for c in self.chunks_exact(W) {
-            for j in 0..W {
-                let q = c[j] * inv;
-                let r = (q + MAGIC) - MAGIC;
-                tie |= (q - r).abs() == 0.5;
-                ints[j] += r;
-            }
-        }
-        (ints, tie)
-    }
-    #[inline(always)]
-    fn plain(&self, s: f64) -> f64 {
-        plain(s, &self[..])
-    }
+fn plain(s: f64, terms: &[f32]) -> f64 {
+    terms.iter().fold(s, |a, &x| a + x as f64)
 }
 
 /// Lanes of the block loops (accumulators side by side).
@@ -282,12 +145,12 @@ fn lowest_bit(s: f64) -> i32 {
 /// even, for |q| ≤ 2^51.
 const MAGIC: f64 = 6755399441055744.0;
 
-/// Pass 1 over a block of f32 terms: Σx and Σ|x| in eight accumulators
-/// (term i into accumulator i mod 8), and the smallest exponent field of a
-/// nonzero term, a subnormal counting as field 1 (its bits are multiples of
-/// 2^-149), 255 when every term is ±0.
+/// Pass 1 over a block: Σx and Σ|x| in eight accumulators (term i into
+/// accumulator i mod 8), and the smallest exponent field of a nonzero term,
+/// a subnormal counting as field 1 (its bits are multiples of 2^-149), 255
+/// when every term is ±0.
 #[inline(always)]
-fn scan_f32<L: Lanes>(x: &[f32; BLOCK]) -> ([f64; W], [f64; W], u32) {
+fn scan<L: Lanes>(x: &[f32; BLOCK]) -> ([f64; W], [f64; W], u32) {
     #[cfg(target_arch = "x86_64")]
     if matches!(L::PATH, KernelPath::Avx2 | KernelPath::Avx512) {
         // SAFETY: L's path has AVX2, and this runs inside its trampoline.
@@ -309,13 +172,13 @@ fn scan_f32<L: Lanes>(x: &[f32; BLOCK]) -> ([f64; W], [f64; W], u32) {
     (sum, abs, field.into_iter().min().unwrap_or(255))
 }
 
-/// Pass 2 of case 2 over f32 terms: Σ round(x·inv) in eight accumulators
-/// (as in [`scan_f32`]), and whether any x·inv was a tie (fraction exactly ½).
+/// Pass 2 of case 2: Σ round(x·inv) in eight accumulators (as in [`scan`]),
+/// and whether any x·inv was a tie (fraction exactly ½).
 #[inline(always)]
-fn round_to_grid_f32<L: Lanes>(x: &[f32; BLOCK], inv: f64) -> ([f64; W], bool) {
+fn round_to_grid<L: Lanes>(x: &[f32; BLOCK], inv: f64) -> ([f64; W], bool) {
     #[cfg(target_arch = "x86_64")]
     if matches!(L::PATH, KernelPath::Avx2 | KernelPath::Avx512) {
-        // SAFETY: as in `scan_f32`.
+        // SAFETY: as in `scan`.
         return unsafe { avx2::round_to_grid(x, inv) };
     }
     let mut ints = [0f64; W];
@@ -417,29 +280,34 @@ enum Route {
     Plain,
 }
 
+/// One block of the chain.
+#[inline(always)]
+fn block<L: Lanes>(s: f64, x: &[f32; BLOCK]) -> f64 {
+    routed::<L>(s, x).0
+}
+
 /// One block of the chain, and the route it took (see the module comment).
 #[inline(always)]
-fn routed<L: Lanes, B: Block>(s: f64, x: &B) -> (f64, Route) {
-    // Pass 1: Σx, Σ|x| and the grid every nonzero term lies on.
-    let (sum, abs, grid) = x.scan::<L>();
+fn routed<L: Lanes>(s: f64, x: &[f32; BLOCK]) -> (f64, Route) {
+    // Pass 1: Σx, Σ|x| and the smallest exponent field of a nonzero term
+    // (a subnormal counts as field 1: its bits are multiples of 2^-149).
+    let (sum, abs, field) = scan::<L>(x);
     // Each partial sum of Σ|x| was rounded by at most 2^-53 relative, 64
     // times at most; the factor covers that, so `a` bounds the true Σ|x|.
     let a = tree(abs) * (1.0 + 1.0 / (1u64 << 40) as f64);
-    let grid = match grid {
-        Some(g) if a.is_finite() && s.is_finite() => g,
+    if !a.is_finite() || field == 255 || !s.is_finite() {
         // A NaN or infinity, or only zeros (whose signs follow the chain's
         // own rules): the plain chain.
-        _ => return (x.plain(s), Route::Plain),
-    };
-    // Case 1. Terms and s are multiples of 2^g, g ≥ -1074; as g ≤ 971 (the
-    // largest f64 exponent field less 1075, and for f32 terms ≤ 104),
-    // 2^(52+g) is a normal double. The computed |s| + a is within a factor
-    // (1 + 2^-52) of the true bound, so comparing with half the limit,
-    // 2^(52+g), is safe.
+        return (plain(s, x), Route::Plain);
+    }
+    // Case 1. Terms and s are multiples of 2^g, g ≥ -1074; as g ≤ 104 (the
+    // largest f32 exponent), 2^(52+g) is a normal double. The computed
+    // |s| + a is within a factor (1 + 2^-52) of the true bound, so comparing
+    // with half the limit, 2^(52+g), is safe.
     let g = if s == 0.0 {
-        grid
+        field as i32 - 150
     } else {
-        grid.min(lowest_bit(s))
+        (field as i32 - 150).min(lowest_bit(s))
     };
     if s.abs() + a < pow2(52 + g) {
         // Every partial sum of any order is a multiple of 2^g below 2^(53+g):
@@ -458,7 +326,7 @@ fn routed<L: Lanes, B: Block>(s: f64, x: &B) -> (f64, Route) {
             // |x/G| ≤ a/G < 2^50: adding and subtracting 1.5·2^52 rounds to
             // the nearest integer (ties to even), and x/G − that is exact.
             let inv = pow2(52 - e);
-            let (ints, tie) = x.round_to_grid::<L>(inv);
+            let (ints, tie) = round_to_grid::<L>(x, inv);
             if !tie {
                 // Σ|r| ≤ a/G + 32 < 2^51: exact in any order; the product by
                 // G and the final add (the chain's last prefix) are exact.
@@ -466,7 +334,7 @@ fn routed<L: Lanes, B: Block>(s: f64, x: &B) -> (f64, Route) {
             }
         }
     }
-    (x.plain(s), Route::Plain)
+    (plain(s, x), Route::Plain)
 }
 
 #[cfg(test)]
@@ -555,7 +423,7 @@ mod tests {
             let (mut s, mut hits) = (0.0, 0);
             for b in x.chunks_exact(BLOCK) {
                 let b: &[f32; BLOCK] = b.try_into().unwrap();
-                let (next, route) = routed::<f32, _>(s, b);
+                let (next, route) = routed::<f32>(s, b);
                 assert!(same(next, plain(s, b)));
                 hits += (route == want) as usize;
                 s = next;
@@ -588,8 +456,7 @@ mod tests {
             self.0
                 .chunks_exact(BLOCK)
                 .map(|b| {
-                    let b: &[f32; BLOCK] = b.try_into().unwrap();
-                    let (next, route) = routed::<L, _>(s, b);
+                    let (next, route) = routed::<L>(s, b.try_into().unwrap());
                     s = next;
                     route
                 })
@@ -632,90 +499,6 @@ mod tests {
                 let got = add_terms(Token::new(path).unwrap(), *s, x);
                 assert!(same(got, want), "{path:?} from {s:e}: {got:e} vs {want:e}");
             }
-        }
-    }
-
-    /// f64 terms: squares and products of widened f32 values (the norms'
-    /// and the normalizations' terms) and general doubles of mixed
-    /// magnitude, with specials; and f32 terms read down a strided column.
-    /// Each equals the chain written out independently (a fold over the
-    /// terms materialized first), on every path.
-    #[test]
-    fn mapped_terms_equal_the_plain_chain_on_every_path() {
-        for seed in 1..30u64 {
-            let n = 64 * (seed as usize % 7) + (seed as usize * 13) % 64;
-            let n = n.max(1);
-            let x = terms(n, seed, [0.0, 1.0, -3.0][seed as usize % 3], seed % 4 == 0);
-            let y = terms(n, seed + 100, 0.5, false);
-            let squares: Vec<f64> = x.iter().map(|&v| v as f64 * v as f64).collect();
-            let products: Vec<f64> = x
-                .iter()
-                .zip(&y)
-                .map(|(&a, &b)| a as f64 * b as f64)
-                .collect();
-            // Doubles that are not products of f32 values: full 53-bit
-            // mantissas, deviations from a mean.
-            let mean = x.iter().map(|&v| v as f64).sum::<f64>() / n as f64;
-            let devs: Vec<f64> = x
-                .iter()
-                .map(|&v| (v as f64 - mean) * (v as f64 - mean))
-                .collect();
-            // A column of a row-major [n, 5] matrix.
-            let mat: Vec<f32> = (0..5).flat_map(|_| x.iter().copied()).collect::<Vec<_>>();
-            let column: Vec<f32> = (0..n).map(|r| mat[r * 5 + 3]).collect();
-            for path in available_paths() {
-                let token = Token::new(path).unwrap();
-                for (s0, t) in [
-                    (0.0, &squares),
-                    (0.0, &products),
-                    (-2.5, &devs),
-                    (1e12, &squares),
-                ] {
-                    let want = t.iter().fold(s0, |a, &v| a + v);
-                    let got = add_iter(token, s0, t.len(), t.iter().copied());
-                    assert!(
-                        same(got, want),
-                        "{path:?} f64 terms: {got:e} vs {want:e}, n {n}"
-                    );
-                }
-                let want = column.iter().fold(0.0f64, |a, &v| a + v as f64);
-                let got = add_iter(token, 0.0, n, (0..n).map(|r| mat[r * 5 + 3]));
-                assert!(same(got, want), "{path:?} column: {got:e} vs {want:e}");
-            }
-        }
-    }
-
-    /// f64 terms take the binade route (so the test above exercises it): a
-    /// sum of squares of f32 values, and one of doubles with full 53-bit
-    /// mantissas, grow and then mostly stay in one binade per block. (The
-    /// exact route reads an f64 term's grid from its exponent field, which
-    /// leaves it no headroom for full-mantissa terms: for f64 terms it is
-    /// taken essentially only by blocks that are mostly zeros.)
-    #[test]
-    fn f64_terms_take_both_fast_routes() {
-        let mut st = 7u64;
-        let u: Vec<f64> = (0..1 << 16)
-            .map(|_| (xorshift(&mut st) >> 11) as f64 / (1u64 << 53) as f64)
-            .collect();
-        let squares: Vec<f64> = u
-            .iter()
-            .map(|&v| (v as f32 as f64) * (v as f32 as f64))
-            .collect();
-        let full: Vec<f64> = u.iter().map(|&v| v * 1.000000000000001 + 0.25).collect();
-        for (x, want, share) in [(&squares, Route::Binade, 0.5), (&full, Route::Binade, 0.5)] {
-            let (mut s, mut hits) = (0.0, 0);
-            for b in x.chunks_exact(BLOCK) {
-                let b: &[f64; BLOCK] = b.try_into().unwrap();
-                let (next, route) = routed::<f32, _>(s, b);
-                assert!(same(next, b.iter().fold(s, |a, &v| a + v)));
-                hits += (route == want) as usize;
-                s = next;
-            }
-            let blocks = x.len() / BLOCK;
-            assert!(
-                hits as f64 > share * blocks as f64,
-                "{want:?}: {hits} of {blocks}"
-            );
         }
     }
 

@@ -315,46 +315,13 @@ fn run_loop<O: RowOp>(token: Token, l: Loop<'_, O>) {
 }
 
 /// `out[i] = op(a[i], b[i])` over `shape`, every operand strided (stride 0 for
-/// a broadcast dimension), on the current kernel path. `out` may alias `a` or
+/// a broadcast dimension), on the path of `token`. `out` may alias `a` or
 /// `b` element for element (in-place operations).
 ///
 /// # Safety
 /// Pointers must be valid for every offset their strides reach over `shape`.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn binary(
-    op: BinaryOp,
-    exact: bool,
-    shape: &[usize],
-    out: *mut f32,
-    out_strides: &[isize],
-    a: *const f32,
-    a_strides: &[isize],
-    b: *const f32,
-    b_strides: &[isize],
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        binary_on(
-            Token::current(),
-            op,
-            exact,
-            shape,
-            out,
-            out_strides,
-            a,
-            a_strides,
-            b,
-            b_strides,
-        )
-    }
-}
-
-/// [`binary`] on the path of `token`.
-///
-/// # Safety
-/// As [`binary`].
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn binary_on(
     token: Token,
     op: BinaryOp,
     exact: bool,
@@ -379,40 +346,12 @@ pub unsafe fn binary_on(
     );
 }
 
-/// `out[i] = op(a[i])` over `shape`, strided operands, on the current path.
+/// `out[i] = op(a[i])` over `shape`, strided operands, on the path of `token`.
 ///
 /// # Safety
 /// Pointers must be valid for every offset their strides reach over `shape`.
-pub unsafe fn unary(
-    op: UnaryOp,
-    exact: bool,
-    shape: &[usize],
-    out: *mut f32,
-    out_strides: &[isize],
-    a: *const f32,
-    a_strides: &[isize],
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        unary_on(
-            Token::current(),
-            op,
-            exact,
-            shape,
-            out,
-            out_strides,
-            a,
-            a_strides,
-        )
-    }
-}
-
-/// [`unary`] on the path of `token`.
-///
-/// # Safety
-/// As [`unary`].
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn unary_on(
+pub unsafe fn unary(
     token: Token,
     op: UnaryOp,
     exact: bool,
@@ -441,7 +380,7 @@ pub fn map_on(token: Token, op: UnaryOp, exact: bool, x: &[f32], out: &mut [f32]
     assert_eq!(x.len(), out.len(), "map_on: length mismatch");
     // SAFETY: both slices are valid for x.len() contiguous elements.
     unsafe {
-        unary_on(
+        unary(
             token,
             op,
             exact,
@@ -460,7 +399,7 @@ pub fn map2_on(token: Token, op: BinaryOp, exact: bool, a: &[f32], b: &[f32], ou
     assert!(a.len() == out.len() && b.len() == out.len(), "map2_on: length mismatch");
     // SAFETY: the three slices are valid for out.len() contiguous elements.
     unsafe {
-        binary_on(
+        binary(
             token,
             op,
             exact,
@@ -476,49 +415,12 @@ pub fn map2_on(token: Token, op: BinaryOp, exact: bool, a: &[f32], b: &[f32], ou
 }
 
 /// `out[i] = op(a[i], b[i], c[i])` over `shape`, strided operands, on the
-/// current path.
+/// path of `token`.
 ///
 /// # Safety
 /// Pointers must be valid for every offset their strides reach over `shape`.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn ternary(
-    op: TernaryOp,
-    exact: bool,
-    shape: &[usize],
-    out: *mut f32,
-    out_strides: &[isize],
-    a: *const f32,
-    a_strides: &[isize],
-    b: *const f32,
-    b_strides: &[isize],
-    c: *const f32,
-    c_strides: &[isize],
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        ternary_on(
-            Token::current(),
-            op,
-            exact,
-            shape,
-            out,
-            out_strides,
-            a,
-            a_strides,
-            b,
-            b_strides,
-            c,
-            c_strides,
-        )
-    }
-}
-
-/// [`ternary`] on the path of `token`.
-///
-/// # Safety
-/// As [`ternary`].
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn ternary_on(
     token: Token,
     op: TernaryOp,
     exact: bool,

@@ -15,7 +15,7 @@
 //! Threads: batch norm takes one channel per chunk; layer norm takes fixed
 //! chunks of rows (input gradient) or of columns (parameter gradients).
 
-use super::double_chain::{add_iter, add_terms};
+use super::double_chain::add_terms;
 use crate::dispatch::par_chunks_sized;
 use crate::error::{Error, Result};
 use crate::ptr::Ptr;
@@ -43,9 +43,11 @@ fn put(p: Out, i: usize, v: f32) {
 
 /// `(mean, biased variance)`, in f64, of the values of `runs` runs of `len`
 /// consecutive elements of `x` (run j from element `start(j)` on), in
-/// element order: the sum and the squared deviations are double chains of
-/// docs/engine.md, "Arithmetic rules", through the blocked chain
-/// (`double_chain`, the same bits faster).
+/// element order: the sum is the double chain of docs/engine.md, "Arithmetic
+/// rules" through the blocked chain (`double_chain::add_terms`, the same bits
+/// faster), the squared deviations a plain f64 chain (the blocked chain's
+/// checks cost more than they save on these terms: docs/kernels.md, "The
+/// double chain").
 fn stats(
     token: Token,
     x: In,
@@ -58,11 +60,13 @@ fn stats(
     let run = |j: usize| unsafe { x.slice(start(j), len) };
     let s = (0..runs).fold(0f64, |s, j| add_terms(token, s, run(j)));
     let mean = s / count as f64;
-    let deviations = (0..runs).flat_map(run).map(|&v| {
-        let d = v as f64 - mean;
-        d * d
-    });
-    let q = add_iter(token, 0.0, count, deviations);
+    let mut q = 0f64;
+    for j in 0..runs {
+        for &v in run(j) {
+            let d = v as f64 - mean;
+            q += d * d;
+        }
+    }
     (mean, q / count as f64)
 }
 
@@ -140,7 +144,6 @@ pub unsafe fn batch_norm_forward(
 /// As [`batch_norm_forward`]; `g` holds n·c·s.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn batch_norm_backward(
-    token: Token,
     (n, c, s): (usize, usize, usize),
     x: *const f32,
     g: *const f32,
@@ -165,12 +168,13 @@ pub unsafe fn batch_norm_backward(
     par_chunks_sized(c, c * count, |ch| {
         let idx = |i: usize| ((i / s) * c + ch) * s + i % s;
         let (m, inv) = (at(ma, ch), at(ia, ch));
-        let sg = add_iter(token, 0.0, count, (0..count).map(|i| at(ga, idx(i))));
-        let products = (0..count).map(|i| {
+        let (mut sg, mut sgx) = (0f64, 0f64);
+        for i in 0..count {
             let j = idx(i);
-            at(ga, j) as f64 * ((at(xa, j) - m) * inv) as f64
-        });
-        let sgx = add_iter(token, 0.0, count, products);
+            let gv = at(ga, j) as f64;
+            sg += gv;
+            sgx += gv * ((at(xa, j) - m) * inv) as f64;
+        }
         if let Some(dw) = dwa {
             put(dw, ch, sgx as f32);
         }
@@ -266,7 +270,6 @@ pub unsafe fn layer_norm_forward(
 /// As [`layer_norm_forward`]; `g` holds rows·d.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn layer_norm_backward(
-    token: Token,
     rows: usize,
     d: usize,
     x: *const f32,
@@ -287,8 +290,11 @@ pub unsafe fn layer_norm_backward(
         par_chunks_sized(rows.div_ceil(ROWS_PER_CHUNK), rows * d, |chunk| {
             for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
                 let dxh = |i: usize| at(ga, r * d + i) as f64 * wa.map_or(1.0, |w| at(w, i) as f64);
-                let s1 = add_iter(token, 0.0, d, (0..d).map(dxh));
-                let s2 = add_iter(token, 0.0, d, (0..d).map(|i| dxh(i) * xhat(r, i) as f64));
+                let (mut s1, mut s2) = (0f64, 0f64);
+                for i in 0..d {
+                    s1 += dxh(i);
+                    s2 += dxh(i) * xhat(r, i) as f64;
+                }
                 let (dd, inv) = (d as f64, at(ia, r) as f64);
                 for i in 0..d {
                     put(
@@ -304,9 +310,12 @@ pub unsafe fn layer_norm_backward(
         let (dwa, dba) = (dw.map(|p| Out::new(p, d)), db.map(|p| Out::new(p, d)));
         par_chunks_sized(d.div_ceil(COLS_PER_CHUNK), rows * d, |chunk| {
             for i in chunk * COLS_PER_CHUNK..((chunk + 1) * COLS_PER_CHUNK).min(d) {
-                let sb = add_iter(token, 0.0, rows, (0..rows).map(|r| at(ga, r * d + i)));
-                let products = (0..rows).map(|r| at(ga, r * d + i) as f64 * xhat(r, i) as f64);
-                let sw = add_iter(token, 0.0, rows, products);
+                let (mut sw, mut sb) = (0f64, 0f64);
+                for r in 0..rows {
+                    let gv = at(ga, r * d + i) as f64;
+                    sb += gv;
+                    sw += gv * xhat(r, i) as f64;
+                }
                 if let Some(dw) = dwa {
                     put(dw, i, sw as f32);
                 }
@@ -343,7 +352,6 @@ mod tests {
                 inv.as_mut_ptr(),
             );
             layer_norm_backward(
-                Token::current(),
                 3,
                 4,
                 x.as_ptr(),

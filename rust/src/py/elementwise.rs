@@ -7,10 +7,6 @@ use crate::error::{expect_shape, Error};
 use crate::kernels::elementwise;
 use pyo3::prelude::*;
 
-fn exact() -> bool {
-    dispatch::mode() == Mode::Exact
-}
-
 fn unknown(arity: &str, op: &str) -> PyErr {
     Error::Value(format!("{arity}: unknown op {op:?}")).into()
 }
@@ -56,12 +52,14 @@ pub fn binary(
     };
     expect_shape(op, "a", a.shape(), out.shape())?;
     expect_shape(op, "b", b.shape(), out.shape())?;
-    let exact = exact();
+    let (token, mode) = super::settings();
+    let exact = mode == Mode::Exact;
     py.detach(|| {
         dispatch::with_ieee(|| {
             // SAFETY: every view lies inside its storage (checked on extraction).
             unsafe {
                 elementwise::binary(
+                    token,
                     kind,
                     exact,
                     out.shape(),
@@ -99,11 +97,13 @@ pub fn ternary(
     expect_shape(op, "a", a.shape(), out.shape())?;
     expect_shape(op, "b", b.shape(), out.shape())?;
     expect_shape(op, "c", c.shape(), out.shape())?;
-    let exact = exact();
+    let (token, mode) = super::settings();
+    let exact = mode == Mode::Exact;
     py.detach(|| {
         // SAFETY: every view lies inside its storage (checked on extraction).
         unsafe {
             elementwise::ternary(
+                token,
                 kind,
                 exact,
                 out.shape(),
@@ -169,12 +169,14 @@ pub fn unary(
         other => return Err(unknown("unary", other)),
     };
     expect_shape(op, "a", a.shape(), out.shape())?;
-    let exact = exact();
+    let (token, mode) = super::settings();
+    let exact = mode == Mode::Exact;
     py.detach(|| {
         dispatch::with_ieee(|| {
             // SAFETY: both views lie inside their storages.
             unsafe {
                 elementwise::unary(
+                    token,
                     kind,
                     exact,
                     out.shape(),

@@ -101,12 +101,10 @@ pub fn batch_norm_backward(
     opt_len(op, "weight", &weight, c)?;
     expect_len(op, "mean", mean.numel(), c)?;
     expect_len(op, "invstd", invstd.numel(), c)?;
-    let (token, _) = super::settings();
     py.detach(|| {
         // SAFETY: sizes checked above; the gradients are fresh buffers.
         unsafe {
             norm::batch_norm_backward(
-                token,
                 dims,
                 x.ptr(),
                 g.ptr(),
@@ -189,12 +187,10 @@ pub fn layer_norm_backward(
     opt_len(op, "weight", &weight, d)?;
     expect_len(op, "mean", mean.numel(), rows)?;
     expect_len(op, "invstd", invstd.numel(), rows)?;
-    let (token, _) = super::settings();
     py.detach(|| {
         // SAFETY: sizes checked above; the gradients are fresh buffers.
         unsafe {
             norm::layer_norm_backward(
-                token,
                 rows,
                 d,
                 x.ptr(),

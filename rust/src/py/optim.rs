@@ -225,7 +225,6 @@ fn norm_kind(norm_type: f64) -> PyResult<NormKind> {
 pub fn global_norm(py: Python<'_>, tensors: Vec<Strided<f32>>, norm_type: f64) -> PyResult<f64> {
     let kind = norm_kind(norm_type)?;
     let mut ops: Vec<Flat> = tensors.into_iter().map(Flat::read).collect();
-    let token = Token::current();
     Ok(py.detach(move || {
         let slices: Vec<&[f32]> = ops
             .iter_mut()
@@ -235,7 +234,7 @@ pub fn global_norm(py: Python<'_>, tensors: Vec<Strided<f32>>, norm_type: f64) -
                 unsafe { std::slice::from_raw_parts(f.ptr() as *const f32, n) }
             })
             .collect();
-        k::global_norm(token, &slices, kind)
+        k::global_norm(&slices, kind)
     }))
 }
 

@@ -171,7 +171,7 @@ fn contiguous_rows_every_length_and_offset_on_every_path() {
                     let mut out = vec![0f32; off + len];
                     for op in UNARY {
                         unsafe {
-                            unary_on(
+                            unary(
                                 token,
                                 op,
                                 exact,
@@ -195,7 +195,7 @@ fn contiguous_rows_every_length_and_offset_on_every_path() {
                     }
                     for op in BINARY {
                         unsafe {
-                            binary_on(
+                            binary(
                                 token,
                                 op,
                                 exact,
@@ -217,7 +217,7 @@ fn contiguous_rows_every_length_and_offset_on_every_path() {
                     }
                     for op in TERNARY {
                         unsafe {
-                            ternary_on(
+                            ternary(
                                 token,
                                 op,
                                 exact,
@@ -263,7 +263,7 @@ fn broadcast_and_strided_operands_on_every_path() {
                 for exact in [false, true] {
                     for op in BINARY {
                         unsafe {
-                            binary_on(
+                            binary(
                                 token,
                                 op,
                                 exact,
@@ -292,7 +292,7 @@ fn broadcast_and_strided_operands_on_every_path() {
                     }
                     for op in UNARY {
                         unsafe {
-                            unary_on(
+                            unary(
                                 token,
                                 op,
                                 exact,
@@ -319,7 +319,7 @@ fn broadcast_and_strided_operands_on_every_path() {
                 let a_c: Vec<f32> = (0..rows * cols).map(|i| p[(i * 5 + 4) % n]).collect();
                 for op in BINARY {
                     unsafe {
-                        binary_on(
+                        binary(
                             token,
                             op,
                             true,
@@ -360,7 +360,7 @@ fn exact_mode_writes_the_canonical_nan() {
     for token in tokens() {
         let mut out = [0f32; 6];
         unsafe {
-            unary_on(
+            unary(
                 token,
                 UnaryOp::Log,
                 true,
@@ -381,7 +381,7 @@ fn exact_mode_writes_the_canonical_nan() {
         let b = [f32::INFINITY, f32::INFINITY];
         let mut o2 = [0f32; 2];
         unsafe {
-            binary_on(
+            binary(
                 token,
                 BinaryOp::Sub,
                 true,
@@ -395,7 +395,7 @@ fn exact_mode_writes_the_canonical_nan() {
             )
         };
         unsafe {
-            binary_on(
+            binary(
                 token,
                 BinaryOp::Mul,
                 true,
@@ -420,6 +420,7 @@ fn broadcast_add_and_exact_nan() {
     let mut out = [0f32; 6];
     unsafe {
         binary(
+            Token::current(),
             BinaryOp::Add,
             true,
             &[2, 3],
@@ -442,6 +443,7 @@ fn relu_and_its_backward() {
     let mut y = [9f32; 5];
     unsafe {
         unary(
+            Token::current(),
             UnaryOp::Relu,
             false,
             &[5],
@@ -456,6 +458,7 @@ fn relu_and_its_backward() {
     let g = [1.0f32; 5];
     unsafe {
         binary(
+            Token::current(),
             BinaryOp::ReluBackward,
             false,
             &[5],

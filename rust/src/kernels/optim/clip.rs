@@ -3,7 +3,7 @@
 
 use super::{canon, Plan};
 use crate::dispatch::par_chunks_sized;
-use crate::kernels::double_chain::add_iter;
+use crate::kernels::double_chain::chain;
 use crate::ptr::Ptr;
 use crate::simd::{run_on, LaneFn, Lanes, Token};
 
@@ -23,16 +23,14 @@ pub enum NormKind {
 
 /// One tensor's contribution to a global norm: the double sum, in element
 /// order from 0, of |x|, x² or |x|^p, or the maximum of |x|. Sequential by
-/// definition (the order of a sum is part of its value); the sums run
-/// through the blocked double chain (`double_chain::add_iter`, the same
-/// bits as the loop written out) on `token`'s path.
-pub fn norm_term(token: Token, x: &[f32], kind: NormKind) -> f64 {
+/// definition (the order of a sum is part of its value): the plain chain of
+/// `double_chain::chain` (the blocked chain costs more on these terms than
+/// it saves: docs/kernels.md, "The double chain").
+pub fn norm_term(x: &[f32], kind: NormKind) -> f64 {
     match kind {
-        NormKind::L1 => add_iter(token, 0.0, x.len(), x.iter().map(|e| e.abs())),
-        NormKind::L2 => add_iter(
-            token,
+        NormKind::L1 => chain(0.0, x.iter().map(|&e| (e as f64).abs())),
+        NormKind::L2 => chain(
             0.0,
-            x.len(),
             x.iter().map(|&e| {
                 let d = e as f64;
                 d * d
@@ -51,12 +49,7 @@ pub fn norm_term(token: Token, x: &[f32], kind: NormKind) -> f64 {
             }
             best
         }
-        NormKind::P(p) => add_iter(
-            token,
-            0.0,
-            x.len(),
-            x.iter().map(|&e| (e as f64).abs().powf(p)),
-        ),
+        NormKind::P(p) => chain(0.0, x.iter().map(|&e| (e as f64).abs().powf(p))),
     }
 }
 
@@ -93,7 +86,7 @@ pub fn combine_norm_terms(terms: impl IntoIterator<Item = f64>, kind: NormKind) 
 /// The global norm of several tensors: [`norm_term`] of each (tensors in
 /// parallel, each sum on one thread in element order), combined in the
 /// order given. The result does not depend on the thread count.
-pub fn global_norm(token: Token, tensors: &[&[f32]], kind: NormKind) -> f64 {
+pub fn global_norm(tensors: &[&[f32]], kind: NormKind) -> f64 {
     let terms: Vec<std::sync::atomic::AtomicU64> = tensors
         .iter()
         .map(|_| std::sync::atomic::AtomicU64::new(0))
@@ -101,7 +94,7 @@ pub fn global_norm(token: Token, tensors: &[&[f32]], kind: NormKind) -> f64 {
     let work = tensors.iter().map(|t| t.len()).sum();
     par_chunks_sized(tensors.len(), work, |i| {
         terms[i].store(
-            norm_term(token, tensors[i], kind).to_bits(),
+            norm_term(tensors[i], kind).to_bits(),
             std::sync::atomic::Ordering::Relaxed,
         );
     });
@@ -116,8 +109,8 @@ pub fn global_norm(token: Token, tensors: &[&[f32]], kind: NormKind) -> f64 {
 /// The 2-norm of several tensors (docs/optim.md, "Gradient clipping"), with double
 /// per-tensor sums: sqrt of the double sum over tensors, in order, of each
 /// tensor's double sum of squares in element order.
-pub fn global_norm_f64(token: Token, tensors: &[&[f32]]) -> f64 {
-    global_norm(token, tensors, NormKind::L2)
+pub fn global_norm_f64(tensors: &[&[f32]]) -> f64 {
+    global_norm(tensors, NormKind::L2)
 }
 
 /// The clipping factor `f32(max_norm / (norm + 1e-6))` (in double, rounded

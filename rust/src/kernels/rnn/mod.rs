@@ -24,7 +24,7 @@
 use crate::dispatch::Mode;
 use crate::gemm::{gemm, MatRef, Product};
 use crate::kernels::double_chain::column_sums;
-use crate::kernels::elementwise::{unary_on, UnaryOp};
+use crate::kernels::elementwise::{unary, UnaryOp};
 use crate::simd::Token;
 use crate::storage::Buffer;
 
@@ -42,7 +42,7 @@ fn activate(token: Token, op: UnaryOp, mode: Mode, v: &mut [f32]) {
     let p = v.as_mut_ptr();
     // SAFETY: `p` is valid for `n` reads and writes; the loop reads and writes
     // each element at the same index (element-for-element aliasing).
-    unsafe { unary_on(token, op, mode == Mode::Exact, &[n], p, &[1], p, &[1]) };
+    unsafe { unary(token, op, mode == Mode::Exact, &[n], p, &[1], p, &[1]) };
 }
 
 /// Sizes of one layer call.
