@@ -208,3 +208,64 @@ def _backward_inputs(T, x, w):
 case("backward_inputs", lambda r: [normal(r, 3), normal(r, 3)], _backward_inputs, grad=False, tol=P)
 case("backward_create_graph_false", lambda r: [normal(r, 3)],
      lambda T, x: (lambda a: ((a * a).sum().backward(create_graph=False, retain_graph=None), a.grad)[1])(x.detach().clone().requires_grad_()), grad=False, tol=P)
+
+
+def _backward_twice_without_saved(T, x):
+    a = x.detach().clone().requires_grad_()
+    y = (a + 1.0).reshape(-1).mean()
+    y.backward()
+    y.backward()  # nothing was saved: torch runs it again
+    return a.grad
+
+
+case("backward_twice_without_saved", lambda r: [normal(r, 2, 3)], _backward_twice_without_saved, grad=False, tol=P)
+
+
+def _backward_twice_through_mul_refused(T, x):
+    a = x.detach().clone().requires_grad_()
+    y = (a * a).sum()
+    y.backward()
+    y.backward()
+
+
+case("backward_twice_through_mul_refused", lambda r: [normal(r, 3)], _backward_twice_through_mul_refused, grad=False)
+
+# ---------------------------------------------------------------------------
+# clamp_min_ / clamp_max_ / clip_, resize_ / resize_as_
+# ---------------------------------------------------------------------------
+
+case("clamp_min_max_inplace", lambda r: [normal(r, 3, 4), ints(r, -5, 5, 6)],
+     lambda T, x, i: [x.clone().clamp_min_(-0.25), x.clone().clamp_max_(0.5), T.clamp_min_(x.clone(), 0.0), T.clamp_max_(x.clone(), T.tensor(0.1)),
+                      T.clip_(x.clone(), -0.5, 0.5), i.clone().clamp_min_(0), i.clone().clamp_max_(2)], grad=False)
+
+
+def _resize(T, x):
+    a = x.detach().clone()
+    smaller = a.clone().resize_(2, 2)        # the first four elements in storage order
+    same = a.t().resize_(4, 3)               # the same sizes: unchanged, strides kept
+    view = a[1:].resize_(3, 2)               # from the view's offset
+    kept = a.t().contiguous().resize_((12,)) # a contiguous copy reinterpreted
+    grow = a.clone().resize_(3, 5)
+    return [smaller, same, same.stride(), view, kept, grow[:2], grow.shape, grow.is_contiguous(),
+            a.clone().resize_as_(T.zeros(6, 2)), T.zeros(0).resize_(0, 3).shape]
+
+
+case("resize_sizes_and_storage_order", lambda r: [normal(r, 3, 4)], _resize, grad=False)
+case("resize_requires_grad_refused", lambda r: [normal(r, 3)], lambda T, x: x.detach().clone().requires_grad_().resize_(2))
+case("resize_negative_refused", lambda r: [normal(r, 3)], lambda T, x: x.clone().resize_(-1, 2))
+
+
+def _addcmul_into_alias(T, x, w):
+    a = x.detach().clone().requires_grad_()
+    y = a * 2.0
+    d = y.detach()  # an alias of y that needs no gradient
+    y.addcmul_(d, d, value=0.5)
+    z = a * 3.0
+    e = z.detach()
+    z.addcdiv_(e, e + 4.0)
+    (y * w).sum().backward()
+    (z * w).sum().backward()
+    return a.grad
+
+
+case("addcmul_addcdiv_into_detached_alias", lambda r: [normal(r, 3), normal(r, 3)], _addcmul_into_alias, grad=False, tol=P)

@@ -197,3 +197,14 @@ def test_recognizer_chain_errors():
         tr._core.chain_lines(tr._core.flat_len() - 2, np.zeros(4, np.float32), True)
     with pytest.raises(ValueError, match="expected"):
         tr._core.set_flat_grads(np.zeros(3, np.float32))
+
+
+def test_a_micro_batch_item_keeps_its_shape_and_dtype_on_the_wire():
+    from onemodel.distributed.engine import _from_wire, _to_wire
+
+    items = (om.tensor(2.5), [om.arange(6).reshape(2, 3).t(), om.tensor([True, False])], 7, "label")
+    back = _from_wire(_to_wire(items))
+    assert back[0].shape == () and back[0].item() == 2.5
+    assert back[1][0].dtype == om.int64 and back[1][0].tolist() == [[0, 3], [1, 4], [2, 5]]
+    assert back[1][1].dtype == om.bool and back[1][1].tolist() == [True, False]
+    assert back[2:] == (7, "label")

@@ -77,6 +77,24 @@ def test_second_backward_raises_graph_released_before_any_work():
     assert isinstance(om.GraphReleasedError("x"), RuntimeError)
 
 
+def test_a_graph_that_saved_nothing_runs_backward_twice_as_torch():
+    # torch frees only saved tensors: a second backward through additions,
+    # reshapes and a mean needs none of them, so it runs and accumulates.
+    x = om.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x + 1.0).reshape(3, 1).mean()
+    y.backward()
+    y.backward()
+    assert x.grad.tolist() == [2 * float(np.float32(1 / 3))] * 3  # two passes of the mean's 1/3, doubled exactly
+    # One node that saved a tensor (the multiplication) and the whole
+    # second pass is refused before any gradient is written.
+    z = ((x + 1.0) * x).sum()
+    z.backward()
+    g = x.grad.tolist()
+    with pytest.raises(om.GraphReleasedError, match="Mul"):
+        z.backward()
+    assert x.grad.tolist() == g
+
+
 def test_retain_graph_allows_a_second_pass():
     x = om.tensor([2.0], requires_grad=True)
     y = (x * x).sum()

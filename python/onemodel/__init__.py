@@ -144,9 +144,13 @@ from .ops.smooth_activation import celu, celu_, selu, selu_
 multiply, subtract, negative, absolute = mul, sub, neg, abs
 from .ops.selection import (
     clamp,
+    clamp_,
     clamp_max,
+    clamp_max_,
     clamp_min,
+    clamp_min_,
     clip,
+    clip_,
     masked_fill,
     maximum,
     minimum,
@@ -347,7 +351,7 @@ __all__ = [
     "are_deterministic_algorithms_enabled", "argmax", "argmin", "argsort", "argwhere", "as_tensor",
     "autocast", "autograd", "backends", "bernoulli", "bfloat16", "bitwise_and", "bitwise_not", "bitwise_or",
     "bitwise_xor", "bmm", "broadcast_shapes", "broadcast_to", "cat", "cdouble", "cfloat", "channels_last",
-    "channels_last_3d", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "compile", "complex128",
+    "channels_last_3d", "chunk", "clamp", "clamp_", "clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "clip", "clip_", "compile", "complex128",
     "complex64", "compute", "contiguous", "contiguous_format", "count_nonzero", "creation", "cuda", "cummax",
     "cummin", "cumprod", "cumsum", "default_generator", "device", "div", "double", "dtype", "empty",
     "empty_like", "empty_pool", "enable_grad", "eq", "equal", "erf", "errors", "exp", "expand", "eye",

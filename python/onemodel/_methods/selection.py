@@ -42,6 +42,12 @@ class SelectionMethods:
     def clamp_max(self, max) -> Tensor:  # noqa: A002
         return _ops.selection.clamp(self, None, max)
 
+    def clamp_min_(self, min) -> Tensor:  # noqa: A002
+        return _ops.selection.clamp_(self, min, None)
+
+    def clamp_max_(self, max) -> Tensor:  # noqa: A002
+        return _ops.selection.clamp_(self, None, max)
+
     def maximum(self, other) -> Tensor:
         return _ops.selection.maximum(self, other)
 

@@ -13,6 +13,12 @@ if TYPE_CHECKING:
 class ShapeMethods:
     __slots__ = ()
 
+    def resize_(self, *sizes, memory_format=None) -> Tensor:
+        return _ops.shape_ops.resize_(self, *sizes, memory_format=memory_format)
+
+    def resize_as_(self, the_template, *, memory_format=None) -> Tensor:
+        return _ops.shape_ops.resize_as_(self, the_template, memory_format=memory_format)
+
     def reshape(self, *shape) -> Tensor:
         return _ops.views.reshape(self, *shape)
 

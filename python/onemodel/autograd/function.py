@@ -175,9 +175,12 @@ class Function:
         return tuple([t for t, _ in self.saved])
 
     def release(self) -> None:
-        """Free what the record holds for backward (after it ran)."""
+        """Free what the record holds for backward (after it ran). A record
+        that held nothing (an addition, a reshape) stays usable, as torch's:
+        a second backward through it needs nothing that was freed."""
+        held = bool(self.saved) or any(getattr(self, key, None) is not None for key in self._release_attrs)
         self.saved = ()
-        self.released = True
+        self.released = held
         for key in self._release_attrs:
             setattr(self, key, None)
 

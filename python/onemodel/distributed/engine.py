@@ -28,7 +28,7 @@ from .reduction import STEP_TIMEOUT_S, OrderedStep
 def _to_wire(x):
     """A micro-batch item as it travels: Tensors as ('tensor', array)."""
     if isinstance(x, Tensor):
-        return ("tensor", np.ascontiguousarray(x.detach().numpy(force=True)))
+        return ("tensor", np.array(x.detach().numpy(force=True), order="C"))  # (ascontiguousarray makes a 0-d array 1-d)
     if isinstance(x, (tuple, list)):
         return type(x)(_to_wire(v) for v in x)
     return x

@@ -187,7 +187,10 @@ def lerp(input, end, weight) -> Tensor:
 class Addcmul(Function):
     def forward(self, s, t1, t2, value: float):
         self.value = value
-        self.save_for_backward(t1, t2)
+        # Only what the backward reads, as torch: a tensor that needs no
+        # gradient saved for nothing would refuse addcmul_ into its alias.
+        n = self.needs_input_grad
+        self.save_for_backward(t1 if n[2] else None, t2 if n[1] else None)
         v = scalar_tensor(value)
         return binary_kernel("add", s, _mul(_mul(v, t1), t2))
 
@@ -204,7 +207,8 @@ class Addcmul(Function):
 class Addcdiv(Function):
     def forward(self, s, t1, t2, value: float):
         self.value = value
-        self.save_for_backward(t1, t2)
+        n = self.needs_input_grad  # what the backward reads, as Addcmul
+        self.save_for_backward(t1 if n[2] else None, t2 if n[1] or n[2] else None)
         v = scalar_tensor(value)
         return binary_kernel("add", s, binary_kernel("div", _mul(v, t1), t2))
 

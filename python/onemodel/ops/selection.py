@@ -311,6 +311,10 @@ def clip(input, min=None, max=None) -> Tensor:  # noqa: A002
     return clamp(input, min, max)
 
 
+def clip_(input, min=None, max=None) -> Tensor:  # noqa: A002
+    return clamp_(input, min, max)
+
+
 def clamp_min(input, min) -> Tensor:  # noqa: A002
     return clamp(input, min, None)
 
@@ -323,6 +327,14 @@ def clamp_(input, min=None, max=None) -> Tensor:  # noqa: A002
     from .inplace import assign_result
 
     return assign_result(input, "clamp_", lambda t: clamp(t, min, max), (min, max))
+
+
+def clamp_min_(input, min) -> Tensor:  # noqa: A002
+    return clamp_(input, min, None)
+
+
+def clamp_max_(input, max) -> Tensor:  # noqa: A002
+    return clamp_(input, None, max)
 
 
 def maximum(input, other) -> Tensor:
@@ -379,6 +391,6 @@ def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
 
 
 __all__ = [
-    "clamp", "clamp_", "clamp_max", "clamp_min", "clip", "masked_fill", "masked_fill_",
+    "clamp", "clamp_", "clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "clip", "clip_", "masked_fill", "masked_fill_",
     "maximum", "minimum", "tril", "tril_", "triu", "triu_", "where",
 ]

@@ -116,3 +116,60 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     if input.dtype is int64:
         value = int(value)  # torch casts the fill to the tensor's dtype (F.pad of int64 ids)
     return PadFn.apply(input, tuple(pads), value)
+
+
+# ---------------------------------------------------------------------------
+# resize_
+# ---------------------------------------------------------------------------
+
+def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
+    """torch's ``Tensor.resize_``: the tensor takes the new sizes with
+    contiguous strides. Its elements, read in storage order from its offset,
+    keep their values where the new size fits the memory it has; a larger
+    size moves it to new memory holding the old elements first and zeros
+    after them (torch leaves them uninitialised). Differences from torch: the
+    larger memory is the tensor's own, so other views of the old memory no
+    longer see its writes (torch grows the shared storage)."""
+    from .._typeinfo import contiguous_format
+
+    if memory_format not in (None, contiguous_format):
+        raise ValueError(f"resize_: only memory_format=onemodel.contiguous_format is supported, got {memory_format}")
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    for s in sizes:
+        if not isinstance(s, numbers.Integral) or isinstance(s, bool):
+            raise TypeError(f"resize_: sizes must be ints, got {type(s).__name__} in {sizes}")
+    shape = tuple(int(s) for s in sizes)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"resize_: sizes must be non-negative, got {shape}")
+    if self._requires_grad or self._record is not None:
+        raise RuntimeError("resize_: cannot resize a tensor that requires grad (torch refuses it too)")
+    self._check_inplace("resize_")
+    if shape == self._shape:
+        return self
+    n = _shape.checked_numel("resize_", shape, self._dtype.itemsize)
+    _, strides = _shape.contiguous_layout(shape)
+    self._bump()  # before any change, as every in-place write
+    held = self._storage.numel - self._offset
+    if n > held:
+        from ..tensor import _new_storage
+
+        old, version = self._storage, self._storage.version
+        new = _new_storage(n, self._dtype, zeroed=True)
+        if held > 0:
+            new.numpy([held], [1], 0)[:] = old.numpy([held], [1], self._offset)
+        # The new memory carries the old count of writes on, so a record
+        # that saved this tensor still sees it as changed.
+        for _ in range(version):
+            new.bump_version()
+        self._storage, self._offset = new, 0
+        self._base = self._base_record = None
+    self._shape, self._strides = shape, strides
+    return self
+
+
+def resize_as_(self: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:
+    """torch's ``Tensor.resize_as_``: ``resize_`` to the template's sizes."""
+    if not isinstance(the_template, Tensor):
+        raise _shape.not_a_tensor("resize_as_", the_template, "the_template")
+    return resize_(self, the_template._shape, memory_format=memory_format)
