@@ -5,13 +5,18 @@ onto the graph while recording, ops/inplace.py)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Callable
+
 from .. import ops as _ops
 
+if TYPE_CHECKING:
+    from ..tensor import Tensor
 
-def _inplace(name: str, fn):
+
+def _inplace(name: str, fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """``Tensor.<name>_``: ``fn(self, *args)`` written into self."""
 
-    def method(self, *args, **kwargs):
+    def method(self, *args, **kwargs) -> Tensor:
         others = tuple(a for a in (*args, *kwargs.values()))
         return _ops.inplace.assign_result(self, name + "_", lambda t: fn(t, *args, **kwargs), others)
 
@@ -20,246 +25,246 @@ def _inplace(name: str, fn):
     return method
 
 
-def _op(module: str, name: str):
+def _op(module: str, name: str) -> Callable[..., Tensor]:
     return lambda *a, **k: getattr(getattr(_ops, module), name)(*a, **k)
 
 
 class MathMethods:
     __slots__ = ()
 
-    def exp(self):
+    def exp(self) -> Tensor:
         return _ops.pointwise.exp(self)
 
-    def log(self):
+    def log(self) -> Tensor:
         return _ops.pointwise.log(self)
 
-    def sigmoid(self):
+    def sigmoid(self) -> Tensor:
         return _ops.pointwise.sigmoid(self)
 
-    def tanh(self):
+    def tanh(self) -> Tensor:
         return _ops.pointwise.tanh(self)
 
-    def erf(self):
+    def erf(self) -> Tensor:
         return _ops.pointwise.erf(self)
 
-    def sqrt(self):
+    def sqrt(self) -> Tensor:
         return _ops.pointwise.sqrt(self)
 
-    def square(self):
+    def square(self) -> Tensor:
         return _ops.pointwise.square(self)
 
-    def abs(self):
+    def abs(self) -> Tensor:
         return _ops.pointwise.abs(self)
 
     absolute = abs
 
-    def pow(self, exponent):
+    def pow(self, exponent) -> Tensor:
         return _ops.pointwise.pow(self, exponent)
 
-    def __abs__(self):
+    def __abs__(self) -> Tensor:
         return _ops.pointwise.abs(self)
 
-    def __pow__(self, exponent):
+    def __pow__(self, exponent) -> Tensor:
         return _ops.pointwise.pow(self, exponent)
 
-    def __rpow__(self, base):
+    def __rpow__(self, base) -> Tensor:
         return _ops.pointwise.pow(base, self)
 
-    def __ipow__(self, exponent):
+    def __ipow__(self, exponent) -> Tensor:
         return self.pow_(exponent)
 
     # -- rounding and sign -------------------------------------------------------
-    def sign(self):
+    def sign(self) -> Tensor:
         return _ops.rounding.sign(self)
 
-    def sgn(self):
+    def sgn(self) -> Tensor:
         return _ops.rounding.sgn(self)
 
-    def floor(self):
+    def floor(self) -> Tensor:
         return _ops.rounding.floor(self)
 
-    def ceil(self):
+    def ceil(self) -> Tensor:
         return _ops.rounding.ceil(self)
 
-    def trunc(self):
+    def trunc(self) -> Tensor:
         return _ops.rounding.trunc(self)
 
-    def fix(self):
+    def fix(self) -> Tensor:
         return _ops.rounding.fix(self)
 
-    def round(self, *, decimals: int = 0):
+    def round(self, *, decimals: int = 0) -> Tensor:
         return _ops.rounding.round(self, decimals=decimals)
 
-    def frac(self):
+    def frac(self) -> Tensor:
         return _ops.rounding.frac(self)
 
-    def reciprocal(self):
+    def reciprocal(self) -> Tensor:
         return _ops.rounding.reciprocal(self)
 
-    def rsqrt(self):
+    def rsqrt(self) -> Tensor:
         return _ops.rounding.rsqrt(self)
 
-    def nan_to_num(self, nan: float = 0.0, posinf=None, neginf=None):
+    def nan_to_num(self, nan: float = 0.0, posinf=None, neginf=None) -> Tensor:
         return _ops.rounding.nan_to_num(self, nan, posinf, neginf)
 
-    def deg2rad(self):
+    def deg2rad(self) -> Tensor:
         return _ops.rounding.deg2rad(self)
 
-    def rad2deg(self):
+    def rad2deg(self) -> Tensor:
         return _ops.rounding.rad2deg(self)
 
     # -- division ------------------------------------------------------------------
-    def divide(self, other, *, rounding_mode=None):
+    def divide(self, other, *, rounding_mode=None) -> Tensor:
         return _ops.division.divide(self, other, rounding_mode=rounding_mode)
 
-    def true_divide(self, other):
+    def true_divide(self, other) -> Tensor:
         return _ops.division.true_divide(self, other)
 
-    def floor_divide(self, other):
+    def floor_divide(self, other) -> Tensor:
         return _ops.division.floor_divide(self, other)
 
-    def remainder(self, other):
+    def remainder(self, other) -> Tensor:
         return _ops.division.remainder(self, other)
 
-    def fmod(self, other):
+    def fmod(self, other) -> Tensor:
         return _ops.division.fmod(self, other)
 
-    def multiply(self, other):
+    def multiply(self, other) -> Tensor:
         return _ops.arith.mul(self, other)
 
-    def subtract(self, other, *, alpha=1):
+    def subtract(self, other, *, alpha=1) -> Tensor:
         return _ops.arith.sub(self, other, alpha=alpha)
 
-    def negative(self):
+    def negative(self) -> Tensor:
         return _ops.arith.neg(self)
 
-    def positive(self):
+    def positive(self) -> Tensor:
         return self
 
-    def __floordiv__(self, other):
+    def __floordiv__(self, other) -> Tensor:
         return _ops.division.floor_divide(self, other)
 
-    def __rfloordiv__(self, other):
+    def __rfloordiv__(self, other) -> Tensor:
         return _ops.division.floor_divide(other, self)
 
-    def __mod__(self, other):
+    def __mod__(self, other) -> Tensor:
         return _ops.division.remainder(self, other)
 
-    def __rmod__(self, other):
+    def __rmod__(self, other) -> Tensor:
         return _ops.division.remainder(other, self)
 
-    def __ifloordiv__(self, other):
+    def __ifloordiv__(self, other) -> Tensor:
         return self.floor_divide_(other)
 
-    def __imod__(self, other):
+    def __imod__(self, other) -> Tensor:
         return self.remainder_(other)
 
     # -- binary maps -------------------------------------------------------------------
-    def copysign(self, other):
+    def copysign(self, other) -> Tensor:
         return _ops.binary_math.copysign(self, other)
 
-    def heaviside(self, values):
+    def heaviside(self, values) -> Tensor:
         return _ops.binary_math.heaviside(self, values)
 
-    def fmax(self, other):
+    def fmax(self, other) -> Tensor:
         return _ops.binary_math.fmax(self, other)
 
-    def fmin(self, other):
+    def fmin(self, other) -> Tensor:
         return _ops.binary_math.fmin(self, other)
 
-    def hypot(self, other):
+    def hypot(self, other) -> Tensor:
         return _ops.binary_math.hypot(self, other)
 
-    def lerp(self, end, weight):
+    def lerp(self, end, weight) -> Tensor:
         return _ops.binary_math.lerp(self, end, weight)
 
-    def addcmul(self, tensor1, tensor2, *, value=1):
+    def addcmul(self, tensor1, tensor2, *, value=1) -> Tensor:
         return _ops.binary_math.addcmul(self, tensor1, tensor2, value=value)
 
-    def addcdiv(self, tensor1, tensor2, *, value=1):
+    def addcdiv(self, tensor1, tensor2, *, value=1) -> Tensor:
         return _ops.binary_math.addcdiv(self, tensor1, tensor2, value=value)
 
-    def xlogy(self, other):
+    def xlogy(self, other) -> Tensor:
         return _ops.binary_math.xlogy(self, other)
 
-    def logit(self, eps=None):
+    def logit(self, eps=None) -> Tensor:
         return _ops.binary_math.logit(self, eps)
 
     # -- the fixed transcendentals (ops/transcendental.py) ---------------------------------
-    def sin(self):
+    def sin(self) -> Tensor:
         return _ops.transcendental.sin(self)
 
-    def cos(self):
+    def cos(self) -> Tensor:
         return _ops.transcendental.cos(self)
 
-    def tan(self):
+    def tan(self) -> Tensor:
         return _ops.transcendental.tan(self)
 
-    def asin(self):
+    def asin(self) -> Tensor:
         return _ops.transcendental.asin(self)
 
-    def acos(self):
+    def acos(self) -> Tensor:
         return _ops.transcendental.acos(self)
 
-    def atan(self):
+    def atan(self) -> Tensor:
         return _ops.transcendental.atan(self)
 
     arcsin, arccos, arctan = asin, acos, atan
 
-    def atan2(self, other):
+    def atan2(self, other) -> Tensor:
         return _ops.transcendental.atan2(self, other)
 
     arctan2 = atan2
 
-    def sinh(self):
+    def sinh(self) -> Tensor:
         return _ops.transcendental.sinh(self)
 
-    def cosh(self):
+    def cosh(self) -> Tensor:
         return _ops.transcendental.cosh(self)
 
-    def asinh(self):
+    def asinh(self) -> Tensor:
         return _ops.transcendental.asinh(self)
 
-    def acosh(self):
+    def acosh(self) -> Tensor:
         return _ops.transcendental.acosh(self)
 
-    def atanh(self):
+    def atanh(self) -> Tensor:
         return _ops.transcendental.atanh(self)
 
     arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
-    def expm1(self):
+    def expm1(self) -> Tensor:
         return _ops.transcendental.expm1(self)
 
-    def log1p(self):
+    def log1p(self) -> Tensor:
         return _ops.transcendental.log1p(self)
 
-    def exp2(self):
+    def exp2(self) -> Tensor:
         return _ops.transcendental.exp2(self)
 
-    def log2(self):
+    def log2(self) -> Tensor:
         return _ops.transcendental.log2(self)
 
-    def log10(self):
+    def log10(self) -> Tensor:
         return _ops.transcendental.log10(self)
 
-    def sinc(self):
+    def sinc(self) -> Tensor:
         return _ops.transcendental.sinc(self)
 
-    def logaddexp(self, other):
+    def logaddexp(self, other) -> Tensor:
         return _ops.transcendental.logaddexp(self, other)
 
-    def logaddexp2(self, other):
+    def logaddexp2(self, other) -> Tensor:
         return _ops.transcendental.logaddexp2(self, other)
 
-    def float_power(self, exponent):
+    def float_power(self, exponent) -> Tensor:
         return _ops.transcendental.float_power(self, exponent)
 
     # -- activations that are Tensor methods in torch -------------------------------------
-    def hardshrink(self, lambd: float = 0.5):
+    def hardshrink(self, lambd: float = 0.5) -> Tensor:
         return _ops.activation.hardshrink(self, lambd)
 
-    def prelu(self, weight):
+    def prelu(self, weight) -> Tensor:
         return _ops.activation.prelu(self, weight)
 
     # -- in place ---------------------------------------------------------------------------

@@ -30,7 +30,7 @@ def shape_of(x) -> tuple:
     return x._shape if isinstance(x, Tensor) else ()
 
 
-def result_dtype(op: str, *operands, floating: bool = False):
+def result_dtype(op: str, *operands: object, floating: bool = False) -> object:
     """torch's result dtype; with ``floating`` integers promote to float32
     (true division, the transcendentals)."""
     dt = common_dtype(op, *operands)
@@ -72,7 +72,7 @@ def is_float_tensor(x) -> bool:
     return isinstance(x, Tensor) and x._dtype is float32
 
 
-def floating_operand(x, op: str):
+def floating_operand(x: object, op: str) -> object:
     """A float32 tensor for `x` (int64/bool tensors converted, as torch's
     promotion casts them) or a Python float."""
     if isinstance(x, Tensor):
@@ -93,7 +93,7 @@ def all_integral(*operands) -> bool:
 
 # -- the float rounding primitives, shared by several operators ------------------
 
-def floor_divide_f32(a, b):
+def floor_divide_f32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """torch's floor division of floats (div_floor_floating): from fmod, so
     that a − b·q is exact; ties of the quotient handled as Python does."""
     a = np.asarray(a, np.float32)
@@ -109,7 +109,7 @@ def floor_divide_f32(a, b):
     return np.where(b == 0, a / b, res)
 
 
-def remainder_f32(a, b):
+def remainder_f32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """torch's float remainder: fmod, moved by b when its sign differs from
     b's (a zero keeps fmod's sign, as torch)."""
     a = np.asarray(a, np.float32)
@@ -119,5 +119,5 @@ def remainder_f32(a, b):
     return np.where(fix, mod + b, mod)
 
 
-def trunc_divide_f32(a, b):
+def trunc_divide_f32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.trunc(np.asarray(a, np.float32) / np.asarray(b, np.float32))
