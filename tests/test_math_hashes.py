@@ -38,6 +38,33 @@ def _math_gradients():
     return [x.grad.numpy(), w.grad.numpy(), p.weight.grad.numpy(), loss.detach().reshape(1).numpy()]
 
 
+# sha256 of _erf_family_gradients() in exact mode (erfc, erfinv: added
+# with their own graph so that the hash above stays as pinned).
+ERF_FAMILY_EXACT_SHA256 = "623560c77fb6dd3a646a7e137b569a003641f3822b1560dab91fbd6fed892af5"
+
+
+def _erf_family_gradients():
+    gen = om.Generator().manual_seed(23)
+    x = om.randn(9, 300, generator=gen).requires_grad_()
+    w = (om.randn(300, 257, generator=gen) * 0.05).requires_grad_()
+    h = x @ w  # [9, 257]
+    u = h.tanh() * 0.97
+    y = om.erfc(h * 2.0) + om.erfinv(u) * 0.5 + u.erfinv().erfc() + om.erfc(-h.abs() * 4.0)
+    loss = (y * y).sum() * 1e-2
+    loss.backward()
+    return [x.grad.numpy(), w.grad.numpy(), loss.detach().reshape(1).numpy()]
+
+
+def test_erf_family_hash_is_pinned_on_every_path_and_thread_count():
+    seen = {}
+    for path in PATHS:
+        for threads in THREAD_COUNTS:
+            with om.compute.settings(mode="exact", kernel_path=path, threads=threads):
+                seen[(path, threads)] = sha256_of(_erf_family_gradients())
+    assert len(set(seen.values())) == 1, seen
+    assert next(iter(seen.values())) == ERF_FAMILY_EXACT_SHA256
+
+
 def test_exact_mode_hash_is_pinned_on_every_path_and_thread_count():
     seen = {}
     for path in PATHS:

@@ -5,7 +5,7 @@ Method: weighted least squares at 4*deg Chebyshev nodes of the interval
 rounded to the nearest binary32 one at a time, lowest order first, refitting
 the remaining ones after each rounding; the error bound printed is the maximum of
 |weight * (f - p)| for the ROUNDED coefficients, evaluated in exact (mpmath)
-arithmetic on 20001 points of the interval. Evaluation rounding is not part of
+arithmetic on 20001 points of the interval (--check=N: N + 1 points). Evaluation rounding is not part of
 this bound; the exhaustive accuracy tool (tools/accuracy.rs) measures the whole
 function.
 
@@ -17,6 +17,8 @@ import numpy as np
 import mpmath as mp
 
 mp.mp.dps = 50
+# Points of the error check (--check=N; 20000 by default).
+N_CHECK = int(next((a for a in sys.argv if a.startswith("--check=")), "--check=20000")[8:])
 
 
 def f32(v):
@@ -54,8 +56,8 @@ def fit(name, f, lo, hi, deg, weight=lambda v: 1, center=0.0, split0=False):
     # error of rounded coefficients
     worst = mp.mpf(0)
     where = None
-    for i in range(20001):
-        v = mp.mpf(lo) + (mp.mpf(hi) - lo) * i / 20000
+    for i in range(N_CHECK + 1):
+        v = mp.mpf(lo) + (mp.mpf(hi) - lo) * i / N_CHECK
         p = mp.mpf(0)
         for cc in reversed(cs[2:] if split0 else cs[1:]):
             p = p * (v - center) + mp.mpf(cc)
@@ -178,3 +180,25 @@ if __name__ == "__main__":
             return (mp.sinh(x) / x - 1) / z
         for d in (3, 4):
             fit("sinh H(z) = (sinh(x)/x-1)/z, weight z", H, 0.0, 0.25, d, weight=lambda z: z)
+    if "erfinv" in which:
+        # erfinv(x) = x·G(z), z = x², for |x| < 1/2 (z < 1/4), and
+        # x·F(w), w = −ln(1 − x²), on twelve half-octave pieces of [0.25, 16)
+        # (piece 2·(j + 2) + h: w/2^j in [1 + h/2, 1.5 + h/2), variable
+        # v = w/2^j − (1.25 + h/2)), as the Gaussian tail's Z pieces are laid
+        # out; weight 1/F (relative error), c0 = binary32 hi + lo.
+        mp.mp.dps = 30
+        G = lambda z: mp.erfinv(mp.sqrt(z)) / mp.sqrt(z) if z != 0 else mp.sqrt(mp.pi) / 2
+        deg = int(next((a for a in sys.argv if a.startswith("--ideg=")), "--ideg=7")[7:])
+        fit("erfinv G(z) = erfinv(sqrt z)/sqrt z, weight 1/G, c0 hi + lo", G, 0.0, 0.25, deg,
+            weight=lambda z: 1 / G(z), split0=True)
+
+        def F(w):
+            x = mp.sqrt(-mp.expm1(-w))
+            return mp.erfinv(x) / x
+        for j in range(-2, 4):
+            for h in (0, 1):
+                c = 1.25 + h / 2
+                fit(f"erfinv F(w) = erfinv(x)/x, w = -ln(1-x^2), piece {2*(j+2)+h}: w/2^{j} in [{c-0.25}, {c+0.25}), "
+                    f"v = w/2^{j} - {c}, weight 1/F, c0 hi + lo",
+                    lambda m: F(m * mp.mpf(2) ** j), c - 0.25, c + 0.25, deg,
+                    weight=lambda m: 1 / F(m * mp.mpf(2) ** j), center=c, split0=True)

@@ -122,6 +122,61 @@ pub mod reference {
             e / (1.0 + e)
         }
     }
+    pub fn erfc_(x: f32) -> f64 {
+        // SAFETY: erfc is a pure C function of a double.
+        unsafe { erfc(x as f64) }
+    }
+    /// erfinv in binary64: Giles' single-precision approximation (2010)
+    /// as the start, then four Newton steps on libm's erf (|x| ≤ 1/2) or
+    /// erfc (beyond, against 1 − |x|, exact in binary64), each doubling
+    /// the correct digits.
+    pub fn erfinv_(x: f32) -> f64 {
+        let a = (x as f64).abs();
+        if x.is_nan() || a > 1.0 {
+            return f64::NAN;
+        }
+        if a == 1.0 {
+            return f64::INFINITY.copysign(x as f64);
+        }
+        if a == 0.0 {
+            return x as f64;
+        }
+        let w0 = -((1.0 - a) * (1.0 + a)).ln();
+        let p = if w0 < 5.0 {
+            let w = w0 - 2.5;
+            [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+             -0.00125372503, -0.00417768164, 0.246640727, 1.50140941]
+                .iter()
+                .fold(0.0, |p, &c| p * w + c)
+        } else {
+            let w = w0.sqrt() - 3.0;
+            [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+             -0.0076224613, 0.00943887047, 1.00167406, 2.83297682]
+                .iter()
+                .fold(0.0, |p, &c| p * w + c)
+        };
+        let mut y = p * a;
+        let k = 2.0 / std::f64::consts::PI.sqrt();
+        for _ in 0..4 {
+            let slope = k * (-y * y).exp();
+            // SAFETY: erf and erfc are pure C functions of a double.
+            let d = if a <= 0.5 {
+                (unsafe { erf(y) }) - a
+            } else {
+                (1.0 - a) - (unsafe { erfc(y) })
+            };
+            y -= d / slope;
+        }
+        y.copysign(x as f64)
+    }
+    /// x·σ(x) in binary64.
+    pub fn silu(x: f32) -> f64 {
+        (x as f64) * sigmoid(x)
+    }
+    /// x·tanh(ln(1 + e^x)) in binary64.
+    pub fn mish(x: f32) -> f64 {
+        (x as f64) * log1pexp(x).tanh()
+    }
     pub fn erf_(x: f32) -> f64 {
         // SAFETY: erf is a pure C function of a double.
         unsafe { erf(x as f64) }

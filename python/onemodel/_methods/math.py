@@ -233,6 +233,12 @@ class MathMethods:
 
     arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
+    def erfc(self) -> Tensor:
+        return _ops.transcendental.erfc(self)
+
+    def erfinv(self) -> Tensor:
+        return _ops.transcendental.erfinv(self)
+
     def expm1(self) -> Tensor:
         return _ops.transcendental.expm1(self)
 
@@ -318,6 +324,8 @@ class MathMethods:
     asinh_ = _inplace("asinh", _op("transcendental", "asinh"))
     acosh_ = _inplace("acosh", _op("transcendental", "acosh"))
     atanh_ = _inplace("atanh", _op("transcendental", "atanh"))
+    erfc_ = _inplace("erfc", _op("transcendental", "erfc"))
+    erfinv_ = _inplace("erfinv", _op("transcendental", "erfinv"))
     expm1_ = _inplace("expm1", _op("transcendental", "expm1"))
     log1p_ = _inplace("log1p", _op("transcendental", "log1p"))
     exp2_ = _inplace("exp2", _op("transcendental", "exp2"))

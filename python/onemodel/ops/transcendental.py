@@ -1,5 +1,5 @@
 """The transcendental functions added by the math work: sin cos tan, asin
-acos atan atan2, sinh cosh asinh acosh atanh, expm1 log1p exp2 log2 log10,
+acos atan atan2, sinh cosh asinh acosh atanh, expm1 log1p exp2 log2 log10, erfc erfinv,
 sinc, logaddexp/logaddexp2 and pow with a tensor exponent, each a Function
 with torch's backward formula (derivatives.yaml), forward next to backward.
 
@@ -99,10 +99,25 @@ def _log10_b(g, x, y):
     return _np("log10_backward", lambda gg, v: gg / (v * _LN10), g, x)
 
 
+def _erfc_b(g, x, y):
+    # torch: −2/√π·e^(−x²)·g; the fixed erf slope on the exact −x², negated.
+    return _u("neg", binary_kernel("erf_backward", g, x))
+
+
+_HALF_SQRT_PI = F32(0.886226925452758013649083741671)
+
+
+def _erfinv_b(g, x, y):
+    # torch: 0.5·√π·e^(y²)·g with y = erfinv(x), in that order.
+    e = _u("exp", binary_kernel("mul", y, y))
+    return _np("erfinv_backward", lambda gg, ee: (_HALF_SQRT_PI * ee) * gg, g, e)
+
+
 _BACKWARD = {
     "sin": _sin_b, "cos": _cos_b, "tan": _tan_b, "asin": _asin_b, "acos": _acos_b, "atan": _atan_b,
     "sinh": _sinh_b, "cosh": _cosh_b, "asinh": _asinh_b, "acosh": _acosh_b, "atanh": _atanh_b,
     "expm1": _expm1_b, "log1p": _log1p_b, "exp2": _exp2_b, "log2": _log2_b, "log10": _log10_b,
+    "erfc": _erfc_b, "erfinv": _erfinv_b,
 }
 
 
@@ -141,8 +156,9 @@ sinh, cosh = _unary("sinh"), _unary("cosh")
 asinh, acosh, atanh = _unary("asinh"), _unary("acosh"), _unary("atanh")
 expm1, log1p, exp2 = _unary("expm1"), _unary("log1p"), _unary("exp2")
 log2, log10 = _unary("log2"), _unary("log10")
+erfc, erfinv = _unary("erfc"), _unary("erfinv")
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
-special_expm1, special_exp2, special_log1p = expm1, exp2, log1p
+special_expm1, special_exp2, special_log1p, special_erfc, special_erfinv = expm1, exp2, log1p, erfc, erfinv
 
 
 # -- atan2 ------------------------------------------------------------------------------

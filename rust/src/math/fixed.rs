@@ -320,11 +320,22 @@ include!("z_pieces.rs");
 /// Z(t) for t in [0.25, 16) as (c0_hi, rest): Z ≈ c0_hi + rest, where c0_hi
 /// is the piece's 13-bit constant. t outside is clamped into the range.
 #[inline(always)]
-unsafe fn z_tail<L: Lanes>(t: L) -> (L, L) {
+pub(crate) unsafe fn z_tail<L: Lanes>(t: L) -> (L, L) {
     // SAFETY: module contract.
     unsafe {
         let tc = L::select(t.lt(k(0.25)), k(0.25), t);
         let tc = L::select(tc.gt(k(15.999_999)), k(15.999_999), tc);
+        half_octaves(tc, &Z_T)
+    }
+}
+
+/// A piecewise polynomial on the twelve half-octave pieces of [0.25, 16)
+/// laid out as `Z_T` is (see above), at t in that range: (c0_hi, rest) with
+/// rest = c0_lo + v·(c1 + v·(…)), the piece and v read from t's bits.
+#[inline(always)]
+pub(crate) unsafe fn half_octaves<L: Lanes, const N: usize>(tc: L, table: &[[f32; 16]; N]) -> (L, L) {
+    // SAFETY: module contract.
+    unsafe {
         // Piece index: the biased exponent and the top mantissa bit, minus
         // those of 0.25 (2·125).
         let idx = tc.shr_u32::<22>().sub_i32(L::splat_bits(250));
@@ -335,14 +346,14 @@ unsafe fn z_tail<L: Lanes>(t: L) -> (L, L) {
             .and(L::splat_bits(0x0040_0000))
             .or(L::splat_bits(0x3fa0_0000));
         let v = m.sub(center);
-        let mut acc = L::lookup16(&Z_T[Z_DEG + 1], idx);
-        let mut i = Z_DEG + 1;
+        let mut acc = L::lookup16(&table[N - 1], idx);
+        let mut i = N - 1;
         while i > 2 {
             i -= 1;
-            acc = acc.mul(v).add(L::lookup16(&Z_T[i], idx));
+            acc = acc.mul(v).add(L::lookup16(&table[i], idx));
         }
-        let rest = L::lookup16(&Z_T[1], idx).add(acc.mul(v));
-        (L::lookup16(&Z_T[0], idx), rest)
+        let rest = L::lookup16(&table[1], idx).add(acc.mul(v));
+        (L::lookup16(&table[0], idx), rest)
     }
 }
 
@@ -374,7 +385,7 @@ unsafe fn tail_product<L: Lanes>(t: L) -> L {
 
 /// P(z) ≈ erf(x)/x − 1, z = x², on [0, 0.875²]. Degree 6.
 /// Max |P − p| = 9.69e−10 = 2^−29.94 (fit_polys.py erf).
-const ERF_P: [f32; 7] = [
+pub(crate) const ERF_P: [f32; 7] = [
     0.128_379_17,
     -0.376_126_35,
     0.112_837_28,

@@ -45,6 +45,11 @@ const PIO2_H: f32 = f32::from_bits(0x3fc9_0fdb);
 const PIO2_L: f32 = f32::from_bits(0xb33b_bd2e);
 const PI_H: f32 = f32::from_bits(0x4049_0fdb);
 const PI_L: f32 = f32::from_bits(0xb3bb_bd2e);
+/// atan2's scaling: numerators below 2^−80 are scaled by 2^100, quotients
+/// below 2^−100 are taken without residual.
+const TINY_NUM: f32 = f32::from_bits(0x17_80_0000); // 2^−80
+const TWO_100: f32 = f32::from_bits(0x71_80_0000); // 2^100
+const TINY_Q: f32 = f32::from_bits(0x0d_80_0000); // 2^−100
 /// tan(π/8) and tan(3π/8).
 const TAN_PI_8: f32 = 0.414_213_57;
 const TAN_3PI_8: f32 = 2.414_213_7;
@@ -118,9 +123,22 @@ pub unsafe fn atan2<L: Lanes>(y: L, x: L) -> L {
         let swap = ay.gt(ax);
         let num = L::select(swap, ax, ay);
         let den = L::select(swap, ay, ax);
+        // A small numerator (subnormal, or so small that the residual's
+        // partial products num·2^−24 would be): both scaled by 2^100
+        // (exact; den < 2^26 keeps den·2^100 finite). The quotient is
+        // unchanged, and its residual is computed on normal numbers.
+        let rescale = L::mask_and(num.lt(k(TINY_NUM)), den.lt(k(67_108_864.0)));
+        let s = L::select(rescale, k(TWO_100), k(1.0));
+        let (num, den) = (num.mul(s), den.mul(s));
         let (uh, ul) = div_ff(num, L::zero(), den, L::zero());
         let inf = k::<L>(f32::INFINITY);
-        let ul = L::select(L::mask_or(den.eq(inf), num.eq(L::zero())), L::zero(), ul);
+        // Below 2^−100 the quotient is the result (atan u = u(1 − u²/3)) and
+        // its residual may have underflowed: dropped.
+        let ul = L::select(
+            L::mask_or(L::mask_or(den.eq(inf), num.eq(L::zero())), uh.lt(k(TINY_Q))),
+            L::zero(),
+            ul,
+        );
         // 0/0 → 0 and inf/inf → 1.
         let uh = L::select(num.eq(L::zero()), L::zero(), uh);
         let uh = L::select(num.eq(inf), k(1.0), uh);

@@ -8,12 +8,14 @@
 //!   sin cos tan, atan atan2 asin acos, expm1 log1p exp2 log2 log10 and the
 //!   softplus core, sinh cosh asinh acosh atanh, pow with scalar and
 //!   per-element exponents; [`ff`] holds their float-float blocks.
+//! * [`erf_family`]: erfc (its own tail) and erfinv.
 //! * [`detmath`]: binary64 exp and log for the CTC recursions.
 //!
 //! The plain `f32 → f32` functions below are the scalar instantiation: the
 //! definition every vector path reproduces. Accuracy: docs/numerics.md.
 
 pub mod detmath;
+pub mod erf_family;
 pub mod exp_log;
 mod ff;
 pub mod fixed;
@@ -58,6 +60,7 @@ scalar!(trig: sin, cos, tan);
 scalar!(inverse_trig: atan, asin, acos);
 scalar!(exp_log: expm1, log1p, exp2, log2, log10, log1pexp);
 scalar!(hyperbolic: sinh, cosh, asinh, acosh, atanh);
+scalar!(erf_family: erfc, erfinv);
 
 /// atan2(y, x) (scalar definition).
 #[inline]
@@ -82,5 +85,7 @@ pub fn pow(x: f32, p: f32) -> f32 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_binary;
 #[cfg(test)]
 mod tests_family;

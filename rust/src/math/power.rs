@@ -4,8 +4,88 @@
 //! IEEE + − × ÷ √, compares/selects and bit operations only, one fixed order,
 //! the f32 instantiation is the definition.
 
-use super::fixed::{exp_core, k, log_parts, scale, SIGN};
+use super::fixed::horner;
+use super::ff::{div_ff, fast_two_sum, two_prod, two_sum};
+use super::fixed::{exp_core, k, log_parts, log_reduce, scale, LN2_HI, LN2_LO, SIGN};
 use crate::simd::Lanes;
+
+// ---------------------------------------------------------------------------
+// ln |x| in float-float
+// ---------------------------------------------------------------------------
+
+/// Taylor coefficients of (2·atanh(s) − 2s − (2/3)s³)/s⁵ = 2/5 + 2z/7 + …
+/// (z = s²), degree 4: 2/(2j + 5), j = 0..4. On |s| ≤ 0.17158 (z ≤ 0.02944)
+/// the truncated series' remainder is below 2·z⁵/15·s⁵/(1 − z) ≤ 3.0e−9·s⁵,
+/// 2^−39.5 relative to 2s; the coefficients' binary32 rounding adds at most
+/// 2^−24 of the s⁵ term, itself ≤ 2^−12.5 of 2s (exact series terms, not a
+/// fit).
+const LN_SERIES: [f32; 5] = [0.4, 0.285_714_3, 0.222_222_22, 0.181_818_18, 0.153_846_15];
+/// 2/3 as binary32 plus RN(rest).
+const TWO_THIRDS_H: f32 = f32::from_bits(0x3f2a_aaab);
+const TWO_THIRDS_L: f32 = -1.986_821_e-8;
+
+/// ln a for finite a > 0 as an unevaluated sum (hi, lo) with a relative
+/// error of about 2^−36 (erfinv's w = −ln(1 − x²) is built on it; a pow
+/// whose |p·ln a| reaches 104 would need it too, see [`ln_pair`]).
+/// a = 2^e(1 + f) as the fixed log reduces it (subnormals scaled), s = f/(2 + f) as a pair (2 + f by TwoSum, the
+/// quotient by `div_ff`), ln(1 + f) = 2s + (2/3)s³ + s⁵·T(s²): 2s exact,
+/// s³ and (2/3)s³ as pairs (Dekker products), T in binary32 (its term is
+/// below 2^−12.5 of the result); then e·ln 2 with ln 2 = LN2_HI + LN2_LO
+/// (e·LN2_HI exact) added by Fast2Sum, and the pair renormalised.
+/// Values for a = 0, inf or NaN are meaningless (the callers select).
+#[inline(always)]
+pub(crate) unsafe fn ln_ff<L: Lanes>(a: L) -> (L, L) {
+    // SAFETY: module contract.
+    unsafe {
+        let (dk, f, _hfsq, _s, _r) = log_reduce(a);
+        let (dh, dl) = two_sum(k(2.0), f);
+        let (sh, sl) = div_ff(f, L::zero(), dh, dl);
+        // s² = zh + zl, s³ = ch + cl.
+        let (zh, zl) = two_prod(sh, sh);
+        let zl = zl.add(k::<L>(2.0).mul(sh).mul(sl));
+        let (ch, cl) = two_prod(sh, zh);
+        let cl = cl.add(sh.mul(zl)).add(sl.mul(zh));
+        // (2/3)·s³ = th + tl.
+        let (th, tl) = two_prod(ch, k(TWO_THIRDS_H));
+        let tl = tl.add(ch.mul(k(TWO_THIRDS_L))).add(cl.mul(k(TWO_THIRDS_H)));
+        let t5 = ch.mul(zh).mul(horner(zh, &LN_SERIES));
+        let two = k::<L>(2.0);
+        let (uh, ul) = fast_two_sum(two.mul(sh), th);
+        let ul = ul.add(two.mul(sl).add(tl).add(t5));
+        // + e·ln 2 (|e·LN2_HI| ≥ ln 2 > |uh| unless e = 0).
+        let (hh, hl) = fast_two_sum(dk.mul(k(LN2_HI)), uh);
+        let hl = hl.add(ul.add(dk.mul(k(LN2_LO))));
+        fast_two_sum(hh, hl)
+    }
+}
+
+/// ln a as s_hi + s_lo from the binary32 logarithm's parts (Fast2Sum:
+/// |lh| ≥ |ll| unless lh = 0): binary32 accuracy (about 0.84 ulp of ln a),
+/// which |p| amplifies (docs/numerics.md, "Not met"). [`ln_ff`] would
+/// remove that error but moves the pinned math hash, so pow keeps this one.
+#[inline(always)]
+unsafe fn ln_pair<L: Lanes>(a: L) -> (L, L) {
+    // SAFETY: module contract.
+    unsafe {
+        let (lh, ll) = log_parts(a);
+        let s_hi = lh.add(ll);
+        (s_hi, lh.sub(s_hi).add(ll))
+    }
+}
+
+/// y = p·(s_hi + s_lo) as hi + lo: p·s_hi exactly (Dekker), plus p·s_lo.
+/// Beyond |y_hi| > 200 the exp core saturates anyway and the low part is
+/// dropped (it can be large against the clamped high part, or NaN when
+/// y_hi = ±inf).
+#[inline(always)]
+unsafe fn times_ln<L: Lanes>(p: L, s_hi: L, s_lo: L) -> (L, L) {
+    // SAFETY: module contract.
+    unsafe {
+        let (y_hi, e) = two_prod(p, s_hi);
+        let y_lo = e.add(s_lo.mul(p));
+        (y_hi, L::select(y_hi.abs().gt(k(200.0)), L::zero(), y_lo))
+    }
+}
 
 // ---------------------------------------------------------------------------
 // pow with a scalar exponent
@@ -61,24 +141,8 @@ pub unsafe fn pow<L: Lanes>(x: L, p: f32) -> L {
         }
         let is_int = p == p.trunc();
         let odd = is_int && p.abs() < 16_777_216.0 && (p as i64) % 2 != 0;
-        let (lh, ll) = log_parts(a);
-        // ln|x| = s_hi + s_lo (Fast2Sum: |lh| ≥ |ll| unless lh = 0).
-        let s_hi = lh.add(ll);
-        let s_lo = lh.sub(s_hi).add(ll);
-        // p·s_hi exactly as y_hi + y_lo (Dekker's product; both factors split
-        // into 12-bit halves on the bits).
-        let ph = p_hi(p);
-        let pl = p - ph;
-        let sh = s_hi.and(L::splat_bits(0xffff_f000));
-        let sl = s_hi.sub(sh);
-        let y_hi = s_hi.mul(k(p));
-        let y_lo = sh
-            .mul(k(ph))
-            .sub(y_hi)
-            .add(sh.mul(k(pl)))
-            .add(sl.mul(k(ph)))
-            .add(sl.mul(k(pl)));
-        let y_lo = y_lo.add(s_lo.mul(k(p)));
+        let (s_hi, s_lo) = ln_pair(a);
+        let (y_hi, y_lo) = times_ln(k(p), s_hi, s_lo);
         let (h, _l, ki) = exp_core(y_hi, y_lo);
         let r = scale(h, ki);
         // Zeros and infinities of |x| (C99 F.10.4.4), then NaN.
@@ -103,12 +167,6 @@ pub unsafe fn pow<L: Lanes>(x: L, p: f32) -> L {
     }
 }
 
-/// The high 12 bits of p (the split for Dekker's product).
-#[inline(always)]
-fn p_hi(p: f32) -> f32 {
-    f32::from_bits(p.to_bits() & 0xffff_f000)
-}
-
 /// x^p with a per-element exponent (torch.pow(tensor, tensor)): the general
 /// path of [`pow`] lane by lane, |x|^p = e^(p·ln|x|) with ln|x| a pair and
 /// p·ln|x| formed exactly; p = 1 → x, p = 2 → x·x, p = −1 → 1/x by plain
@@ -125,22 +183,8 @@ pub unsafe fn pow_lanes<L: Lanes>(x: L, p: L) -> L {
         let zero = L::zero();
         let a = x.abs();
         let pa = p.abs();
-        let (lh, ll) = log_parts(a);
-        let s_hi = lh.add(ll);
-        let s_lo = lh.sub(s_hi).add(ll);
-        let mask = L::splat_bits(0xffff_f000);
-        let (ph, sh) = (p.and(mask), s_hi.and(mask));
-        let (pl, sl) = (p.sub(ph), s_hi.sub(sh));
-        let y_hi = s_hi.mul(p);
-        let y_lo = sh
-            .mul(ph)
-            .sub(y_hi)
-            .add(sh.mul(pl))
-            .add(sl.mul(ph))
-            .add(sl.mul(pl))
-            .add(s_lo.mul(p));
-        // y_hi = ±inf (|p| huge with |x| ≠ 1) makes y_lo NaN: drop it there.
-        let y_lo = L::select(y_hi.abs().eq(inf), zero, y_lo);
+        let (s_hi, s_lo) = ln_pair(a);
+        let (y_hi, y_lo) = times_ln(p, s_hi, s_lo);
         let (h, _l, ki) = exp_core(y_hi, y_lo);
         let r = scale(h, ki);
         // Integer exponents: |p| < 2^23 rounds to itself; odd: the last bit

@@ -166,6 +166,8 @@ pub fn unary(
         "log2" => U::Log2,
         "log10" => U::Log10,
         "log1pexp" => U::Log1pExp,
+        "erfc" => U::Erfc,
+        "erfinv" => U::Erfinv,
         other => return Err(unknown("unary", other)),
     };
     expect_shape(op, "a", a.shape(), out.shape())?;

@@ -3,7 +3,7 @@
 //! compare-and-select, or a fixed function of `crate::math` (the scalar
 //! instantiation is the definition; see the loops in the parent module).
 
-use crate::math::{exp_log, fixed, hyperbolic, inverse_trig, power, trig};
+use crate::math::{erf_family, exp_log, fixed, hyperbolic, inverse_trig, power, trig};
 use crate::simd::Lanes;
 
 /// Binary operations `out = op(a, b)`. The backward rules take the incoming
@@ -93,6 +93,10 @@ pub enum UnaryOp {
     Log10,
     /// ln(1 + e^x), the softplus core.
     Log1pExp,
+    /// 1 − erf x with its own tail ([`erf_family::erfc`]).
+    Erfc,
+    /// The inverse of erf on (−1, 1) ([`erf_family::erfinv`]).
+    Erfinv,
 }
 
 /// Ternary operations `out = op(a, b, c)`.
@@ -248,6 +252,8 @@ impl UnaryOp {
                 UnaryOp::Log2 => exp_log::log2(a),
                 UnaryOp::Log10 => exp_log::log10(a),
                 UnaryOp::Log1pExp => exp_log::log1pexp(a),
+                UnaryOp::Erfc => erf_family::erfc(a),
+                UnaryOp::Erfinv => erf_family::erfinv(a),
             }
         }
     }

@@ -52,7 +52,7 @@ fn pool() -> Vec<f32> {
     v
 }
 
-const UNARY: [UnaryOp; 36] = [
+const UNARY: [UnaryOp; 38] = [
     UnaryOp::Neg,
     UnaryOp::Relu,
     UnaryOp::Exp,
@@ -89,6 +89,8 @@ const UNARY: [UnaryOp; 36] = [
     UnaryOp::Log2,
     UnaryOp::Log10,
     UnaryOp::Log1pExp,
+    UnaryOp::Erfc,
+    UnaryOp::Erfinv,
 ];
 
 const BINARY: [BinaryOp; 21] = [
