@@ -1,7 +1,8 @@
 """Accuracy of erfc, erfinv, pow and atan2 through the Python API against
 binary64 references (Python's math.erfc/math.erf, libm's pow and atan2 via
-NumPy's float64): within 2 ulp on dense samples (pow: where |p·ln x| <= 1,
-its documented amplified bound beyond), every kernel path the same bits. The exhaustive and 2^28-sample measurements are tools/accuracy.rs
+NumPy's float64): within 2 ulp on dense samples (pow at every |p·ln x|,
+large exponents included), every kernel path the same bits. The exhaustive
+and sampled measurements are tools/accuracy.rs
 (docs/numerics.md); these are the API-level checks that run in seconds."""
 
 import math
@@ -21,10 +22,12 @@ def ulp32(r: np.ndarray) -> np.ndarray:
 
 def err_ulp(y: np.ndarray, ref: np.ndarray) -> np.ndarray:
     y = y.astype(np.float64)
-    same_class = (np.isnan(y) == np.isnan(ref)) & (np.isinf(y) == np.isinf(ref.astype(np.float32)))
+    with np.errstate(over="ignore"):  # a reference past binary32's range rounds to inf: the class it must have
+        ref32 = ref.astype(np.float32)
+    same_class = (np.isnan(y) == np.isnan(ref)) & (np.isinf(y) == np.isinf(ref32))
     finite = np.isfinite(y) & np.isfinite(ref)
     e = np.where(finite, np.abs(y - np.where(finite, ref, 0.0)) / ulp32(np.where(finite, ref, 1.0)), 0.0)
-    inf_ok = ~np.isinf(y) | (y == ref.astype(np.float32))
+    inf_ok = ~np.isinf(y) | (y == ref32)
     return np.where(same_class & inf_ok, e, np.inf)
 
 
@@ -80,15 +83,7 @@ def test_erfinv_is_within_2_ulp_and_its_ends_are_inf():
     assert np.signbit(ends[5]) and not np.signbit(ends[4])
 
 
-def _pow_bound(x: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """2 ulp where |p·ln x| <= 1; beyond, pow's binary32 logarithm (0.84 ulp
-    of ln x, docs/numerics.md "Not met") is amplified by |p·ln x|."""
-    with np.errstate(all="ignore"):
-        amp = np.abs(p.astype(np.float64) * np.log(np.abs(x.astype(np.float64))))
-    return np.where(amp <= 1.0, 2.0, 2.0 + 2.0 * np.nan_to_num(amp))
-
-
-def test_pow_with_large_exponents_is_within_its_documented_bound():
+def test_pow_with_large_exponents_is_within_2_ulp():
     rng = np.random.default_rng(2)
     n = 100_000
     x = np.concatenate([rng.uniform(0, 8, n), 1 + rng.uniform(-1e-3, 1e-3, n), -rng.uniform(0, 4, n)]).astype(np.float32)
@@ -97,14 +92,13 @@ def test_pow_with_large_exponents_is_within_its_documented_bound():
     with np.errstate(all="ignore"):
         ref = np.power(x.astype(np.float64), p.astype(np.float64))
     e = err_ulp(y, ref)
-    bound = _pow_bound(x, p)
-    assert (e <= bound).all(), (e.max(), x[(e / bound).argmax()], p[(e / bound).argmax()])
+    assert e.max() <= 2.0, (e.max(), x[e.argmax()], p[e.argmax()])
     # The scalar exponent (torch.pow(tensor, number)).
     for q in (25.1, -13.3, 7.0, -41.0):
         ys = on_every_path(lambda t: t ** q, x[: 2 * n])
         with np.errstate(all="ignore"):
             rs = np.power(x[: 2 * n].astype(np.float64), np.float64(np.float32(q)))
-        assert (err_ulp(ys, rs) <= _pow_bound(x[: 2 * n], np.full(2 * n, q, np.float32))).all(), q
+        assert err_ulp(ys, rs).max() <= 2.0, q
 
 
 @pytest.mark.parametrize("x, p, want", [

@@ -6,7 +6,7 @@
 
 use super::fixed::horner;
 use super::ff::{div_ff, fast_two_sum, two_prod, two_sum};
-use super::fixed::{exp_core, k, log_parts, log_reduce, scale, LN2_HI, LN2_LO, SIGN};
+use super::fixed::{exp_core, k, log_reduce, scale, LN2_HI, LN2_LO, SIGN};
 use crate::simd::Lanes;
 
 // ---------------------------------------------------------------------------
@@ -25,8 +25,9 @@ const TWO_THIRDS_H: f32 = f32::from_bits(0x3f2a_aaab);
 const TWO_THIRDS_L: f32 = -1.986_821_e-8;
 
 /// ln a for finite a > 0 as an unevaluated sum (hi, lo) with a relative
-/// error of about 2^−36 (erfinv's w = −ln(1 − x²) is built on it; a pow
-/// whose |p·ln a| reaches 104 would need it too, see [`ln_pair`]).
+/// error of about 2^−36: pow's p·ln a (|p·ln a| up to 104 before exp
+/// saturates, so the binary32 logarithm's 0.84 ulp, amplified by p, would
+/// cost up to ~9 ulp at p = 25) and erfinv's w = −ln(1 − x²) are built on it.
 /// a = 2^e(1 + f) as the fixed log reduces it (subnormals scaled), s = f/(2 + f) as a pair (2 + f by TwoSum, the
 /// quotient by `div_ff`), ln(1 + f) = 2s + (2/3)s³ + s⁵·T(s²): 2s exact,
 /// s³ and (2/3)s³ as pairs (Dekker products), T in binary32 (its term is
@@ -56,20 +57,6 @@ pub(crate) unsafe fn ln_ff<L: Lanes>(a: L) -> (L, L) {
         let (hh, hl) = fast_two_sum(dk.mul(k(LN2_HI)), uh);
         let hl = hl.add(ul.add(dk.mul(k(LN2_LO))));
         fast_two_sum(hh, hl)
-    }
-}
-
-/// ln a as s_hi + s_lo from the binary32 logarithm's parts (Fast2Sum:
-/// |lh| ≥ |ll| unless lh = 0): binary32 accuracy (about 0.84 ulp of ln a),
-/// which |p| amplifies (docs/numerics.md, "Not met"). [`ln_ff`] would
-/// remove that error but moves the pinned math hash, so pow keeps this one.
-#[inline(always)]
-unsafe fn ln_pair<L: Lanes>(a: L) -> (L, L) {
-    // SAFETY: module contract.
-    unsafe {
-        let (lh, ll) = log_parts(a);
-        let s_hi = lh.add(ll);
-        (s_hi, lh.sub(s_hi).add(ll))
     }
 }
 
@@ -141,7 +128,7 @@ pub unsafe fn pow<L: Lanes>(x: L, p: f32) -> L {
         }
         let is_int = p == p.trunc();
         let odd = is_int && p.abs() < 16_777_216.0 && (p as i64) % 2 != 0;
-        let (s_hi, s_lo) = ln_pair(a);
+        let (s_hi, s_lo) = ln_ff(a);
         let (y_hi, y_lo) = times_ln(k(p), s_hi, s_lo);
         let (h, _l, ki) = exp_core(y_hi, y_lo);
         let r = scale(h, ki);
@@ -183,7 +170,7 @@ pub unsafe fn pow_lanes<L: Lanes>(x: L, p: L) -> L {
         let zero = L::zero();
         let a = x.abs();
         let pa = p.abs();
-        let (s_hi, s_lo) = ln_pair(a);
+        let (s_hi, s_lo) = ln_ff(a);
         let (y_hi, y_lo) = times_ln(p, s_hi, s_lo);
         let (h, _l, ki) = exp_core(y_hi, y_lo);
         let r = scale(h, ki);
