@@ -172,6 +172,7 @@ fn contiguous_rows_every_length_and_offset_on_every_path() {
                     let c: Vec<f32> = (0..off + len).map(c_of).collect();
                     let mut out = vec![0f32; off + len];
                     for op in UNARY {
+                        // SAFETY: every buffer holds off + len elements and the call reads and writes len of them from off, stride 1.
                         unsafe {
                             unary(
                                 token,
@@ -196,6 +197,7 @@ fn contiguous_rows_every_length_and_offset_on_every_path() {
                         }
                     }
                     for op in BINARY {
+                        // SAFETY: every buffer holds off + len elements and the call reads and writes len of them from off, stride 1.
                         unsafe {
                             binary(
                                 token,
@@ -218,6 +220,7 @@ fn contiguous_rows_every_length_and_offset_on_every_path() {
                         }
                     }
                     for op in TERNARY {
+                        // SAFETY: every buffer holds off + len elements and the call reads and writes len of them from off, stride 1.
                         unsafe {
                             ternary(
                                 token,
@@ -264,6 +267,7 @@ fn broadcast_and_strided_operands_on_every_path() {
                 let o_str = [(cols * 2) as isize, 2];
                 for exact in [false, true] {
                     for op in BINARY {
+                        // SAFETY: each buffer holds every element its shape and strides address (the sizes the test allocates above).
                         unsafe {
                             binary(
                                 token,
@@ -293,6 +297,7 @@ fn broadcast_and_strided_operands_on_every_path() {
                         }
                     }
                     for op in UNARY {
+                        // SAFETY: each buffer holds every element its shape and strides address (the sizes the test allocates above).
                         unsafe {
                             unary(
                                 token,
@@ -320,6 +325,7 @@ fn broadcast_and_strided_operands_on_every_path() {
                 let mut out = vec![0f32; rows * cols];
                 let a_c: Vec<f32> = (0..rows * cols).map(|i| p[(i * 5 + 4) % n]).collect();
                 for op in BINARY {
+                    // SAFETY: each buffer holds every element its shape and strides address (the sizes the test allocates above).
                     unsafe {
                         binary(
                             token,
@@ -361,6 +367,7 @@ fn exact_mode_writes_the_canonical_nan() {
     ];
     for token in tokens() {
         let mut out = [0f32; 6];
+        // SAFETY: each array holds every element the shape and strides address.
         unsafe {
             unary(
                 token,
@@ -382,6 +389,7 @@ fn exact_mode_writes_the_canonical_nan() {
         let a = [f32::INFINITY, 0.0];
         let b = [f32::INFINITY, f32::INFINITY];
         let mut o2 = [0f32; 2];
+        // SAFETY: each array holds every element the shape and strides address.
         unsafe {
             binary(
                 token,
@@ -396,6 +404,7 @@ fn exact_mode_writes_the_canonical_nan() {
                 &[1],
             )
         };
+        // SAFETY: each array holds every element the shape and strides address.
         unsafe {
             binary(
                 token,
@@ -420,6 +429,7 @@ fn broadcast_add_and_exact_nan() {
     let a = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2x3
     let b = [10.0f32, f32::from_bits(0x7FC0_1234), 30.0]; // 3, broadcast over rows
     let mut out = [0f32; 6];
+    // SAFETY: each array holds every element the shape and strides address.
     unsafe {
         binary(
             Token::current(),
@@ -443,6 +453,7 @@ fn broadcast_add_and_exact_nan() {
 fn relu_and_its_backward() {
     let x = [-1.0f32, 0.0, -0.0, 2.0, f32::NAN];
     let mut y = [9f32; 5];
+    // SAFETY: each array holds every element the shape and strides address.
     unsafe {
         unary(
             Token::current(),
@@ -458,6 +469,7 @@ fn relu_and_its_backward() {
     assert_eq!(&y[..4], &[0.0, 0.0, 0.0, 2.0]);
     assert!(y[4].is_nan());
     let g = [1.0f32; 5];
+    // SAFETY: each array holds every element the shape and strides address.
     unsafe {
         binary(
             Token::current(),
