@@ -14,7 +14,6 @@ functions for the transcendental steps (rust/src/math, docs/numerics.md):
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
@@ -29,16 +28,11 @@ SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
 
+from .activation import _number  # noqa: E402  (one number check for every activation)
+
+
 def _np(op: str, fn, *ts) -> Tensor:
     return compute(op, fn, list(ts), float32)
-
-
-def _number(v, op: str, what: str) -> float:
-    if isinstance(v, Tensor):
-        v = v.item()
-    if not isinstance(v, numbers.Real) or isinstance(v, bool):
-        raise TypeError(f"{op}: {what} must be a number, got {type(v).__name__}")
-    return float(v)
 
 
 class Softplus(Function):
