@@ -68,30 +68,35 @@ def _int_trunc_divide(a, b):
     return np.where((np.remainder(a, b) != 0) & ((a < 0) != (b < 0)), q + 1, q)
 
 
+def _integral_or(op: str, input, other, int_fn):
+    """The operands, and the int64 result when they are integral (the
+    divisor checked for zero as torch does), else None (float32 follows)."""
+    a, b = _operands(op, input, other)
+    dt = result_dtype(op, a, b)
+    if dt is float32:
+        return a, b, None
+    check_int_divisor(op, b, dt)
+    return a, b, compute(op, int_fn, [a, b], int64)
+
+
 def remainder(input, other) -> Tensor:
-    a, b = _operands("remainder", input, other)
-    dt = result_dtype("remainder", a, b)
-    if dt is not float32:
-        check_int_divisor("remainder", b, dt)
-        return compute("remainder", np.remainder, [a, b], int64)
+    a, b, r = _integral_or("remainder", input, other, np.remainder)
+    if r is not None:
+        return r
     return _DivRemainder.apply(_as_f32_tensor(a, "remainder"), _as_f32_tensor(b, "remainder"), "remainder", remainder_f32, floor_divide_f32)
 
 
 def fmod(input, other) -> Tensor:
-    a, b = _operands("fmod", input, other)
-    dt = result_dtype("fmod", a, b)
-    if dt is not float32:
-        check_int_divisor("fmod", b, dt)
-        return compute("fmod", np.fmod, [a, b], int64)
+    a, b, r = _integral_or("fmod", input, other, np.fmod)
+    if r is not None:
+        return r
     return _DivRemainder.apply(_as_f32_tensor(a, "fmod"), _as_f32_tensor(b, "fmod"), "fmod", np.fmod, trunc_divide_f32)
 
 
 def floor_divide(input, other) -> Tensor:
-    a, b = _operands("floor_divide", input, other)
-    dt = result_dtype("floor_divide", a, b)
-    if dt is not float32:
-        check_int_divisor("floor_divide", b, dt)
-        return compute("floor_divide", np.floor_divide, [a, b], int64)
+    a, b, r = _integral_or("floor_divide", input, other, np.floor_divide)
+    if r is not None:
+        return r
     return compute("floor_divide", floor_divide_f32, [a, b], float32)
 
 
@@ -114,12 +119,10 @@ def divide(input, other, *, rounding_mode=None) -> Tensor:
         return arith.div(input, other)
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found {rounding_mode!r}")
-    a, b = _operands("div", input, other)
-    dt = result_dtype("div", a, b)
-    if dt is not float32:
-        check_int_divisor("div", b, dt)
-        fn = np.floor_divide if rounding_mode == "floor" else _int_trunc_divide
-        return compute("div", fn, [a, b], int64)
+    int_fn = np.floor_divide if rounding_mode == "floor" else _int_trunc_divide
+    a, b, r = _integral_or("div", input, other, int_fn)
+    if r is not None:
+        return r
     fn = floor_divide_f32 if rounding_mode == "floor" else trunc_divide_f32
     return _RoundedDivide.apply(_as_f32_tensor(a, "div"), _as_f32_tensor(b, "div"), fn)
 
