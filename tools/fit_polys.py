@@ -71,6 +71,12 @@ def fit(name, f, lo, hi, deg, weight=lambda v: 1, center=0.0, split0=False):
     return cs
 
 
+def in_z(at_zero, g):
+    """The fitted function of z = x² for an odd or even kernel: g(√z, z) for
+    z > 0 and its limit `at_zero` at 0 (where g is 0/0)."""
+    return lambda z: at_zero if z == 0 else g(mp.sqrt(z), z)
+
+
 if __name__ == "__main__":
     which = [a for a in sys.argv[1:] if not a.startswith("--")] or ["exp", "log", "tanh", "erf", "phi", "z"]
     if "exp" in which:
@@ -78,35 +84,19 @@ if __name__ == "__main__":
         for d in (4, 5):
             fit("exp Q(r) = (e^r-1-r)/r^2, weight r^2", q, -0.3467, 0.3467, d, weight=lambda r: r * r)
     if "log" in which:
-        def P(z):
-            if z == 0:
-                return mp.mpf(2) / 3
-            s = mp.sqrt(z)
-            return (2 * mp.atanh(s) - 2 * s) / (s * z)
+        P = in_z(mp.mpf(2) / 3, lambda s, z: (2 * mp.atanh(s) - 2 * s) / (s * z))
         for d in (2, 3):
             fit("log P(z) = (2atanh(s)-2s)/s^3, z=s^2, weight s^3", P, 0.0, 0.02944, d, weight=lambda z: z * mp.sqrt(z))
     if "tanh" in which:
-        def P(z):
-            if z == 0:
-                return mp.mpf(-1) / 3
-            x = mp.sqrt(z)
-            return (mp.tanh(x) / x - 1) / z
+        P = in_z(mp.mpf(-1) / 3, lambda x, z: (mp.tanh(x) / x - 1) / z)
         for d in (5, 6, 7):
             fit("tanh P(z) = (tanh(x)/x-1)/z, weight z", P, 0.0, 0.625**2, d, weight=lambda z: z)
     if "erf" in which:
-        def P(z):
-            if z == 0:
-                return 2 / mp.sqrt(mp.pi) - 1
-            x = mp.sqrt(z)
-            return mp.erf(x) / x - 1
+        P = in_z(2 / mp.sqrt(mp.pi) - 1, lambda x, z: mp.erf(x) / x - 1)
         for d in (6, 7, 8):
             fit("erf P(z) = erf(x)/x - 1", P, 0.0, 0.875**2, d)
     if "phi" in which:
-        def P(z):
-            if z == 0:
-                return 1 / mp.sqrt(2 * mp.pi)
-            x = mp.sqrt(z)
-            return (mp.ncdf(x) - mp.mpf(0.5)) / x
+        P = in_z(1 / mp.sqrt(2 * mp.pi), lambda x, z: (mp.ncdf(x) - mp.mpf(0.5)) / x)
         for d in (7, 8, 9):
             fit("Phi P(z) = (Phi(x)-1/2)/x, weight 1/P, c0 split", P, 0.0, 1.25**2, d, weight=lambda z: 1 / P(z), split0=True)
     if "w" in which:
@@ -132,36 +122,20 @@ if __name__ == "__main__":
     # -- the math work: trigonometric, inverse trigonometric and expm1 kernels
     if "sin" in which:
         # |r| <= pi/4 plus the slack of a rounded quadrant: 0.7854 -> 0.786.
-        def S(z):
-            if z == 0:
-                return mp.mpf(-1) / 6
-            r = mp.sqrt(z)
-            return (mp.sin(r) / r - 1) / z
+        S = in_z(mp.mpf(-1) / 6, lambda r, z: (mp.sin(r) / r - 1) / z)
         for d in (3, 4):
             fit("sin S(z) = (sin(r)/r-1)/z, z=r^2, weight z", S, 0.0, 0.786**2, d, weight=lambda z: z)
     if "cos" in which:
-        def C(z):
-            if z == 0:
-                return mp.mpf(1) / 24
-            r = mp.sqrt(z)
-            return (mp.cos(r) - 1 + z / 2) / z**2
+        C = in_z(mp.mpf(1) / 24, lambda r, z: (mp.cos(r) - 1 + z / 2) / z**2)
         for d in (3, 4):
             fit("cos C(z) = (cos(r)-1+z/2)/z^2, weight z^2", C, 0.0, 0.786**2, d, weight=lambda z: z * z)
     if "atan" in which:
         # |t| <= tan(pi/8) = 0.41421 (plus slack).
-        def A(z):
-            if z == 0:
-                return mp.mpf(-1) / 3
-            t = mp.sqrt(z)
-            return (mp.atan(t) / t - 1) / z
+        A = in_z(mp.mpf(-1) / 3, lambda t, z: (mp.atan(t) / t - 1) / z)
         for d in (6, 7, 8):
             fit("atan A(z) = (atan(t)/t-1)/z, weight z", A, 0.0, 0.4143**2, d, weight=lambda z: z)
     if "asin" in which:
-        def B(z):
-            if z == 0:
-                return mp.mpf(1) / 6
-            t = mp.sqrt(z)
-            return (mp.asin(t) / t - 1) / z
+        B = in_z(mp.mpf(1) / 6, lambda t, z: (mp.asin(t) / t - 1) / z)
         for d in (6, 7, 8):
             fit("asin B(z) = (asin(t)/t-1)/z, weight z", B, 0.0, 0.25, d, weight=lambda z: z)
     if "expm1" in which:
@@ -173,11 +147,7 @@ if __name__ == "__main__":
             fit("expm1 Q(x) = (e^x-1-x-x^2/2)/x^3, weight x^3/expm1(x)", Q, -0.3467, 0.3467, d,
                 weight=lambda x: (x**3 / mp.expm1(x)) if x != 0 else mp.mpf(0))
     if "sinh" in which:
-        def H(z):
-            if z == 0:
-                return mp.mpf(1) / 6
-            x = mp.sqrt(z)
-            return (mp.sinh(x) / x - 1) / z
+        H = in_z(mp.mpf(1) / 6, lambda x, z: (mp.sinh(x) / x - 1) / z)
         for d in (3, 4):
             fit("sinh H(z) = (sinh(x)/x-1)/z, weight z", H, 0.0, 0.25, d, weight=lambda z: z)
     if "erfinv" in which:
