@@ -55,25 +55,22 @@ impl Stats {
         self.path_compared += o.path_compared;
         self.t_eval += o.t_eval;
         self.t_ref += o.t_ref;
-        if o.max_ulp > self.max_ulp {
-            self.max_ulp = o.max_ulp;
-            self.max_at = o.max_at;
-        }
-        if o.max_ulp_in > self.max_ulp_in {
-            self.max_ulp_in = o.max_ulp_in;
-            self.max_in_at = o.max_in_at;
-        }
-        if o.max_abs_out > self.max_abs_out {
-            self.max_abs_out = o.max_abs_out;
-            self.max_abs_out_at = o.max_abs_out_at;
-        }
-        if o.max_abs > self.max_abs {
-            self.max_abs = o.max_abs;
-            self.max_abs_at = o.max_abs_at;
-        }
+        keep_max((&mut self.max_ulp, &mut self.max_at), (o.max_ulp, o.max_at));
+        keep_max((&mut self.max_ulp_in, &mut self.max_in_at), (o.max_ulp_in, o.max_in_at));
+        keep_max((&mut self.max_abs_out, &mut self.max_abs_out_at), (o.max_abs_out, o.max_abs_out_at));
+        keep_max((&mut self.max_abs, &mut self.max_abs_at), (o.max_abs, o.max_abs_at));
         self.not_cr += o.not_cr;
         self.ambiguous += o.ambiguous;
         self.path_mismatch += o.path_mismatch;
+    }
+}
+
+/// A running maximum and where it was met: replaced by `other` when larger
+/// (the first place kept on a tie, as the chunks merge in input order).
+fn keep_max(kept: (&mut f64, &mut u64), other: (f64, u64)) {
+    if other.0 > *kept.0 {
+        *kept.0 = other.0;
+        *kept.1 = other.1;
     }
 }
 
