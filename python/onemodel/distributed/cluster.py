@@ -129,3 +129,33 @@ class Cluster:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class ClusterFront:
+    """What the data-parallel front ends (engine.DataParallel,
+    recognizer.DistributedTrainer) expose of their ``self.cluster``: the
+    workers, what each computed, and closing (also as a context manager)."""
+
+    cluster: Cluster
+
+    @property
+    def workers(self) -> list:
+        """Per worker: host, address, pid, threads, kernel path, mode."""
+        return [dict(d) for d in self.cluster.infos]
+
+    def describe(self) -> list:
+        return self.cluster.describe()
+
+    def computed(self) -> list:
+        """Per worker, (step token, round, micro-batch indices) of each
+        compute it ran."""
+        return self.cluster.computed()
+
+    def close(self) -> None:
+        self.cluster.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

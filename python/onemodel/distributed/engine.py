@@ -21,7 +21,7 @@ from ..creation import from_numpy
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import _ray, emissions, plan
-from .cluster import Cluster
+from .cluster import Cluster, ClusterFront
 from .reduction import STEP_TIMEOUT_S, OrderedStep
 
 
@@ -118,7 +118,7 @@ class _EngineFactory:
         return EngineJob(*self.args)
 
 
-class DataParallel:
+class DataParallel(ClusterFront):
     """Train ``build_model()`` on ``workers`` Ray actors, the same bits as
     one process accumulating ``micro_batches`` micro-batches per step.
 
@@ -209,22 +209,3 @@ class DataParallel:
         for i, (p, (off, n)) in enumerate(zip(self.params, self.layout)):
             p.grad = from_numpy(flat[off:off + n].copy()).reshape(p.shape) if started[i] else None
 
-    # -- cluster -------------------------------------------------------------------------
-    @property
-    def workers(self) -> list:
-        """Per worker: host, address, pid, threads, kernel path, mode."""
-        return [dict(d) for d in self.cluster.infos]
-
-    def computed(self) -> list:
-        """Per worker, (step token, round, micro-batch indices) of each
-        compute it ran."""
-        return self.cluster.computed()
-
-    def close(self) -> None:
-        self.cluster.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _core
 from . import _ray, plan
-from .cluster import Cluster
+from .cluster import Cluster, ClusterFront
 from .reduction import STEP_TIMEOUT_S, OrderedStep
 
 #: Default bound on the line gradients one worker holds at once.
@@ -65,7 +65,7 @@ class _RecognizerFactory:
         return RecognizerJob(self.config)
 
 
-class DistributedTrainer:
+class DistributedTrainer(ClusterFront):
     """``trainer``'s steps computed on ``workers`` Ray actors.
 
     ``threads``: kernel threads per worker. ``address``: None starts a local
@@ -138,22 +138,3 @@ class DistributedTrainer:
         self._report(lines)
         return loss, norm
 
-    # -- cluster ------------------------------------------------------------------------
-    @property
-    def workers(self) -> list:
-        return [dict(d) for d in self.cluster.infos]
-
-    def describe(self) -> list:
-        return self.cluster.describe()
-
-    def computed(self) -> list:
-        return self.cluster.computed()
-
-    def close(self) -> None:
-        self.cluster.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
