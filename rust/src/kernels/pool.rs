@@ -119,47 +119,151 @@ fn planes_par(planes: usize, body: impl Fn(usize) + Sync + Send) {
     });
 }
 
+/// The outputs `lo..hi` along one axis whose whole window lies inside the
+/// input (no tap in the padding or past the end): `o·stride ≥ pad` and
+/// `o·stride − pad + (k − 1)·dil < input`. Empty (`lo == hi`) when none does.
+fn inside(
+    out: usize,
+    input: usize,
+    k: usize,
+    stride: usize,
+    pad: usize,
+    dil: usize,
+) -> (usize, usize) {
+    let last_tap = (k - 1) * dil;
+    if input + pad <= last_tap {
+        return (0, 0);
+    }
+    let hi = ((input + pad - last_tap - 1) / stride + 1).min(out);
+    let lo = pad.div_ceil(stride).min(hi);
+    (lo, hi)
+}
+
+/// The winner of the window of output (oy, ox): its value and flat index in
+/// the plane (−1 if no tap is inside). Taps in (ky, kx) order; see the
+/// module docs for the rule.
+#[inline(always)]
+fn window_max(s: &Pool2d, plane: Ptr<*const f32>, oy: usize, ox: usize) -> (f32, i64) {
+    let mut best = f32::NEG_INFINITY;
+    let mut at: i64 = -1;
+    for ky in 0..s.kernel.0 {
+        let iy = (oy * s.stride.0 + ky * s.dilation.0) as isize - s.padding.0 as isize;
+        if iy < 0 || iy >= s.h as isize {
+            continue;
+        }
+        for kx in 0..s.kernel.1 {
+            let ix = (ox * s.stride.1 + kx * s.dilation.1) as isize - s.padding.1 as isize;
+            if ix < 0 || ix >= s.w as isize {
+                continue;
+            }
+            let i = iy as usize * s.w + ix as usize;
+            // SAFETY: (iy, ix) lies inside the plane.
+            let v = unsafe { plane.read(i) };
+            if at < 0 || v > best || (best.is_nan() && !v.is_nan()) {
+                best = v;
+                at = i as i64;
+            }
+        }
+    }
+    (best, at)
+}
+
+/// Outputs `xs` of row `oy`, every window inside the plane: the same scan
+/// and rule as [`window_max`] without its bounds tests (the first tap starts
+/// the scan, as `at < 0` makes it there). `kh`, `kw` are constants at the
+/// call sites that matter (see [`max_forward`]), so the tap loops unroll.
+///
+/// # Safety
+/// Every window of `xs` lies inside the plane (see [`inside`]); `out` and
+/// `idx` hold the outputs `o_row + ox`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn row_max_inside(
+    s: &Pool2d,
+    plane: Ptr<*const f32>,
+    oy: usize,
+    xs: std::ops::Range<usize>,
+    kh: usize,
+    kw: usize,
+    out: Ptr<*mut f32>,
+    idx: Ptr<*mut i64>,
+    o_row: usize,
+) {
+    let row0 = (oy * s.stride.0 - s.padding.0) * s.w;
+    let (tap_y, tap_x) = (s.dilation.0 * s.w, s.dilation.1);
+    for ox in xs {
+        let base = row0 + ox * s.stride.1 - s.padding.1;
+        // SAFETY: the window's taps lie inside the plane (the caller's
+        // contract); the output index lies inside out and idx.
+        unsafe {
+            let mut best = plane.read(base);
+            let mut at = base;
+            for ky in 0..kh {
+                for kx in 0..kw {
+                    if ky == 0 && kx == 0 {
+                        continue;
+                    }
+                    let i = base + ky * tap_y + kx * tap_x;
+                    let v = plane.read(i);
+                    // The rule of window_max as a select, not a branch:
+                    // on real data `v > best` is a coin toss that a branch
+                    // predictor loses half the time.
+                    let take = (v > best) | (best.is_nan() & !v.is_nan());
+                    best = if take { v } else { best };
+                    at = if take { i } else { at };
+                }
+            }
+            out.write(o_row + ox, best);
+            idx.write(o_row + ox, at as i64);
+        }
+    }
+}
+
 /// Max pooling: `out` and the winner's flat index within its plane (−1 if
 /// the window holds no input element, which the size rule excludes).
+/// Windows wholly inside the plane take [`row_max_inside`] (the pooling of
+/// every CNN layer away from its borders), the others [`window_max`]; both
+/// give the same winner, so which one ran never shows in the result.
 ///
 /// # Safety
 /// `x` holds planes·h·w, `out` and `idx` planes·oh·ow elements.
 pub unsafe fn max_forward(s: &Pool2d, x: *const f32, out: *mut f32, idx: *mut i64) {
     let x = Ptr::new(x, s.input_len());
     let (out, idx) = (Ptr::new(out, s.output_len()), Ptr::new(idx, s.output_len()));
+    let (k, st, pad, dil) = (s.kernel, s.stride, s.padding, s.dilation);
+    let ys = inside(s.oh, s.h, k.0, st.0, pad.0, dil.0);
+    let xs = inside(s.ow, s.w, k.1, st.1, pad.1, dil.1);
     planes_par(s.planes, |pl| {
         let plane = x.offset(pl * s.h * s.w);
         for oy in 0..s.oh {
-            for ox in 0..s.ow {
-                let mut best = f32::NEG_INFINITY;
-                let mut at: i64 = -1;
-                for ky in 0..s.kernel.0 {
-                    let iy = (oy * s.stride.0 + ky * s.dilation.0) as isize - s.padding.0 as isize;
-                    if iy < 0 || iy >= s.h as isize {
-                        continue;
-                    }
-                    for kx in 0..s.kernel.1 {
-                        let ix =
-                            (ox * s.stride.1 + kx * s.dilation.1) as isize - s.padding.1 as isize;
-                        if ix < 0 || ix >= s.w as isize {
-                            continue;
-                        }
-                        let i = iy as usize * s.w + ix as usize;
-                        // SAFETY: (iy, ix) lies inside the plane.
-                        let v = unsafe { plane.read(i) };
-                        if at < 0 || v > best || (best.is_nan() && !v.is_nan()) {
-                            best = v;
-                            at = i as i64;
-                        }
-                    }
-                }
-                let o = (pl * s.oh + oy) * s.ow + ox;
-                // SAFETY: o < planes·oh·ow; planes are written by one chunk.
+            let o_row = (pl * s.oh + oy) * s.ow;
+            let clipped = |ox: usize| {
+                let (best, at) = window_max(s, plane, oy, ox);
+                // SAFETY: o_row + ox < planes·oh·ow; planes are written by
+                // one chunk.
                 unsafe {
-                    out.write(o, best);
-                    idx.write(o, at);
+                    out.write(o_row + ox, best);
+                    idx.write(o_row + ox, at);
+                }
+            };
+            if oy < ys.0 || oy >= ys.1 {
+                (0..s.ow).for_each(clipped);
+                continue;
+            }
+            (0..xs.0).for_each(clipped);
+            let mid = xs.0..xs.1;
+            // SAFETY: rows ys and columns xs have their windows inside the
+            // plane (`inside`); the kernel sizes below are literals so that
+            // the common windows compile to unrolled taps.
+            unsafe {
+                match k {
+                    (2, 2) => row_max_inside(s, plane, oy, mid, 2, 2, out, idx, o_row),
+                    (2, 1) => row_max_inside(s, plane, oy, mid, 2, 1, out, idx, o_row),
+                    (3, 3) => row_max_inside(s, plane, oy, mid, 3, 3, out, idx, o_row),
+                    (kh, kw) => row_max_inside(s, plane, oy, mid, kh, kw, out, idx, o_row),
                 }
             }
+            (xs.1..s.ow).for_each(clipped);
         }
     });
 }
@@ -323,6 +427,70 @@ mod tests {
         // SAFETY: the test's buffers hold every element the call reaches.
         unsafe { max_backward(&s, [2.5f32].as_ptr(), idx.as_ptr(), dx.as_mut_ptr()) };
         assert_eq!(dx, [0.0, 0.0, 2.5, 0.0]);
+    }
+
+    /// The forward against the definition (every window through the
+    /// bounds-tested scan) over strides, paddings, dilations, ceil mode,
+    /// ties and NaNs: the inside-window route gives the same winners.
+    #[test]
+    fn max_forward_matches_the_window_definition() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for case in 0..400 {
+            let (kh, kw) = (1 + (next() % 3) as usize, 1 + (next() % 3) as usize);
+            let st = (1 + (next() % 3) as usize, 1 + (next() % 3) as usize);
+            let dil = (1 + (next() % 2) as usize, 1 + (next() % 2) as usize);
+            let pad = (
+                (next() % (kh as u64 / 2 + 1)) as usize,
+                (next() % (kw as u64 / 2 + 1)) as usize,
+            );
+            let (h, w) = (1 + (next() % 9) as usize, 1 + (next() % 11) as usize);
+            let ceil = case % 2 == 1;
+            let (oh, ow) = (
+                out_size(h, kh, st.0, pad.0, dil.0, ceil),
+                out_size(w, kw, st.1, pad.1, dil.1, ceil),
+            );
+            let s = Pool2d {
+                planes: 2,
+                h,
+                w,
+                oh,
+                ow,
+                kernel: (kh, kw),
+                stride: st,
+                padding: pad,
+                dilation: dil,
+            };
+            // Few distinct values (ties) and some NaNs.
+            let x: Vec<f32> = (0..s.input_len())
+                .map(|_| match next() % 8 {
+                    0 => f32::NAN,
+                    r => (r % 4) as f32 - 1.0,
+                })
+                .collect();
+            let (mut out, mut idx) = (vec![0f32; s.output_len()], vec![0i64; s.output_len()]);
+            // SAFETY: the buffers hold the input and output lengths of `s`.
+            unsafe { max_forward(&s, x.as_ptr(), out.as_mut_ptr(), idx.as_mut_ptr()) };
+            for pl in 0..s.planes {
+                let plane = Ptr::new(x[pl * h * w..].as_ptr(), h * w);
+                for oy in 0..oh {
+                    for ox in 0..ow {
+                        let (best, at) = window_max(&s, plane, oy, ox);
+                        let o = (pl * oh + oy) * ow + ox;
+                        assert_eq!(
+                            (out[o].to_bits(), idx[o]),
+                            (best.to_bits(), at),
+                            "case {case}: {s:?} at {pl},{oy},{ox}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
