@@ -506,10 +506,22 @@ mod tests {
         assert!(scratch_vec::<f64>(0, 0.0).is_empty());
         // The byte size overflows usize; then one past isize::MAX; then a
         // size the allocator refuses (no 4 EiB address space).
-        assert!(matches!(refusal(|| scratch_vec(usize::MAX / 2, 0f32)), Error::Memory(_)));
-        assert!(matches!(refusal(|| scratch_vec(isize::MAX as usize / 4 + 1, 0f32)), Error::Memory(_)));
-        assert!(matches!(refusal(|| scratch_vec(1usize << 60, 0f32)), Error::Memory(_)));
-        assert!(matches!(refusal(|| scratch_elems(&[1 << 40, 1 << 40])), Error::Memory(_)));
+        assert!(matches!(
+            refusal(|| scratch_vec(usize::MAX / 2, 0f32)),
+            Error::Memory(_)
+        ));
+        assert!(matches!(
+            refusal(|| scratch_vec(isize::MAX as usize / 4 + 1, 0f32)),
+            Error::Memory(_)
+        ));
+        assert!(matches!(
+            refusal(|| scratch_vec(1usize << 60, 0f32)),
+            Error::Memory(_)
+        ));
+        assert!(matches!(
+            refusal(|| scratch_elems(&[1 << 40, 1 << 40])),
+            Error::Memory(_)
+        ));
         assert_eq!(scratch_elems(&[3, 4, 5]), 60);
         assert_eq!(scratch_elems(&[]), 1);
     }
