@@ -15,7 +15,7 @@ from isolated import describe, run_child
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is enforced on Linux only")
 
-#: The children's imports and their address-space size.
+#: The children's imports, their address-space size and the capped step.
 PRELUDE = """
 import resource
 import numpy as np
@@ -26,6 +26,20 @@ def vm_bytes():
     for line in open("/proc/self/status"):
         if line.startswith("VmSize:"):
             return int(line.split()[1]) * 1024
+
+def capped(extra, step, leaf):
+    # step() with the address space capped `extra` bytes above what the
+    # process holds; emits the outcome and whether leaf.grad stayed unset.
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (vm_bytes() + extra, hard))
+    try:
+        step()
+        emit(["", "granted"])
+    except MemoryError as e:
+        emit(["MemoryError", str(e), leaf.grad is None])
+    except BaseException as e:
+        emit([type(e).__name__, str(e), None])
+    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 """
 
 CHILD = PRELUDE + """
@@ -40,16 +54,7 @@ small = om.randn(1, 64, 12, 12, generator=gen, requires_grad=True)
 F.conv2d(small, w, padding=4).sum().backward()   # threads and pool warm
 y = F.conv2d(x, w, padding=4)
 g = om.ones_like(y)
-soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-resource.setrlimit(resource.RLIMIT_AS, (vm_bytes() + (200 << 20), hard))
-try:
-    y.backward(g)
-    emit(["", "granted"])
-except MemoryError as e:
-    emit(["MemoryError", str(e), x.grad is None])
-except BaseException as e:
-    emit([type(e).__name__, str(e), None])
-resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+capped(200 << 20, lambda: y.backward(g), x)
 # The process goes on, and the same backward now gives the gradient of a
 # float64 reference (the adjoint of the product: sum over taps).
 x.grad = None
@@ -87,17 +92,8 @@ idx = om.tensor([3, 0, 3, rows - 1])
 small = om.zeros(4, 2, requires_grad=True)
 F.embedding(om.tensor([1, 1]), small).sum().backward()   # threads and pool warm
 loss = F.embedding(idx, w).sum()
-soft, hard = resource.getrlimit(resource.RLIMIT_AS)
 # Room for the gradient (128 MiB) and little more: the accumulator is refused.
-resource.setrlimit(resource.RLIMIT_AS, (vm_bytes() + (192 << 20), hard))
-try:
-    loss.backward()
-    emit(["", "granted"])
-except MemoryError as e:
-    emit(["MemoryError", str(e), w.grad is None])
-except BaseException as e:
-    emit([type(e).__name__, str(e), None])
-resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+capped(192 << 20, loss.backward, w)
 # The process goes on; the same backward now gives each row's count of
 # uses (the gradient of a sum of gathered rows), checked at the used rows
 # and their neighbours.
