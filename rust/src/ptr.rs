@@ -112,6 +112,17 @@ impl<P: Raw> Ptr<P> {
     }
 }
 
+impl<P: Raw> Ptr<P> {
+    /// The raw pointer to element `start`, after checking (debug builds)
+    /// that `len` elements from there lie inside the extent: for
+    /// `std::ptr::copy` and other calls that take raw pointers.
+    #[inline(always)]
+    pub fn range(self, start: usize, len: usize) -> P {
+        self.check(start, len);
+        self.p.wrapping_add(start)
+    }
+}
+
 macro_rules! read_methods {
     () => {
         /// Element `i`.

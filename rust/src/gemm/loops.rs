@@ -180,9 +180,7 @@ impl TileFn for PackB<'_> {
             let packed = job
                 .b_packed
                 .expect("gemm: phase 1 runs only with a packed B");
-            let dst = packed
-                .offset(item * p.k * p.n_pad() + p.b_block(pc) + c0 * kc)
-                .get();
+            let dst = packed.offset(item * p.k * p.n_pad() + p.b_block(pc) + c0 * kc);
             match job.b {
                 BSrc::View(b) => {
                     let src = b
@@ -252,7 +250,7 @@ impl TileFn for Chunk<'_> {
             ASrc::Packed(_) => 0,
         });
         let edge_pack = Buffer::new(if plan.direct_b { nr * kcb * 4 } else { 0 });
-        let ep = edge_pack.as_ptr() as *mut f32;
+        let ep = edge_pack.f32_ptr();
 
         let b_item = if job.b_bs == 0 { 0 } else { item };
         // SAFETY: the caller of gemm guarantees every batch item of A, B and
@@ -282,7 +280,7 @@ impl TileFn for Chunk<'_> {
                     .offset(pc * plan.m.next_multiple_of(mr) + r0 * kc)
                     .get(),
                 ASrc::View(a) => {
-                    let ap = a_pack.as_ptr() as *mut f32;
+                    let ap = a_pack.f32_ptr();
                     // SAFETY: the block rows × kc of A at (r0, pc) lies inside A.
                     unsafe {
                         let blk = Block {
@@ -293,7 +291,7 @@ impl TileFn for Chunk<'_> {
                         };
                         pack::<f32, MR>(ap, blk, kc);
                     }
-                    ap as *const f32
+                    ap.get() as *const f32
                 }
             };
             // Loop 2: NR-wide slivers of B (one stays in L1).
@@ -327,13 +325,13 @@ impl TileFn for Chunk<'_> {
                             for p in 0..kc {
                                 std::ptr::copy_nonoverlapping(
                                     src.offset(*offs.add(p)),
-                                    ep.add(p * nr),
+                                    ep.range(p * nr, w),
                                     w,
                                 );
-                                std::ptr::write_bytes(ep.add(p * nr + w), 0, nr - w);
+                                std::ptr::write_bytes(ep.range(p * nr + w, nr - w), 0, nr - w);
                             }
                         }
-                        (ep as *const f32, nr, std::ptr::null())
+                        (ep.get() as *const f32, nr, std::ptr::null())
                     }
                 } else {
                     let BSrc::View(b) = job.b else {
@@ -361,7 +359,7 @@ impl TileFn for Chunk<'_> {
                                 kc,
                             )
                         };
-                        (ep as *const f32, nr, std::ptr::null())
+                        (ep.get() as *const f32, nr, std::ptr::null())
                     }
                 };
                 // Loop 1: MR-high panels of the packed A (streamed from L2).

@@ -10,6 +10,7 @@
 
 use super::pack;
 use super::tile::{blocking, with_tile, TileFn};
+use crate::ptr::Ptr;
 use crate::simd::{Lanes, Token};
 use crate::storage::Buffer;
 
@@ -77,7 +78,7 @@ pub struct PackedA {
 /// feature needed), for the MR of the path's tile.
 struct PackA {
     a: MatRef,
-    dst: *mut f32,
+    dst: Ptr<*mut f32>,
     kc: usize,
 }
 
@@ -99,7 +100,7 @@ impl TileFn for PackA {
             };
             // SAFETY: the block is inside A; k block pc occupies m_pad·kc
             // floats at pc·m_pad of the buffer, which holds m_pad·k.
-            unsafe { pack::pack::<f32, MR>(self.dst.add(pc * m_pad), block, kc) };
+            unsafe { pack::pack::<f32, MR>(self.dst.offset(pc * m_pad), block, kc) };
             pc += kc;
         }
     }
@@ -116,7 +117,7 @@ impl PackedA {
         let blk = blocking(token.path());
         let (m, k) = (a.rows, a.cols);
         let buf = Buffer::new(m.next_multiple_of(blk.mr) * k * 4);
-        let dst = buf.as_ptr() as *mut f32;
+        let dst = buf.f32_ptr();
         // The mode does not matter to packing.
         let mode = crate::dispatch::Mode::Exact;
         with_tile::<f32, _>(token.path(), mode, PackA { a, dst, kc: blk.kc });

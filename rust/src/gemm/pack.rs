@@ -11,6 +11,7 @@
 //! A last panel narrower than W is padded with +0. The padded lanes only
 //! feed accumulators of outputs that do not exist, which are discarded.
 
+use crate::ptr::Ptr;
 use crate::simd::Lanes;
 
 /// A strided block of an operand, seen from the packing: `len` steps along k
@@ -29,9 +30,10 @@ pub(super) struct Block {
 ///
 /// # Safety
 /// `block` must be valid for every element it spans; `dst` must be valid for
-/// `width.div_ceil(w) * w * kc` writes; `L`'s CPU features must be enabled.
+/// `width.div_ceil(w) * w * kc` writes (its extent, asserted in debug
+/// builds); `L`'s CPU features must be enabled.
 #[inline(always)]
-pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block, kc: usize) {
+pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: Ptr<*mut f32>, block: Block, kc: usize) {
     let w = V * L::N;
     let full = block.width / w;
     if block.across == 1 && full > 0 {
@@ -49,11 +51,15 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block,
                         // size, which the compiler does with vector moves
                         // (element by element, a transposed A's packing
                         // took several per cent of a 1024³ product).
-                        std::ptr::copy_nonoverlapping(src.add(t * w), dst.add(t * w * kc + p * w), w);
+                        std::ptr::copy_nonoverlapping(
+                            src.add(t * w),
+                            dst.range(t * w * kc + p * w, w),
+                            w,
+                        );
                     } else {
                         for v in 0..V {
                             L::load(src.add(t * w + v * L::N))
-                                .store(dst.add(t * w * kc + p * w + v * L::N));
+                                .store(dst.range(t * w * kc + p * w + v * L::N, L::N));
                         }
                     }
                 }
@@ -66,7 +72,7 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block,
             // of dst.
             unsafe {
                 let src = block.ptr.offset((t * w) as isize * block.across);
-                transpose(dst.add(t * w * kc), src, w, w, kc, block.across);
+                transpose(dst.offset(t * w * kc), src, w, w, kc, block.across);
             }
         }
     } else {
@@ -75,7 +81,7 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block,
             unsafe {
                 let src = block.ptr.offset((t * w) as isize * block.across);
                 panel(
-                    dst.add(t * w * kc),
+                    dst.offset(t * w * kc),
                     src,
                     w,
                     w,
@@ -93,7 +99,7 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block,
         unsafe {
             let src = block.ptr.offset(t0 as isize * block.across);
             panel(
-                dst.add(full * w * kc),
+                dst.offset(full * w * kc),
                 src,
                 block.width - t0,
                 w,
@@ -112,7 +118,7 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: *mut f32, block: Block,
 /// As [`pack`], for one panel.
 #[inline(never)]
 unsafe fn panel(
-    dst: *mut f32,
+    dst: Ptr<*mut f32>,
     src: *const f32,
     cols: usize,
     w: usize,
@@ -125,7 +131,11 @@ unsafe fn panel(
     unsafe {
         if across == 1 {
             for p in 0..kc {
-                std::ptr::copy_nonoverlapping(src.offset(p as isize * along), dst.add(p * w), cols);
+                std::ptr::copy_nonoverlapping(
+                    src.offset(p as isize * along),
+                    dst.range(p * w, cols),
+                    cols,
+                );
             }
         } else if along == 1 {
             transpose(dst, src, cols, w, kc, across);
@@ -133,13 +143,13 @@ unsafe fn panel(
             for p in 0..kc {
                 let s = src.offset(p as isize * along);
                 for t in 0..cols {
-                    *dst.add(p * w + t) = *s.offset(t as isize * across);
+                    dst.write(p * w + t, *s.offset(t as isize * across));
                 }
             }
         }
         if cols < w {
             for p in 0..kc {
-                std::ptr::write_bytes(dst.add(p * w + cols), 0, w - cols);
+                std::ptr::write_bytes(dst.range(p * w + cols, w - cols), 0, w - cols);
             }
         }
     }
@@ -153,7 +163,7 @@ unsafe fn panel(
 /// valid for `kc·w` writes; cols ≤ w.
 #[inline(always)]
 unsafe fn transpose(
-    dst: *mut f32,
+    dst: Ptr<*mut f32>,
     src: *const f32,
     cols: usize,
     w: usize,
@@ -174,7 +184,7 @@ unsafe fn transpose(
 /// `kc·w` writes; cols ≤ w.
 #[inline(always)]
 pub(super) unsafe fn transpose_lines(
-    dst: *mut f32,
+    dst: Ptr<*mut f32>,
     line: impl Fn(usize) -> *const f32,
     cols: usize,
     w: usize,
@@ -203,10 +213,10 @@ pub(super) unsafe fn transpose_lines(
                     let hi01 = _mm_unpackhi_ps(r0, r1); // r0[2] r1[2] r0[3] r1[3]
                     let lo23 = _mm_unpacklo_ps(r2, r3);
                     let hi23 = _mm_unpackhi_ps(r2, r3);
-                    _mm_storeu_ps(dst.add(p * w + t), _mm_movelh_ps(lo01, lo23));
-                    _mm_storeu_ps(dst.add((p + 1) * w + t), _mm_movehl_ps(lo23, lo01));
-                    _mm_storeu_ps(dst.add((p + 2) * w + t), _mm_movelh_ps(hi01, hi23));
-                    _mm_storeu_ps(dst.add((p + 3) * w + t), _mm_movehl_ps(hi23, hi01));
+                    _mm_storeu_ps(dst.range(p * w + t, 4), _mm_movelh_ps(lo01, lo23));
+                    _mm_storeu_ps(dst.range((p + 1) * w + t, 4), _mm_movehl_ps(lo23, lo01));
+                    _mm_storeu_ps(dst.range((p + 2) * w + t, 4), _mm_movelh_ps(hi01, hi23));
+                    _mm_storeu_ps(dst.range((p + 3) * w + t, 4), _mm_movehl_ps(hi23, hi01));
                 }
             }
         }
@@ -218,7 +228,7 @@ pub(super) unsafe fn transpose_lines(
         // SAFETY: line t < cols, steps < kc; dst below kc·w.
         unsafe {
             for p in from..kc {
-                *dst.add(p * w + t) = *s.add(p);
+                dst.write(p * w + t, *s.add(p));
             }
         }
     }
@@ -247,13 +257,18 @@ pub(super) struct OffsetColsBlock {
 ///
 /// # Safety
 /// Every `B[q, j]` of the block must be valid to read; `dst` valid for
-/// `width.div_ceil(w)·w·kc` writes.
-pub(super) unsafe fn pack_offset_cols(dst: *mut f32, blk: OffsetColsBlock, kc: usize, w: usize) {
+/// `width.div_ceil(w)·w·kc` writes (its extent, asserted in debug builds).
+pub(super) unsafe fn pack_offset_cols(
+    dst: Ptr<*mut f32>,
+    blk: OffsetColsBlock,
+    kc: usize,
+    w: usize,
+) {
     for s in 0..blk.width.div_ceil(w) {
         let cols = w.min(blk.width - s * w);
         // SAFETY: sliver s of dst; its columns' offsets lie in col_off.
         unsafe {
-            let (d, offs) = (dst.add(s * w * kc), blk.col_off.add(s * w));
+            let (d, offs) = (dst.offset(s * w * kc), blk.col_off.add(s * w));
             let mut p = 0;
             while p < kc {
                 let q = blk.k0 + p;
@@ -261,14 +276,56 @@ pub(super) unsafe fn pack_offset_cols(dst: *mut f32, blk: OffsetColsBlock, kc: u
                 let base = blk
                     .ptr
                     .offset((q / blk.run) as isize * blk.run_stride + (q % blk.run) as isize);
-                transpose_lines(d.add(p * w), |t| base.offset(*offs.add(t)), cols, w, len);
+                transpose_lines(d.offset(p * w), |t| base.offset(*offs.add(t)), cols, w, len);
                 p += len;
             }
             if cols < w {
                 for p in 0..kc {
-                    std::ptr::write_bytes(d.add(p * w + cols), 0, w - cols);
+                    std::ptr::write_bytes(d.range(p * w + cols, w - cols), 0, w - cols);
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pack_5x3(dst_len: usize) -> Vec<f32> {
+        // A 5-wide, 3-step block (row-major, along k contiguous) into panels
+        // of 4: two panels of 4·3, the second zero padded.
+        let src: Vec<f32> = (0..15).map(|v| v as f32).collect();
+        let mut dst = vec![f32::NAN; 24];
+        let block = Block {
+            ptr: src.as_ptr(),
+            width: 5,
+            along: 1,
+            across: 3,
+        };
+        // SAFETY: the block spans the 15 source elements; dst holds 24
+        // (the extent given may be shorter: the debug check must refuse).
+        unsafe { pack::<f32, 4>(Ptr::new(dst.as_mut_ptr(), dst_len), block, 3) };
+        dst
+    }
+
+    #[test]
+    fn packs_panels_with_zero_padding() {
+        let d = pack_5x3(24);
+        // dst[t·w·kc + p·w + i] = A[t·w + i, p] = src[(t·w + i)·3 + p].
+        for p in 0..3 {
+            for i in 0..8 {
+                let want = if i < 5 { (i * 3 + p) as f32 } else { 0.0 };
+                let t = i / 4;
+                assert_eq!(d[t * 12 + p * 4 + i % 4], want, "row {i} step {p}");
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "outside an extent")]
+    fn a_destination_one_short_is_caught_in_debug_builds() {
+        pack_5x3(23);
     }
 }

@@ -22,6 +22,7 @@
 
 use crate::error::{Error, Result};
 use crate::math::detmath;
+use crate::storage::{scratch_elems, scratch_vec};
 
 /// logadd of two log-domain values (order-independent by the swap).
 #[inline]
@@ -152,11 +153,11 @@ impl LogProbSource for LogProbs64<'_> {
 }
 
 fn extended(target: &[i64], blank: usize) -> Vec<usize> {
-    let mut l = Vec::with_capacity(2 * target.len() + 1);
-    l.push(blank);
-    for &c in target {
-        l.push(c as usize);
-        l.push(blank);
+    // blank, c0, blank, c1, ..., blank: 2·len + 1 labels (no overflow: a
+    // slice of i64 holds at most isize::MAX / 8 elements).
+    let mut l = scratch_vec(2 * target.len() + 1, blank);
+    for (i, &c) in target.iter().enumerate() {
+        l[2 * i + 1] = c as usize;
     }
     l
 }
@@ -171,7 +172,7 @@ fn can_skip(l: &[usize], s: usize, blank: usize) -> bool {
 /// `lp` must be valid for `steps` × `classes`; labels must be < classes.
 unsafe fn forward<L: LogProbSource>(lp: &L, l: &[usize], blank: usize) -> (Vec<f64>, f64) {
     let (t_len, s_len) = (lp.steps(), l.len());
-    let mut alpha = vec![f64::NEG_INFINITY; t_len * s_len];
+    let mut alpha = scratch_vec(scratch_elems(&[t_len, s_len]), f64::NEG_INFINITY);
     if t_len == 0 {
         return (alpha, if s_len == 1 { 0.0 } else { f64::NEG_INFINITY });
     }
@@ -214,7 +215,7 @@ unsafe fn forward<L: LogProbSource>(lp: &L, l: &[usize], blank: usize) -> (Vec<f
 /// As [`forward`].
 unsafe fn backward<L: LogProbSource>(lp: &L, l: &[usize], blank: usize) -> Vec<f64> {
     let (t_len, s_len) = (lp.steps(), l.len());
-    let mut beta = vec![f64::NEG_INFINITY; t_len * s_len];
+    let mut beta = scratch_vec(scratch_elems(&[t_len, s_len]), f64::NEG_INFINITY);
     if t_len == 0 {
         return beta;
     }
@@ -279,7 +280,7 @@ pub unsafe fn loss_and_grad<L: LogProbSource>(
     // SAFETY: forwarded from the caller.
     let beta = unsafe { backward(lp, &l, blank) };
     let s_len = l.len();
-    let mut acc = vec![f64::NEG_INFINITY; lp.classes()];
+    let mut acc = scratch_vec(lp.classes(), f64::NEG_INFINITY);
     for t in 0..lp.steps() {
         acc.iter_mut().for_each(|a| *a = f64::NEG_INFINITY);
         for s in 0..s_len {
@@ -310,19 +311,39 @@ mod tests {
             .collect()
     }
 
+    /// `steps` rows of `classes` log-probabilities, row-major.
+    fn row_major(lp: &[f32], steps: usize, classes: usize) -> LogProbs {
+        assert_eq!(lp.len(), steps * classes);
+        LogProbs {
+            ptr: lp.as_ptr(),
+            steps,
+            classes,
+            st: classes as isize,
+            sc: 1,
+        }
+    }
+
+    #[test]
+    fn a_refused_alpha_table_unwinds_as_scratch_refused() {
+        let lp = lp_of(&[vec![0.4, 0.6], vec![0.3, 0.7]]);
+        let view = row_major(&lp, 2, 2);
+        // alpha is 2 steps × 3 labels × 8 bytes = 48 bytes (the extended
+        // labels, 24 bytes, are granted).
+        let r = crate::storage::refuse_hook::with_limit(48, || {
+            // SAFETY: the view holds 2 × 2 log-probabilities; label 1 < 2.
+            std::panic::catch_unwind(|| unsafe { loss(&view, &[1], 0) })
+        });
+        let payload = r.expect_err("the alpha table was granted");
+        assert!(payload.is::<crate::storage::ScratchRefused>());
+    }
+
     #[test]
     fn two_steps_one_label_by_hand() {
         // Classes {blank, a}; y_t = (0.4, 0.6), (0.3, 0.7). Paths for "a":
         // (a, a), (a, blank), (blank, a): P = .6·.7 + .6·.3 + .4·.7 = 0.88.
         let probs = vec![vec![0.4, 0.6], vec![0.3, 0.7]];
         let lp = lp_of(&probs);
-        let view = LogProbs {
-            ptr: lp.as_ptr(),
-            steps: 2,
-            classes: 2,
-            st: 2,
-            sc: 1,
-        };
+        let view = row_major(&lp, 2, 2);
         let mut g = vec![0.0; 4];
         // SAFETY: the test's buffers hold every element the call reaches.
         let l = unsafe { loss_and_grad(&view, &[1], 0, |t, c, v| g[t * 2 + c] = v) };
@@ -357,13 +378,7 @@ mod tests {
         // "aa" needs at least 3 steps (a, blank, a).
         let probs = vec![vec![0.5, 0.5], vec![0.5, 0.5]];
         let lp = lp_of(&probs);
-        let view = LogProbs {
-            ptr: lp.as_ptr(),
-            steps: 2,
-            classes: 2,
-            st: 2,
-            sc: 1,
-        };
+        let view = row_major(&lp, 2, 2);
         let mut called = false;
         // SAFETY: the test's buffers hold every element the call reaches.
         let l = unsafe { loss_and_grad(&view, &[1, 1], 0, |_, _, _| called = true) };
@@ -375,13 +390,7 @@ mod tests {
     fn empty_target_is_all_blanks() {
         let probs = vec![vec![0.25, 0.75], vec![0.5, 0.5], vec![0.1, 0.9]];
         let lp = lp_of(&probs);
-        let view = LogProbs {
-            ptr: lp.as_ptr(),
-            steps: 3,
-            classes: 2,
-            st: 2,
-            sc: 1,
-        };
+        let view = row_major(&lp, 3, 2);
         // SAFETY: the test's buffers hold every element the call reaches.
         let l = unsafe { loss(&view, &[], 0) };
         let want = -((lp[0] + lp[2] + lp[4]) as f64);

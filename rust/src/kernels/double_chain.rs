@@ -74,11 +74,18 @@ pub fn chain(s: f64, terms: impl Iterator<Item = f64>) -> f64 {
 /// `m` must be valid for reads at `r·ld + c` for every r < rows and
 /// c < out.len().
 pub unsafe fn column_sums(m: *const f32, rows: usize, ld: usize, out: &mut [f32]) {
-    let mut acc = vec![0f64; out.len()];
+    let mut acc = crate::storage::scratch_vec(out.len(), 0f64);
+    // The extent the contract promises (asserted per row in debug builds).
+    let extent = if rows == 0 {
+        0
+    } else {
+        (rows - 1) * ld + out.len()
+    };
+    let m = crate::ptr::Ptr::new(m, extent);
     for r in 0..rows {
         // SAFETY: row r holds out.len() readable elements (the caller's
         // contract).
-        let row = unsafe { std::slice::from_raw_parts(m.add(r * ld), out.len()) };
+        let row = unsafe { m.slice(r * ld, out.len()) };
         for (a, &x) in acc.iter_mut().zip(row) {
             *a += x as f64;
         }

@@ -21,6 +21,8 @@
 //! These loops run on the calling thread, inside the IEEE floating-point
 //! environment (no flush-to-zero).
 
+#[cfg(debug_assertions)]
+use super::copy::reach;
 use crate::dispatch::with_ieee;
 use crate::layout::{coalesce, row_count};
 use crate::simd::{run_on, LaneFn, Lanes, Token};
@@ -273,7 +275,23 @@ fn walk<L: Lanes, O: RowOp, K: RowOp>(lp: &Loop<'_, O>, op: K) {
         let outer = &c.shape[..nd - 1];
         let mut idx = vec![0usize; outer.len()];
         let mut offs = vec![0isize; k + 1];
+        // Debug builds: each operand's reach over the shape, that every row
+        // must stay inside (release builds compute nothing).
+        #[cfg(debug_assertions)]
+        let reaches: Vec<usize> = std::iter::once(l.out_strides)
+            .chain(l.ins[..k].iter().map(|i| i.1))
+            .map(|st| reach(l.shape, st))
+            .collect();
         for _ in 0..row_count(&c) {
+            #[cfg(debug_assertions)]
+            for (i, &r) in reaches.iter().enumerate() {
+                let st = if i == 0 { so } else { inner_strides[i - 1] };
+                debug_assert!(
+                    offs[i] >= 0 && (offs[i] as usize + (inner - 1) * st as usize) < r,
+                    "elementwise: row of {inner} at {} (stride {st}) outside a reach of {r}",
+                    offs[i]
+                );
+            }
             let mut ops = [Operand {
                 p: l.ins[0].0,
                 stride: 0,

@@ -62,7 +62,7 @@ pub fn gather_rows(table: &[f32], d: usize, idx: &[i64], out: &mut [f32]) {
 /// `dtable[r] = Σ g[i]` over positions i with `idx[i] = r` (i increasing,
 /// f64, rounded once); rows equal to `skip` get zero.
 pub fn scatter_add_rows(g: &[f32], d: usize, idx: &[i64], skip: Option<i64>, dtable: &mut [f32]) {
-    let mut acc = vec![0f64; dtable.len()];
+    let mut acc = crate::storage::scratch_vec(dtable.len(), 0f64);
     for (i, &r) in idx.iter().enumerate() {
         if Some(r) == skip {
             continue;
@@ -148,6 +148,28 @@ mod tests {
         scatter_add_rows(&g, 2, &[2, 0, 2], Some(0), &mut dt);
         assert_eq!(dt, [0.0, 0.0, 0.0, 0.0, 6.0, 8.0]);
         assert_eq!(check_indices(&[0, 3], 3, None), Err((1, 3)));
+    }
+
+    #[test]
+    fn a_refused_accumulator_unwinds_as_scratch_refused_before_writing() {
+        use crate::storage::{refuse_hook, ScratchRefused};
+        let g = [1f32; 6];
+        let mut dt = [9f32; 6];
+        // The f64 accumulator is 6 · 8 = 48 bytes: refuse requests of 48.
+        let r = refuse_hook::with_limit(48, || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                scatter_add_rows(&g, 2, &[2, 0, 2], None, &mut dt)
+            }))
+        });
+        let payload = r.expect_err("the accumulator was granted");
+        assert!(
+            payload.downcast_ref::<ScratchRefused>().is_some(),
+            "not a ScratchRefused"
+        );
+        assert_eq!(dt, [9f32; 6], "the table was written before the refusal");
+        // One byte more is granted.
+        refuse_hook::with_limit(49, || scatter_add_rows(&g, 2, &[2, 0, 2], None, &mut dt));
+        assert_eq!(dt, [1.0, 1.0, 0.0, 0.0, 2.0, 2.0]);
     }
 
     #[test]

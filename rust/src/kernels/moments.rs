@@ -18,6 +18,7 @@
 //! threads, so the bits depend on neither the thread count nor the path.
 
 use super::canonical;
+use super::copy::reach;
 use super::reduce::Reduction;
 use crate::dispatch::par_chunks_sized;
 use crate::ptr::Ptr;
@@ -49,7 +50,8 @@ pub unsafe fn moments(
 ) {
     let r = Reduction::new(shape, strides, reduce);
     let (terms, run_len, run_stride) = (r.terms, r.run_len, r.run_stride);
-    let x = Ptr::new(input, 0);
+    // Every term lies in the view's reach (asserted in debug builds).
+    let x = Ptr::new(input, reach(shape, strides));
     let out = Ptr::new(out, r.outputs);
     par_chunks_sized(r.chunks(), r.outputs * terms, |chunk| {
         let first = chunk * r.per_chunk;
@@ -64,7 +66,7 @@ pub unsafe fn moments(
                     for _ in 0..run_len {
                         // SAFETY: every offset reached is an element of the
                         // input (the caller's contract).
-                        acc = f(acc, unsafe { *x.get().offset(off) });
+                        acc = f(acc, unsafe { x.read(off as usize) });
                         off += run_stride;
                     }
                 }
@@ -74,7 +76,7 @@ pub unsafe fn moments(
                 Moment::Var { correction, std } => {
                     let sum = if r.blocked {
                         // SAFETY: the caller's contract (every term is an element).
-                        unsafe { r.chain(token, x.get(), b) }
+                        unsafe { r.chain(token, x, b) }
                     } else {
                         fold(0.0, &|a, v| a + v as f64)
                     };

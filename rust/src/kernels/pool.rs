@@ -371,7 +371,7 @@ pub unsafe fn avg_backward(
     let (g, dx) = (Ptr::new(g, s.output_len()), Ptr::new(dx, s.input_len()));
     let hw = s.h * s.w;
     planes_par(s.planes, |pl| {
-        let mut acc = vec![0f64; hw];
+        let mut acc = crate::storage::scratch_vec(hw, 0f64);
         for oy in 0..s.oh {
             for ox in 0..s.ow {
                 let ((y0, y1, x0, x1), div) =

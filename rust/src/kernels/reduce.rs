@@ -7,11 +7,13 @@
 //! in chunks of a fixed number of outputs.
 
 use super::canonical;
+use super::copy::reach;
 use super::double_chain::{self, add_terms};
 use crate::dispatch::par_chunks_sized;
 use crate::error::{Error, Result};
 use crate::ptr::Ptr;
 use crate::simd::Token;
+use crate::storage::{scratch_elems, scratch_vec};
 
 /// Terms per thread chunk: a chunk holds as many outputs as make about this
 /// many terms (at least one, at most 64), so chunking depends on the shape
@@ -61,8 +63,9 @@ pub unsafe fn sum(
         run_starts: &r.run_starts,
         run_len: r.run_len,
         run_stride: r.run_stride,
-        // Read at signed offsets through `get()` only (no extent).
-        input: Ptr::new(input, 0),
+        // Every offset a term reaches lies in the view's reach (asserted
+        // in debug builds).
+        input: Ptr::new(input, reach(shape, strides)),
     };
     let out = Ptr::new(out, r.outputs);
     par_chunks_sized(r.chunks(), r.outputs * r.terms, |chunk| {
@@ -80,7 +83,7 @@ pub unsafe fn sum(
         if r.blocked {
             for o in first..last {
                 // SAFETY: the caller's contract (every term is an element).
-                finish(o, unsafe { r.chain(token, plan.input.get(), r.base(o)) });
+                finish(o, unsafe { r.chain(token, plan.input, r.base(o)) });
             }
             o = last;
         }
@@ -174,14 +177,13 @@ impl Reduction {
     ///
     /// # Safety
     /// Every term must be an element of `input`.
-    pub unsafe fn chain(&self, token: Token, input: *const f32, base: isize) -> f64 {
+    pub unsafe fn chain(&self, token: Token, input: Ptr<*const f32>, base: isize) -> f64 {
         debug_assert!(self.blocked);
         let mut acc = 0f64;
         for &start in &self.run_starts {
             // SAFETY: the run's run_len consecutive elements are elements of
             // the input (the caller's contract).
-            let run =
-                unsafe { std::slice::from_raw_parts(input.offset(base + start), self.run_len) };
+            let run = unsafe { input.slice((base + start) as usize, self.run_len) };
             acc = add_terms(token, acc, run);
         }
         acc
@@ -209,12 +211,23 @@ pub(super) fn coalesce(dims: impl Iterator<Item = (usize, isize)>) -> Vec<(usize
 
 /// Offsets of the row-major walk over `dims` (extent, stride), first to last.
 pub(super) fn row_major_offsets(dims: impl Iterator<Item = (usize, isize)>) -> Vec<isize> {
-    let mut offs = vec![0isize];
+    let dims: Vec<(usize, isize)> = dims.collect(); // one per dimension
+    let sizes: Vec<usize> = dims.iter().map(|&(n, _)| n).collect();
+    let mut offs = scratch_vec(scratch_elems(&sizes), 0isize);
+    if offs.is_empty() {
+        return offs;
+    }
+    // Expand in place, each block written from the back: block i of the
+    // next dimension starts at i·n >= i, past every entry still to be read.
+    let mut filled = 1;
     for (n, st) in dims {
-        offs = offs
-            .iter()
-            .flat_map(|&o| (0..n as isize).map(move |i| o + i * st))
-            .collect();
+        for i in (0..filled).rev() {
+            let o = offs[i];
+            for j in (0..n).rev() {
+                offs[i * n + j] = o + j as isize * st;
+            }
+        }
+        filled *= n;
     }
     offs
 }
@@ -224,8 +237,8 @@ struct Terms<'a> {
     run_starts: &'a [isize],
     run_len: usize,
     run_stride: isize,
-    /// Read at signed offsets from the first term of an output (the
-    /// caller's contract: every offset reached is an element of the input).
+    /// Read at the offsets of the terms (the caller's contract: every
+    /// offset reached is an element of the input, inside the extent).
     input: Ptr<*const f32>,
 }
 
@@ -237,14 +250,13 @@ impl Terms<'_> {
     /// Every base plus every term offset must be an element of the input.
     #[inline(always)]
     unsafe fn sums<const G: usize>(&self, bases: &[isize; G]) -> [f64; G] {
-        let x = self.input.get();
         let mut acc = [0f64; G];
         for &start in self.run_starts {
             let mut off = start;
             for _ in 0..self.run_len {
                 for j in 0..G {
                     // SAFETY: guaranteed by the caller.
-                    acc[j] += unsafe { *x.offset(bases[j] + off) } as f64;
+                    acc[j] += unsafe { self.input.read((bases[j] + off) as usize) } as f64;
                 }
                 off += self.run_stride;
             }

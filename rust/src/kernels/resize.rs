@@ -17,6 +17,7 @@
 use crate::dispatch::par_chunks;
 use crate::error::{Error, Result};
 use crate::ptr::Ptr;
+use crate::storage::{scratch_elems, scratch_vec};
 
 const PLANES_PER_CHUNK: usize = 4;
 
@@ -29,6 +30,19 @@ pub struct Axis {
     pub l1: Vec<f32>,
 }
 
+impl Axis {
+    /// `output` zero indices and weights (scratch that refuses as
+    /// `MemoryError` rather than aborting).
+    fn of_len(output: usize) -> Axis {
+        Axis {
+            i0: scratch_vec(output, 0),
+            i1: scratch_vec(output, 0),
+            l0: scratch_vec(output, 0.0),
+            l1: scratch_vec(output, 0.0),
+        }
+    }
+}
+
 fn scale_of(input: usize, output: usize, scale_factor: Option<f64>) -> f32 {
     match scale_factor {
         Some(s) if s > 0.0 => (1.0 / s) as f32,
@@ -39,15 +53,13 @@ fn scale_of(input: usize, output: usize, scale_factor: Option<f64>) -> f32 {
 /// Source indices of nearest resizing along one axis (weights 1, 0).
 pub fn nearest_axis(input: usize, output: usize, scale_factor: Option<f64>) -> Axis {
     let scale = scale_of(input, output, scale_factor);
-    let i0: Vec<usize> = (0..output)
-        .map(|d| ((d as f32 * scale).floor() as usize).min(input - 1))
-        .collect();
-    Axis {
-        i1: i0.clone(),
-        i0,
-        l0: vec![1.0; output],
-        l1: vec![0.0; output],
+    let mut a = Axis::of_len(output);
+    for (d, i) in a.i0.iter_mut().enumerate() {
+        *i = ((d as f32 * scale).floor() as usize).min(input - 1);
     }
+    a.i1.copy_from_slice(&a.i0);
+    a.l0.fill(1.0);
+    a
 }
 
 /// Source indices and weights of bilinear resizing along one axis.
@@ -66,12 +78,7 @@ pub fn linear_axis(
     } else {
         scale_of(input, output, scale_factor)
     };
-    let mut a = Axis {
-        i0: vec![],
-        i1: vec![],
-        l0: vec![],
-        l1: vec![],
-    };
+    let mut a = Axis::of_len(output);
     for d in 0..output {
         let src = if align_corners {
             scale * d as f32
@@ -80,10 +87,10 @@ pub fn linear_axis(
         };
         let i0 = (src.floor() as usize).min(input - 1);
         let l1 = (src - i0 as f32).clamp(0.0, 1.0);
-        a.i0.push(i0);
-        a.i1.push(if i0 < input - 1 { i0 + 1 } else { i0 });
-        a.l1.push(l1);
-        a.l0.push(1.0 - l1);
+        a.i0[d] = i0;
+        a.i1[d] = if i0 < input - 1 { i0 + 1 } else { i0 };
+        a.l1[d] = l1;
+        a.l0[d] = 1.0 - l1;
     }
     a
 }
@@ -209,7 +216,7 @@ pub unsafe fn backward(r: &Resize2d, g: *const f32, dx: *mut f32) {
     let (oh, ow) = (ay.i0.len(), ax.i0.len());
     let (g, dx) = (Ptr::new(g, planes * oh * ow), Ptr::new(dx, planes * h * w));
     par_chunks(planes.div_ceil(PLANES_PER_CHUNK), |chunk| {
-        let mut acc = vec![0f64; h * w];
+        let mut acc = scratch_vec(scratch_elems(&[h, w]), 0f64);
         for pl in chunk * PLANES_PER_CHUNK..((chunk + 1) * PLANES_PER_CHUNK).min(planes) {
             acc.fill(0.0);
             // SAFETY: the plane slices lie inside the buffers; each input

@@ -54,7 +54,7 @@ impl Fns {
 pub unsafe fn forward(rows: usize, d: usize, x: *const f32, y: *mut f32, log: bool, f: Fns) {
     let (x, y) = (Ptr::new(x, rows * d), Ptr::new(y, rows * d));
     par_chunks_sized(rows.div_ceil(ROWS_PER_CHUNK), rows * d, |chunk| {
-        let mut e = vec![0f32; d];
+        let mut e = crate::storage::scratch_vec(d, 0f32);
         for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
             // The row is read whole into `e` before it is written, so x and
             // y may be one buffer.

@@ -5,6 +5,8 @@
 
 #[cfg(target_arch = "x86_64")]
 use crate::dispatch::KernelPath;
+#[cfg(target_arch = "x86_64")]
+use crate::ptr::Ptr;
 use crate::simd::Token;
 
 /// `out[j][i] = x[i][j]` for an r×c row-major `x` (out is c×r), on
@@ -27,7 +29,15 @@ pub fn transpose_ld(token: Token, x: &[f32], r: usize, c: usize, ldx: usize, out
     if matches!(token.path(), KernelPath::Avx2 | KernelPath::Avx512) {
         // SAFETY: a token for these paths exists only where AVX2 (hence
         // AVX) is available; the bounds were checked above.
-        unsafe { transpose_avx(x.as_ptr(), r, c, ldx, out.as_mut_ptr()) };
+        unsafe {
+            transpose_avx(
+                Ptr::new(x.as_ptr(), x.len()),
+                r,
+                c,
+                ldx,
+                Ptr::new(out.as_mut_ptr(), out.len()),
+            )
+        };
         return;
     }
     const B: usize = 16;
@@ -47,10 +57,10 @@ pub fn transpose_ld(token: Token, x: &[f32], r: usize, c: usize, ldx: usize, out
 ///
 /// # Safety
 /// AVX must be available; `x` valid for `(r − 1)·ldx + c` reads, `out` for
-/// `r·c` writes.
+/// `r·c` writes (the extents of the `Ptr`s, asserted in debug builds).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn transpose_avx(x: *const f32, r: usize, c: usize, ldx: usize, out: *mut f32) {
+unsafe fn transpose_avx(x: Ptr<*const f32>, r: usize, c: usize, ldx: usize, out: Ptr<*mut f32>) {
     use std::arch::x86_64::*;
     let (r8, c8) = (r / 8 * 8, c / 8 * 8);
     // SAFETY: every index below is inside the bounds the caller guarantees
@@ -58,7 +68,7 @@ unsafe fn transpose_avx(x: *const f32, r: usize, c: usize, ldx: usize, out: *mut
     unsafe {
         for i0 in (0..r8).step_by(8) {
             for j0 in (0..c8).step_by(8) {
-                let row = |a: usize| x.add((i0 + a) * ldx + j0);
+                let row = |a: usize| x.range((i0 + a) * ldx + j0, 8);
                 let (r0, r1, r2, r3) = (
                     _mm256_loadu_ps(row(0)),
                     _mm256_loadu_ps(row(1)),
@@ -91,7 +101,7 @@ unsafe fn transpose_avx(x: *const f32, r: usize, c: usize, ldx: usize, out: *mut
                     _mm256_shuffle_ps::<0x44>(t5, t7),
                     _mm256_shuffle_ps::<0xEE>(t5, t7),
                 );
-                let col = |b: usize| out.add((j0 + b) * r + i0);
+                let col = |b: usize| out.range((j0 + b) * r + i0, 8);
                 _mm256_storeu_ps(col(0), _mm256_permute2f128_ps::<0x20>(u0, u4));
                 _mm256_storeu_ps(col(1), _mm256_permute2f128_ps::<0x20>(u1, u5));
                 _mm256_storeu_ps(col(2), _mm256_permute2f128_ps::<0x20>(u2, u6));
@@ -103,13 +113,13 @@ unsafe fn transpose_avx(x: *const f32, r: usize, c: usize, ldx: usize, out: *mut
             }
             for i in i0..i0 + 8 {
                 for j in c8..c {
-                    *out.add(j * r + i) = *x.add(i * ldx + j);
+                    out.write(j * r + i, x.read(i * ldx + j));
                 }
             }
         }
         for i in r8..r {
             for j in 0..c {
-                *out.add(j * r + i) = *x.add(i * ldx + j);
+                out.write(j * r + i, x.read(i * ldx + j));
             }
         }
     }

@@ -98,6 +98,7 @@ pub(crate) fn reduce_big(x: f32) -> (f32, f32, u32) {
 /// [`reduce_big`] lane by lane (store, scalar code, load).
 #[inline(always)]
 unsafe fn reduce_big_lanes<L: Lanes>(a: L) -> (L, L, L) {
+    debug_assert!(L::N <= 16, "reduce_big_lanes: {} lanes past the 16-float buffers", L::N);
     // SAFETY: the buffers hold 16 ≥ L::N floats; module contract otherwise.
     unsafe {
         let mut xs = [0f32; 16];

@@ -130,7 +130,9 @@ pub fn peak_gflops(
     let m = Mode::from_name(mode)
         .ok_or_else(|| Error::Value(format!("peak_gflops: unknown mode {mode:?}")))?;
     let token = crate::simd::Token::new(p).expect("parse_path checked the features");
-    Ok(py.detach(move || crate::gemm::peak_gflops(token, m, seconds, repeats, thread_clock)))
+    Ok(super::kernel::detach(py, move || {
+        crate::gemm::peak_gflops(token, m, seconds, repeats, thread_clock)
+    })?)
 }
 
 /// `(par_chunks calls, calls with several chunks, most chunks in one call)`

@@ -22,7 +22,7 @@ pub fn copy_(py: Python<'_>, dst: View, src: View) -> PyResult<()> {
         ))
         .into());
     }
-    py.detach(|| {
+    super::kernel::detach(py, || {
         // SAFETY: both views lie inside their storages (checked on
         // extraction), whose memory they keep alive.
         unsafe {
@@ -35,7 +35,7 @@ pub fn copy_(py: Python<'_>, dst: View, src: View) -> PyResult<()> {
                 d.dtype.size(),
             )
         }
-    });
+    })?;
     Ok(())
 }
 
@@ -61,10 +61,10 @@ pub fn fill_(py: Python<'_>, dst: View, value: &Bound<'_, PyAny>) -> PyResult<()
         DType::I64 => value.extract::<i64>().map_err(overflow)? as u64,
         DType::Bool => value.is_truthy()? as u64,
     };
-    py.detach(|| {
+    super::kernel::detach(py, || {
         // SAFETY: the view lies inside its storage.
         unsafe { copy::fill_strided(&d.shape, d.addr(), &d.strides, bits, d.dtype.size()) }
-    });
+    })?;
     Ok(())
 }
 

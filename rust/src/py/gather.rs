@@ -26,7 +26,9 @@ pub fn embedding_forward(
     }
     // SAFETY: out is a fresh buffer no other operand overlaps.
     let dst = unsafe { out.as_mut_slice() };
-    py.detach(|| gather::gather_rows(weight.as_slice(), d, idx.as_slice(), dst));
+    super::kernel::detach(py, || {
+        gather::gather_rows(weight.as_slice(), d, idx.as_slice(), dst)
+    })?;
     Ok(())
 }
 
@@ -47,11 +49,11 @@ pub fn embedding_backward(
     }
     // SAFETY: dw is a fresh buffer.
     let dst = unsafe { dw.as_mut_slice() };
-    py.detach(|| {
+    super::kernel::detach(py, || {
         dispatch::with_ieee(|| {
             gather::scatter_add_rows(g.as_slice(), d, idx.as_slice(), padding_idx, dst)
         })
-    });
+    })?;
     Ok(())
 }
 
@@ -84,7 +86,7 @@ pub fn nll_pick(
     }
     // SAFETY: loss and wt are fresh buffers.
     let (lo, wo) = unsafe { (loss.as_mut_slice(), wt.as_mut_slice()) };
-    py.detach(|| {
+    super::kernel::detach(py, || {
         dispatch::with_ieee(|| {
             gather::nll_pick(
                 lp.as_slice(),
@@ -96,7 +98,7 @@ pub fn nll_pick(
                 wo,
             )
         })
-    });
+    })?;
     Ok(())
 }
 
@@ -121,7 +123,7 @@ pub fn nll_scatter(
     }
     // SAFETY: dlp is a fresh buffer.
     let dst = unsafe { dlp.as_mut_slice() };
-    py.detach(|| {
+    super::kernel::detach(py, || {
         dispatch::with_ieee(|| {
             gather::nll_scatter(
                 g.as_slice(),
@@ -132,7 +134,7 @@ pub fn nll_scatter(
                 dst,
             )
         })
-    });
+    })?;
     Ok(())
 }
 
@@ -145,7 +147,7 @@ pub fn dropout_mask(py: Python<'_>, out: Out<f32>, key: u64, p: f64) -> PyResult
     let scale = (1.0 / (1.0 - p)) as f32;
     // SAFETY: out is a fresh buffer.
     let dst = unsafe { out.as_mut_slice() };
-    py.detach(|| gather::dropout_mask(key, p, scale, dst));
+    super::kernel::detach(py, || gather::dropout_mask(key, p, scale, dst))?;
     Ok(())
 }
 

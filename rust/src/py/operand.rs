@@ -382,7 +382,7 @@ impl Flat {
         if v.is_contiguous() {
             return v.addr() as *mut f32;
         }
-        let mut buf = vec![0f32; v.numel()];
+        let mut buf = crate::storage::scratch_vec(v.numel(), 0f32);
         // SAFETY: the view lies inside its storage (checked on extraction);
         // `buf` holds numel contiguous elements.
         unsafe {

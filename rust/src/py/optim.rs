@@ -105,7 +105,7 @@ pub fn adam_step(
         })
         .collect();
     let token = Token::current();
-    py.detach(|| {
+    super::kernel::detach(py, || {
         let ptr = |f: &mut Option<Flat>| f.as_mut().map_or(std::ptr::null_mut(), Flat::ptr);
         let slots: Vec<AdamSlot> = ops
             .iter_mut()
@@ -129,7 +129,7 @@ pub fn adam_step(
         // written operand overlaps any other (checked above).
         unsafe { k::adam_step_many(token, &slots) };
         ops.iter_mut().flatten().flatten().for_each(Flat::finish);
-    });
+    })?;
     bump(&params)
 }
 
@@ -176,7 +176,7 @@ pub fn sgd_step(
     }
     check_disjoint(OP, ops.iter().flatten().flatten().map(Flat::span))?;
     let token = Token::current();
-    py.detach(|| {
+    super::kernel::detach(py, || {
         let ptr = |f: &mut Option<Flat>| f.as_mut().map_or(std::ptr::null_mut(), Flat::ptr);
         let slots: Vec<SgdSlot> = ops
             .iter_mut()
@@ -197,7 +197,7 @@ pub fn sgd_step(
         // SAFETY: as in adam_step.
         unsafe { k::sgd_step_many(token, &slots) };
         ops.iter_mut().flatten().flatten().for_each(Flat::finish);
-    });
+    })?;
     bump(&params)
 }
 
@@ -225,7 +225,7 @@ fn norm_kind(norm_type: f64) -> PyResult<NormKind> {
 pub fn global_norm(py: Python<'_>, tensors: Vec<Strided<f32>>, norm_type: f64) -> PyResult<f64> {
     let kind = norm_kind(norm_type)?;
     let mut ops: Vec<Flat> = tensors.into_iter().map(Flat::read).collect();
-    Ok(py.detach(move || {
+    Ok(super::kernel::detach(py, move || {
         let slices: Vec<&[f32]> = ops
             .iter_mut()
             .map(|f| {
@@ -235,7 +235,7 @@ pub fn global_norm(py: Python<'_>, tensors: Vec<Strided<f32>>, norm_type: f64) -
             })
             .collect();
         k::global_norm(&slices, kind)
-    }))
+    })?)
 }
 
 fn map_tensors(
@@ -247,12 +247,12 @@ fn map_tensors(
     let mut ops = params_of(&tensors)?;
     check_disjoint(op, ops.iter().map(Flat::span))?;
     let token = Token::current();
-    py.detach(|| {
+    super::kernel::detach(py, || {
         let parts: Vec<(*mut f32, usize)> = ops.iter_mut().map(|f| (f.ptr(), f.len())).collect();
         // SAFETY: disjoint contiguous memory kept alive by `ops`.
         unsafe { k::map_many(token, &parts, map) };
         ops.iter_mut().for_each(Flat::finish);
-    });
+    })?;
     bump(&tensors)
 }
 

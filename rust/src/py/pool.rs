@@ -30,10 +30,10 @@ pub fn max_pool2d_forward(
         dilation,
     )?;
     expect_len(op, "indices", idx.numel(), s.output_len())?;
-    py.detach(|| {
+    super::kernel::detach(py, || {
         // SAFETY: sizes checked above; out and idx are fresh buffers.
         unsafe { pool::max_forward(&s, x.ptr(), out.mut_ptr(), idx.mut_ptr()) }
-    });
+    })?;
     Ok(())
 }
 
@@ -56,10 +56,10 @@ pub fn max_pool2d_backward(
     if idx.as_slice().iter().any(|&i| i >= hw) {
         return Err(Error::Index(format!("{op}: an index is outside a plane of {hw}")).into());
     }
-    py.detach(|| {
+    super::kernel::detach(py, || {
         // SAFETY: sizes and index range checked above; dx is fresh.
         unsafe { pool::max_backward(&s, g.ptr(), idx.ptr(), dx.mut_ptr()) }
-    });
+    })?;
     Ok(())
 }
 
@@ -86,7 +86,7 @@ pub fn avg_pool2d(
         (x.dims()?, out.dims()?)
     };
     let s = Pool2d::from_shapes(op, inp, outp, kernel, stride, padding, (1, 1))?;
-    py.detach(|| {
+    super::kernel::detach(py, || {
         // SAFETY: sizes checked above; out is fresh.
         unsafe {
             if backward {
@@ -107,7 +107,7 @@ pub fn avg_pool2d(
                 )
             }
         }
-    });
+    })?;
     Ok(())
 }
 

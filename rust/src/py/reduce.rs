@@ -21,7 +21,7 @@ pub fn sum(
     expect_len("sum", "output", out.numel(), kept)?;
     let (token, mode) = super::settings();
     let exact = mode == Mode::Exact;
-    py.detach(|| {
+    super::kernel::detach(py, || {
         // SAFETY: the input lies inside its storage; out holds `kept`
         // contiguous elements and is a fresh buffer.
         unsafe {
@@ -36,7 +36,7 @@ pub fn sum(
                 out.mut_ptr(),
             )
         }
-    });
+    })?;
     Ok(())
 }
 
@@ -72,7 +72,7 @@ fn moments_call(
     expect_len(op, "output", out.numel(), kept)?;
     let (token, mode) = super::settings();
     let exact = mode == Mode::Exact;
-    py.detach(|| {
+    super::kernel::detach(py, || {
         // SAFETY: the input lies inside its storage; out holds `kept`
         // contiguous elements and is a fresh buffer.
         unsafe {
@@ -87,7 +87,7 @@ fn moments_call(
                 out.mut_ptr(),
             )
         }
-    });
+    })?;
     Ok(())
 }
 

@@ -25,9 +25,13 @@ pub fn resize2d(
     } else {
         (x.dims()?, out.dims()?)
     };
-    let r = Resize2d::new(op, inp, (oh, ow), mode, align_corners, (scale_h, scale_w))?;
+    // The axes' index and weight tables are scratch too (a refusal is
+    // MemoryError through `detach`).
+    let r = super::kernel::detach(py, || {
+        Resize2d::new(op, inp, (oh, ow), mode, align_corners, (scale_h, scale_w))
+    })??;
     crate::error::expect_shape(op, "output", &[yn, yc, oh, ow], &[inp[0], inp[1], oh, ow])?;
-    py.detach(|| {
+    super::kernel::detach(py, || {
         // SAFETY: sizes checked above; out is fresh.
         unsafe {
             if backward {
@@ -36,7 +40,7 @@ pub fn resize2d(
                 resize::forward(&r, x.ptr(), out.mut_ptr())
             }
         }
-    });
+    })?;
     Ok(())
 }
 

@@ -28,15 +28,15 @@ pub fn softmax_rows(
     if backward {
         let g = b.ok_or_else(|| Error::Value(format!("{op}: backward needs the gradient")))?;
         expect_shape(op, "gradient", g.shape(), out.shape())?;
-        py.detach(|| {
+        super::kernel::detach(py, || {
             // SAFETY: three buffers of one contiguous shape; out is fresh.
             unsafe { softmax::backward(rows, d, a.ptr(), g.ptr(), out.mut_ptr(), log, f) }
-        });
+        })?;
     } else {
-        py.detach(|| {
+        super::kernel::detach(py, || {
             // SAFETY: two buffers of one contiguous shape.
             unsafe { softmax::forward(rows, d, a.ptr(), out.mut_ptr(), log, f) }
-        });
+        })?;
     }
     Ok(())
 }

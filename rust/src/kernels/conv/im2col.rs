@@ -13,13 +13,13 @@ impl Conv2d {
         let (hp, wp) = self.padded_hw();
         let (dh, dw) = self.dilation;
         let taps = self.kh * self.kw;
-        (0..self.k())
-            .map(|r| {
-                let (c, t) = (r / taps, r % taps);
-                let (ky, kx) = (t / self.kw, t % self.kw);
-                (c * hp * wp + ky * dh * wp + kx * dw) as isize
-            })
-            .collect()
+        let mut offsets = crate::storage::scratch_vec(self.k(), 0isize);
+        for (r, o) in offsets.iter_mut().enumerate() {
+            let (c, t) = (r / taps, r % taps);
+            let (ky, kx) = (t / self.kw, t % self.kw);
+            *o = (c * hp * wp + ky * dh * wp + kx * dw) as isize;
+        }
+        offsets
     }
 
     /// Copy the group's input planes of item `ni` into `dst` with their

@@ -2,6 +2,7 @@
 //! arithmetic).
 
 use super::{canon, check_len, Plan};
+use crate::ptr::Ptr;
 use crate::simd::{run_on, LaneFn, Lanes, Token};
 
 /// `β^t` as the running double product `((1·β)·β)·…` of `t` factors, the
@@ -173,10 +174,12 @@ impl LaneFn for AdamChunk<'_> {
         // chunk touches it.
         unsafe {
             let n = self.b - self.a;
-            let p = std::slice::from_raw_parts_mut(s.p.add(self.a), n);
-            let g = std::slice::from_raw_parts(s.g.add(self.a), n);
-            let m = std::slice::from_raw_parts_mut(s.m.add(self.a), n);
-            let v = std::slice::from_raw_parts_mut(s.v.add(self.a), n);
+            // Each operand's extent is the slot's len (asserted in debug
+            // builds).
+            let p = Ptr::new(s.p, s.len).slice_mut(self.a, n);
+            let g = Ptr::new(s.g, s.len).slice(self.a, n);
+            let m = Ptr::new(s.m, s.len).slice_mut(self.a, n);
+            let v = Ptr::new(s.v, s.len).slice_mut(self.a, n);
             // One monomorphised loop per variant, so that each is a plain
             // straight-line loop the compiler can vectorise.
             match (s.scalars.maximize, l2, amsgrad) {
@@ -185,7 +188,7 @@ impl LaneFn for AdamChunk<'_> {
                 (false, true, false) => adam_loop::<false, true>(&s.scalars, p, g, m, v, None),
                 (true, true, false) => adam_loop::<true, true>(&s.scalars, p, g, m, v, None),
                 (mx, l, true) => {
-                    let vm = std::slice::from_raw_parts_mut(s.vmax.add(self.a), n);
+                    let vm = Ptr::new(s.vmax, s.len).slice_mut(self.a, n);
                     match (mx, l) {
                         (false, false) => {
                             adam_loop::<false, false>(&s.scalars, p, g, m, v, Some(vm))

@@ -133,7 +133,7 @@ pub enum ElementMap {
 }
 
 struct MapChunk {
-    ptr: *mut f32,
+    ptr: Ptr<*mut f32>,
     n: usize,
     op: ElementMap,
 }
@@ -143,8 +143,9 @@ impl LaneFn for MapChunk {
     #[inline(always)]
     fn run<L: Lanes>(self) {
         // SAFETY: map_many's caller guarantees ptr is valid for n elements
-        // that no other chunk touches.
-        let x = unsafe { std::slice::from_raw_parts_mut(self.ptr, self.n) };
+        // that no other chunk touches (the Ptr's extent, asserted in debug
+        // builds).
+        let x = unsafe { self.ptr.slice_mut(0, self.n) };
         match self.op {
             ElementMap::Scale(c) => x.iter_mut().for_each(|e| *e = canon(*e * c)),
             ElementMap::Clamp(lo, hi) => x.iter_mut().for_each(|e| {
@@ -166,7 +167,7 @@ pub unsafe fn map_many(token: Token, tensors: &[(*mut f32, usize)], op: ElementM
     let ptrs: Vec<Ptr<*mut f32>> = tensors.iter().map(|&(p, n)| Ptr::new(p, n)).collect();
     Plan::new(tensors.iter().map(|t| t.1)).run(|s, a, b| {
         // Inside the caller's valid range; pieces are disjoint.
-        let ptr = ptrs[s].offset(a).get();
+        let ptr = ptrs[s].offset(a);
         run_on(token, MapChunk { ptr, n: b - a, op });
     });
 }

@@ -1,6 +1,7 @@
 //! The SGD step (torch's `SGD`: momentum, dampening, Nesterov, L2 decay).
 
 use super::{canon, check_len, Plan};
+use crate::ptr::Ptr;
 use crate::simd::{run_on, LaneFn, Lanes, Token};
 
 /// SGD's scalars (torch's `SGD`), each rounded once from double.
@@ -72,12 +73,13 @@ impl LaneFn for SgdChunk<'_> {
         let n = self.b - self.a;
         // SAFETY: as in AdamChunk: valid, disjoint [a, b) of one slot.
         unsafe {
-            let p = std::slice::from_raw_parts_mut(s.p.add(self.a), n);
-            let g = std::slice::from_raw_parts(s.g.add(self.a), n);
+            // Extents: the slot's len (asserted in debug builds).
+            let p = Ptr::new(s.p, s.len).slice_mut(self.a, n);
+            let g = Ptr::new(s.g, s.len).slice(self.a, n);
             let mut buf = if s.buf.is_null() {
                 None
             } else {
-                Some(std::slice::from_raw_parts_mut(s.buf.add(self.a), n))
+                Some(Ptr::new(s.buf, s.len).slice_mut(self.a, n))
             };
             let wd = k.weight_decay != 0.0;
             for i in 0..n {
