@@ -149,6 +149,89 @@ fn refuse_scratch(e: Error) -> ! {
     std::panic::panic_any(ScratchRefused(e))
 }
 
+/// The memory error of a refused request of `bytes` bytes.
+fn refused_bytes(bytes: usize) -> Error {
+    Error::Memory(format!(
+        "cannot allocate {bytes} bytes ({:.1} GiB): the system refused the memory",
+        bytes as f64 / (1u64 << 30) as f64
+    ))
+}
+
+/// `n` copies of `fill` in a `Vec`, for kernel scratch that is not a pool
+/// [`Buffer`] (tables, per-row temporaries, index lists).
+///
+/// `vec![fill; n]` aborts the whole process through `handle_alloc_error`
+/// when the allocator refuses; this asks with `try_reserve_exact` instead
+/// and, on a refusal (or a byte size past `isize::MAX`), unwinds with the
+/// same typed [`ScratchRefused`] payload as [`Buffer::new`], which
+/// `py::kernel::detach` turns into `MemoryError`. Compute `n` with
+/// [`scratch_elems`] (or other checked arithmetic) so that a wrapped size
+/// cannot ask for a short table.
+pub fn scratch_vec<T: Clone>(n: usize, fill: T) -> Vec<T> {
+    let bytes = n.checked_mul(std::mem::size_of::<T>());
+    let refused = |bytes: Option<usize>| -> ! {
+        refuse_scratch(match bytes {
+            Some(b) => refused_bytes(b),
+            None => Error::Memory(format!(
+                "cannot allocate {n} elements of {} bytes: the byte size overflows",
+                std::mem::size_of::<T>()
+            )),
+        })
+    };
+    #[cfg(test)]
+    if bytes.is_some_and(|b| b >= refuse_hook::limit()) {
+        refused(bytes);
+    }
+    let mut v = Vec::new();
+    if v.try_reserve_exact(n).is_err() {
+        refused(bytes);
+    }
+    v.resize(n, fill);
+    v
+}
+
+/// The product of `factors`, the element count of a scratch table; an
+/// overflow refuses the scratch as [`scratch_vec`] does (`MemoryError`:
+/// no machine holds that many elements).
+pub fn scratch_elems(factors: &[usize]) -> usize {
+    factors
+        .iter()
+        .try_fold(1usize, |acc, &f| acc.checked_mul(f))
+        .unwrap_or_else(|| {
+            refuse_scratch(Error::Memory(format!(
+                "cannot allocate scratch of {factors:?} elements: the size overflows"
+            )))
+        })
+}
+
+/// Tests only: make [`scratch_vec`] and [`Buffer::new`] refuse every request
+/// of at least a given number of bytes on the calling thread, so that a test
+/// sees a kernel's refusal without exhausting the machine.
+#[cfg(test)]
+pub mod refuse_hook {
+    use std::cell::Cell;
+
+    thread_local! {
+        static LIMIT: Cell<usize> = const { Cell::new(usize::MAX) };
+    }
+
+    pub(super) fn limit() -> usize {
+        LIMIT.with(|l| l.get())
+    }
+
+    /// Run `f` with requests of `bytes` or more refused on this thread.
+    pub fn with_limit<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
+        struct Restore(usize);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                LIMIT.with(|l| l.set(self.0));
+            }
+        }
+        let _restore = Restore(LIMIT.with(|l| l.replace(bytes)));
+        f()
+    }
+}
+
 /// A 64-byte-aligned block of memory from the pool. Its contents are
 /// unspecified when it comes from a free list (use [`Buffer::zeroed`] for
 /// zeros), but always initialized: the pool zeroes memory when it first
@@ -179,6 +262,10 @@ impl Buffer {
     /// (`py::kernel::detach`) instead of a `PanicException`. Tensor storage
     /// uses [`Buffer::try_new`], which reports the failure as a value.
     pub fn new(bytes: usize) -> Buffer {
+        #[cfg(test)]
+        if bytes >= refuse_hook::limit() {
+            refuse_scratch(Error::Memory(format!("test hook: {bytes} bytes refused")));
+        }
         Buffer::try_new(bytes).unwrap_or_else(|e| refuse_scratch(e))
     }
 
@@ -196,12 +283,7 @@ impl Buffer {
                 class: usize::MAX,
             });
         }
-        let refuse = || {
-            Error::Memory(format!(
-                "cannot allocate {bytes} bytes ({:.1} GiB): the system refused the memory",
-                bytes as f64 / (1u64 << 30) as f64
-            ))
-        };
+        let refuse = || refused_bytes(bytes);
         if bytes > MAX_BYTES {
             return Err(refuse());
         }
@@ -406,6 +488,42 @@ mod tests {
             .downcast_ref::<ScratchRefused>()
             .expect("a ScratchRefused payload");
         assert!(matches!(refused.0, Error::Memory(_)));
+    }
+
+    fn refusal<R>(f: impl FnOnce() -> R + std::panic::UnwindSafe) -> Error {
+        match std::panic::catch_unwind(f) {
+            Ok(_) => panic!("the scratch was granted"),
+            Err(p) => match p.downcast::<ScratchRefused>() {
+                Ok(r) => r.0,
+                Err(_) => panic!("a panic without a ScratchRefused payload"),
+            },
+        }
+    }
+
+    #[test]
+    fn scratch_vecs_refuse_instead_of_aborting() {
+        assert_eq!(scratch_vec(3, 1.5f32), vec![1.5f32; 3]);
+        assert!(scratch_vec::<f64>(0, 0.0).is_empty());
+        // The byte size overflows usize; then one past isize::MAX; then a
+        // size the allocator refuses (no 4 EiB address space).
+        assert!(matches!(refusal(|| scratch_vec(usize::MAX / 2, 0f32)), Error::Memory(_)));
+        assert!(matches!(refusal(|| scratch_vec(isize::MAX as usize / 4 + 1, 0f32)), Error::Memory(_)));
+        assert!(matches!(refusal(|| scratch_vec(1usize << 60, 0f32)), Error::Memory(_)));
+        assert!(matches!(refusal(|| scratch_elems(&[1 << 40, 1 << 40])), Error::Memory(_)));
+        assert_eq!(scratch_elems(&[3, 4, 5]), 60);
+        assert_eq!(scratch_elems(&[]), 1);
+    }
+
+    #[test]
+    fn the_test_hook_refuses_on_its_thread_only() {
+        let e = refuse_hook::with_limit(64, || refusal(|| scratch_vec(16, 0f32)));
+        assert!(matches!(e, Error::Memory(_)));
+        refuse_hook::with_limit(64, || {
+            assert_eq!(scratch_vec(15, 0f32).len(), 15);
+            assert!(std::panic::catch_unwind(|| Buffer::new(64)).is_err());
+        });
+        // Restored afterwards.
+        assert_eq!(scratch_vec(1 << 10, 0u8).len(), 1 << 10);
     }
 
     #[test]
