@@ -18,13 +18,20 @@ pub use model::{Config, Model};
 
 /// Size a reused buffer to `n` elements without clearing what it already
 /// holds: only for buffers that the next operation overwrites completely
-/// (new elements, when it grows, are `fill`).
+/// (new elements, when it grows, are `fill`). Growing past the capacity
+/// asks for the new block fallibly (`storage::scratch_vec`): a refusal
+/// unwinds as `ScratchRefused`, which the bindings make `MemoryError`,
+/// instead of aborting the process.
 #[inline]
 pub(crate) fn reuse<T: Copy>(v: &mut Vec<T>, n: usize, fill: T) {
     if v.len() >= n {
         v.truncate(n);
-    } else {
+    } else if v.capacity() >= n {
         v.resize(n, fill);
+    } else {
+        let mut grown = crate::storage::scratch_vec(n, fill);
+        grown[..v.len()].copy_from_slice(v);
+        *v = grown;
     }
 }
 pub use trainer::{Hyper, Line, Trainer};
