@@ -309,6 +309,19 @@ mod tests {
         }
     }
 
+    /// `gemm_nt` over dense rows (lda = ldb = len, ldc = n) on `path`.
+    fn dense(
+        path: KernelPath,
+        m: usize,
+        n: usize,
+        len: usize,
+        a: &[f32],
+        b: &[f32],
+        c: &mut [f32],
+    ) {
+        gemm_nt(Token::new(path).unwrap(), m, n, len, a, len, b, len, c, n);
+    }
+
     fn same(a: f32, b: f32) -> bool {
         a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
     }
@@ -327,18 +340,7 @@ mod tests {
                 .collect();
             for path in available_paths() {
                 let mut c = vec![0f32; m * n];
-                gemm_nt(
-                    Token::new(path).unwrap(),
-                    m,
-                    n,
-                    len,
-                    &a,
-                    len,
-                    &b,
-                    len,
-                    &mut c,
-                    n,
-                );
+                dense(path, m, n, len, &a, &b, &mut c);
                 for x in 0..m * n {
                     assert!(
                         same(c[x], want[x]),
@@ -359,18 +361,7 @@ mod tests {
         let b = vec![1e-30f32; len];
         for path in available_paths() {
             let mut c = [1f32];
-            gemm_nt(
-                Token::new(path).unwrap(),
-                1,
-                1,
-                len,
-                &a,
-                len,
-                &b,
-                len,
-                &mut c,
-                1,
-            );
+            dense(path, 1, 1, len, &a, &b, &mut c);
             assert_eq!(c[0].to_bits(), (-0.0f32).to_bits(), "{path:?}");
         }
         assert!(available_paths().contains(&KernelPath::Scalar));
