@@ -98,6 +98,16 @@ impl<P: Raw> Ptr<P> {
         }
     }
 
+    /// The address of element `start`, for an access of `len` elements
+    /// from there that is made through the raw pointer (a vector load, a
+    /// GEMM operand): debug builds assert that those elements lie inside
+    /// the extent, release builds compute the address only.
+    #[inline(always)]
+    pub fn at(self, start: usize, len: usize) -> P {
+        self.check(start, len);
+        self.p.wrapping_add(start)
+    }
+
     /// Debug builds: elements `start..start + len` lie inside the extent.
     #[inline(always)]
     fn check(self, start: usize, len: usize) {

@@ -9,6 +9,7 @@ use super::operand::{In, Out};
 use crate::dispatch;
 use crate::error::Error;
 use crate::kernels::rnn::{self, layout::Buffer, Cell, Layout};
+use crate::ptr::Ptr;
 use pyo3::prelude::*;
 
 /// The sizes of one recurrent call and the shape of every buffer
@@ -176,13 +177,13 @@ impl BackwardDirection {
     fn grads(&self) -> rnn::RnnGrads {
         let g = &self.grads;
         rnn::RnnGrads {
-            dx: g.dx.mut_ptr(),
-            dw_ih: g.dw_ih.mut_ptr(),
-            dw_hh: g.dw_hh.mut_ptr(),
-            db_ih: g.db_ih.mut_ptr(),
-            db_hh: g.db_hh.mut_ptr(),
-            dh0: g.dh0.mut_ptr(),
-            dc0: g.dc0.as_ref().map(Out::mut_ptr),
+            dx: dst(&g.dx),
+            dw_ih: dst(&g.dw_ih),
+            dw_hh: dst(&g.dw_hh),
+            db_ih: dst(&g.db_ih),
+            db_hh: dst(&g.db_hh),
+            dh0: dst(&g.dh0),
+            dc0: g.dc0.as_ref().map(dst),
         }
     }
 }
@@ -220,20 +221,28 @@ fn run_directions<T: Sync>(dirs: &[T], run: impl Fn(usize, &T) + Sync) {
     }
 }
 
+fn src(v: &In<f32>) -> rnn::Src {
+    Ptr::new(v.ptr(), v.numel())
+}
+
+fn dst(v: &Out<f32>) -> rnn::Dst {
+    Ptr::new(v.mut_ptr(), v.numel())
+}
+
 fn lstm_saved(v: &[Out<f32>]) -> rnn::LstmSaved {
     rnn::LstmSaved {
-        gates: v[0].mut_ptr(),
-        cells: v[1].mut_ptr(),
-        tanh_c: v[2].mut_ptr(),
-        h_prev: v[3].mut_ptr(),
+        gates: dst(&v[0]),
+        cells: dst(&v[1]),
+        tanh_c: dst(&v[2]),
+        h_prev: dst(&v[3]),
     }
 }
 
 fn gru_saved(v: &[Out<f32>]) -> rnn::GruSaved {
     rnn::GruSaved {
-        gates: v[0].mut_ptr(),
-        hp_n: v[1].mut_ptr(),
-        h_prev: v[2].mut_ptr(),
+        gates: dst(&v[0]),
+        hp_n: dst(&v[1]),
+        h_prev: dst(&v[2]),
     }
 }
 
@@ -255,45 +264,32 @@ pub fn recurrent_forward(
     let ((token, mode), d, ld) = (super::settings(), l.dims, l.directions * l.dims.h);
     super::kernel::detach(py, || {
         run_directions(&directions, |k, dir| {
-            let out = out.mut_ptr().wrapping_add(k * d.h);
-            let opt = |v: &Option<In<f32>>| v.as_ref().map(In::ptr);
+            let out = dst(&out).offset(k * d.h);
+            let inp = rnn::ForwardInputs {
+                x: src(&x),
+                w_ih: src(&dir.w_ih),
+                w_hh: src(&dir.w_hh),
+                b_ih: dir.b_ih.as_ref().map(src),
+                b_hh: dir.b_hh.as_ref().map(src),
+                h0: dir.h0.as_ref().map(src),
+                c0: dir.c0.as_ref().map(src),
+                reverse: dir.reverse,
+            };
+            let saved = dir.saved.as_deref();
             // SAFETY: every buffer was checked against the layout the
             // kernels assume; `out` and the saved buffers are fresh buffers
             // the Python side allocated; the directions write disjoint
             // columns of `out` and their own saved buffers.
             unsafe {
                 match l.cell {
-                    Cell::Lstm => rnn::lstm_forward(
-                        token,
-                        mode,
-                        d,
-                        dir.reverse,
-                        x.ptr(),
-                        dir.w_ih.ptr(),
-                        dir.w_hh.ptr(),
-                        opt(&dir.b_ih),
-                        opt(&dir.b_hh),
-                        opt(&dir.h0),
-                        opt(&dir.c0),
-                        out,
-                        ld,
-                        dir.saved.as_deref().map(lstm_saved).as_ref(),
-                    ),
-                    Cell::Gru => rnn::gru_forward(
-                        token,
-                        mode,
-                        d,
-                        dir.reverse,
-                        x.ptr(),
-                        dir.w_ih.ptr(),
-                        dir.w_hh.ptr(),
-                        opt(&dir.b_ih),
-                        opt(&dir.b_hh),
-                        opt(&dir.h0),
-                        out,
-                        ld,
-                        dir.saved.as_deref().map(gru_saved).as_ref(),
-                    ),
+                    Cell::Lstm => {
+                        let saved = saved.map(lstm_saved);
+                        rnn::lstm_forward(token, mode, d, &inp, out, ld, saved.as_ref())
+                    }
+                    Cell::Gru => {
+                        let saved = saved.map(gru_saved);
+                        rnn::gru_forward(token, mode, d, &inp, out, ld, saved.as_ref())
+                    }
                 }
             }
         })
@@ -319,38 +315,26 @@ pub fn recurrent_backward(
     let ((token, mode), d, ld) = (super::settings(), l.dims, l.directions * l.dims.h);
     super::kernel::detach(py, || {
         run_directions(&directions, |k, dir| {
-            let g = g_out.ptr().wrapping_add(k * d.h);
+            let inp = rnn::BackwardInputs {
+                x: src(&x),
+                w_ih: src(&dir.w_ih),
+                w_hh: src(&dir.w_hh),
+                c0: dir.c0.as_ref().map(src),
+                reverse: dir.reverse,
+                g_out: src(&g_out).offset(k * d.h),
+                ld_g: ld,
+            };
+            let grads = dir.grads();
             // SAFETY: as in `recurrent_forward`; each direction writes only
             // its own fresh gradient buffers.
             unsafe {
                 match l.cell {
-                    Cell::Lstm => rnn::lstm_backward(
-                        token,
-                        mode,
-                        d,
-                        dir.reverse,
-                        x.ptr(),
-                        dir.w_ih.ptr(),
-                        dir.w_hh.ptr(),
-                        dir.c0.as_ref().map(In::ptr),
-                        &lstm_saved(&dir.saved),
-                        g,
-                        ld,
-                        &dir.grads(),
-                    ),
-                    Cell::Gru => rnn::gru_backward(
-                        token,
-                        mode,
-                        d,
-                        dir.reverse,
-                        x.ptr(),
-                        dir.w_ih.ptr(),
-                        dir.w_hh.ptr(),
-                        &gru_saved(&dir.saved),
-                        g,
-                        ld,
-                        &dir.grads(),
-                    ),
+                    Cell::Lstm => {
+                        rnn::lstm_backward(token, mode, d, &inp, &lstm_saved(&dir.saved), &grads)
+                    }
+                    Cell::Gru => {
+                        rnn::gru_backward(token, mode, d, &inp, &gru_saved(&dir.saved), &grads)
+                    }
                 }
             }
         })

@@ -137,7 +137,11 @@ impl Config {
         let mut c = 1usize;
         for &o in &self.channels {
             let k = c.checked_mul(9)?;
-            let row = if padded { k.div_ceil(16).checked_mul(16)? } else { k };
+            let row = if padded {
+                k.div_ceil(16).checked_mul(16)?
+            } else {
+                k
+            };
             total = total.checked_add(o.checked_mul(row)?.checked_add(o)?)?;
             c = o;
         }
@@ -153,7 +157,9 @@ impl Config {
         };
         let later = layer(self.hidden.checked_mul(2)?)?.checked_mul(self.layers - 1)?;
         total = total.checked_add(layer(features)?)?.checked_add(later)?;
-        let cls = self.classes.checked_mul(self.hidden.checked_mul(2)?.checked_add(1)?)?;
+        let cls = self
+            .classes
+            .checked_mul(self.hidden.checked_mul(2)?.checked_add(1)?)?;
         total.checked_add(cls)
     }
 
@@ -298,7 +304,7 @@ pub fn to_runtime(info: &ParamInfo, natural: &[f32]) -> Vec<f32> {
     if info.cols == info.real_cols {
         return natural.to_vec();
     }
-    let mut out = vec![0f32; info.numel()];
+    let mut out = crate::storage::scratch_vec(info.numel(), 0f32);
     for r in 0..info.rows {
         out[r * info.cols..][..info.real_cols]
             .copy_from_slice(&natural[r * info.real_cols..][..info.real_cols]);

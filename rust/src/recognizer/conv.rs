@@ -203,7 +203,7 @@ pub fn backward(
     let (o, k, kp, p) = (g.o, g.k(), g.kp(), g.positions());
     // Pool backward: the gradient goes to the winner (windows are disjoint).
     s.dc.clear();
-    s.dc.resize(p * o, 0.0);
+    super::reuse(&mut s.dc, p * o, 0.0);
     for (i, &at) in win.iter().enumerate() {
         if at != NONE {
             s.dc[at as usize] = dy[i];

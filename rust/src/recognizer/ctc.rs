@@ -12,7 +12,7 @@ use crate::math::detmath::{exp as dexp, log as dlog};
 /// lp[k] = (z[k] − m) − log(s).
 pub fn log_softmax(logits: &[f32], t_len: usize, k: usize, lp: &mut Vec<f64>) {
     lp.clear();
-    lp.resize(t_len * k, 0.0);
+    super::reuse(lp, t_len * k, 0.0);
     for t in 0..t_len {
         let z = &logits[t * k..][..k];
         let mut m = z[0] as f64;

@@ -16,6 +16,7 @@
 //! definition's bits. Products whose operand runs along the other axis are
 //! given a transposed copy (`kernels::transpose`) rather than a second kernel.
 
+use crate::ptr::Ptr;
 use crate::simd::{run_on, LaneFn, Lanes, Token};
 
 /// The definition (scalar, one output).
@@ -86,25 +87,27 @@ pub fn gemm_nt(
             m,
             n,
             k,
-            a: a.as_ptr(),
+            a: Ptr::new(a.as_ptr(), a.len()),
             lda,
-            b: b.as_ptr(),
+            b: Ptr::new(b.as_ptr(), b.len()),
             ldb,
-            c: c.as_mut_ptr(),
+            c: Ptr::new(c.as_mut_ptr(), c.len()),
             ldc,
         },
     )
 }
 
+/// The operands with their extents (every load and store is checked
+/// against them in debug builds).
 struct Gemm {
     m: usize,
     n: usize,
     k: usize,
-    a: *const f32,
+    a: Ptr<*const f32>,
     lda: usize,
-    b: *const f32,
+    b: Ptr<*const f32>,
     ldb: usize,
-    c: *mut f32,
+    c: Ptr<*mut f32>,
     ldc: usize,
 }
 
@@ -195,8 +198,8 @@ impl Gemm {
         // SAFETY: rows i0..i0+MR of A and j0..j0+NR of B hold k elements
         // (checked by the caller); L's features are enabled.
         unsafe {
-            let a = self.a.add(i0 * self.lda);
-            let b = self.b.add(j0 * self.ldb);
+            let a = self.a.offset(i0 * self.lda);
+            let b = self.b.offset(j0 * self.ldb);
             let mut acc = [[[L::zero(); Q]; NR]; MR];
             let mut kk = 0;
             while kk < kf {
@@ -204,10 +207,10 @@ impl Gemm {
                     let off = kk + q * L::N;
                     let mut bv = [L::zero(); NR];
                     for (j, v) in bv.iter_mut().enumerate() {
-                        *v = L::load(b.add(j * self.ldb + off));
+                        *v = L::load(b.at(j * self.ldb + off, L::N));
                     }
                     for (i, row) in acc.iter_mut().enumerate() {
-                        let av = L::load(a.add(i * self.lda + off));
+                        let av = L::load(a.at(i * self.lda + off, L::N));
                         for j in 0..NR {
                             row[j][q] = av.fma(bv[j], row[j][q]);
                         }
@@ -224,20 +227,21 @@ impl Gemm {
                 let mut ta = [[0f32; 16]; MR];
                 let mut tb = [[0f32; 16]; NR];
                 for (i, row) in ta.iter_mut().enumerate() {
-                    std::ptr::copy_nonoverlapping(a.add(i * self.lda + kf), row.as_mut_ptr(), tail);
+                    row[..tail].copy_from_slice(a.slice(i * self.lda + kf, tail));
                 }
                 for (j, row) in tb.iter_mut().enumerate() {
-                    std::ptr::copy_nonoverlapping(b.add(j * self.ldb + kf), row.as_mut_ptr(), tail);
+                    row[..tail].copy_from_slice(b.slice(j * self.ldb + kf, tail));
                 }
+                let lanes = Ptr::new(LANE_INDEX.as_ptr(), 16);
                 let limit = L::splat(tail as f32);
                 for q in 0..Q {
-                    let keep = L::load(LANE_INDEX.as_ptr().add(q * L::N)).lt(limit);
+                    let keep = L::load(lanes.at(q * L::N, L::N)).lt(limit);
                     let mut bv = [L::zero(); NR];
                     for (j, v) in bv.iter_mut().enumerate() {
-                        *v = L::load(tb[j].as_ptr().add(q * L::N));
+                        *v = L::load(Ptr::new(tb[j].as_ptr(), 16).at(q * L::N, L::N));
                     }
                     for (i, row) in acc.iter_mut().enumerate() {
-                        let av = L::load(ta[i].as_ptr().add(q * L::N));
+                        let av = L::load(Ptr::new(ta[i].as_ptr(), 16).at(q * L::N, L::N));
                         for j in 0..NR {
                             row[j][q] = L::select(keep, av.fma(bv[j], row[j][q]), row[j][q]);
                         }
@@ -266,7 +270,7 @@ impl Gemm {
                         let first = (n - 1) / 8 * 8;
                         for (t, &v) in sums[..n - first].iter().enumerate() {
                             let (i, j) = ((first + t) / NR, (first + t) % NR);
-                            *self.c.add((i0 + i) * self.ldc + j0 + j) = v;
+                            self.c.write((i0 + i) * self.ldc + j0 + j, v);
                         }
                     }
                 }
@@ -305,6 +309,19 @@ mod tests {
         }
     }
 
+    /// `gemm_nt` over dense rows (lda = ldb = len, ldc = n) on `path`.
+    fn dense(
+        path: KernelPath,
+        m: usize,
+        n: usize,
+        len: usize,
+        a: &[f32],
+        b: &[f32],
+        c: &mut [f32],
+    ) {
+        gemm_nt(Token::new(path).unwrap(), m, n, len, a, len, b, len, c, n);
+    }
+
     fn same(a: f32, b: f32) -> bool {
         a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
     }
@@ -323,18 +340,7 @@ mod tests {
                 .collect();
             for path in available_paths() {
                 let mut c = vec![0f32; m * n];
-                gemm_nt(
-                    Token::new(path).unwrap(),
-                    m,
-                    n,
-                    len,
-                    &a,
-                    len,
-                    &b,
-                    len,
-                    &mut c,
-                    n,
-                );
+                dense(path, m, n, len, &a, &b, &mut c);
                 for x in 0..m * n {
                     assert!(
                         same(c[x], want[x]),
@@ -355,21 +361,32 @@ mod tests {
         let b = vec![1e-30f32; len];
         for path in available_paths() {
             let mut c = [1f32];
-            gemm_nt(
-                Token::new(path).unwrap(),
-                1,
-                1,
-                len,
-                &a,
-                len,
-                &b,
-                len,
-                &mut c,
-                1,
-            );
+            dense(path, 1, 1, len, &a, &b, &mut c);
             assert_eq!(c[0].to_bits(), (-0.0f32).to_bits(), "{path:?}");
         }
         assert!(available_paths().contains(&KernelPath::Scalar));
+    }
+
+    /// A C one element shorter than the outputs: the debug extent refuses
+    /// the second store (gemm_nt's own length checks are bypassed here).
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "outside an extent of 1")]
+    fn a_store_past_c_trips_the_debug_extent() {
+        let (a, b) = ([1f32; 2 * 16], [1f32; 16]);
+        let mut c = [0f32; 2];
+        let gemm = Gemm {
+            m: 2,
+            n: 1,
+            k: 16,
+            a: Ptr::new(a.as_ptr(), a.len()),
+            lda: 16,
+            b: Ptr::new(b.as_ptr(), b.len()),
+            ldb: 16,
+            c: Ptr::new(c.as_mut_ptr(), 1),
+            ldc: 1,
+        };
+        run_on(Token::new(KernelPath::Scalar).unwrap(), gemm);
     }
 
     #[test]

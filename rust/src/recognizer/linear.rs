@@ -49,8 +49,8 @@ pub fn backward(
     dx: Option<&mut [f32]>,
     s: &mut BackScratch,
 ) {
-    s.dyt.resize(out * t, 0.0);
-    s.xt.resize(inp * t, 0.0);
+    super::reuse(&mut s.dyt, out * t, 0.0);
+    super::reuse(&mut s.xt, inp * t, 0.0);
     transpose(token, dy, t, out, &mut s.dyt);
     transpose(token, x, t, inp, &mut s.xt);
     gemm_nt(token, out, inp, t, &s.dyt, t, &s.xt, t, dw, inp);

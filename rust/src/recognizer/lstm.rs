@@ -108,7 +108,7 @@ impl RecScratch {
         let n = lines.len();
         for v in [&mut self.hm, &mut self.cm] {
             v.clear();
-            v.resize(n * h, 0.0);
+            super::reuse(v, n * h, 0.0);
         }
         super::reuse(&mut self.zm, n * 4 * h, 0.0);
         self.order.first().map_or(0, |&i| lines[i].t)

@@ -9,6 +9,7 @@ use super::model::{LineState, Model};
 use crate::error::{Error, Result};
 use crate::kernels::optim::{adam_step_many, AdamScalars, AdamSlot};
 use crate::simd::Token;
+use crate::storage::scratch_vec;
 use std::sync::Mutex;
 
 /// One line of a batch: `[height][width]` pixels and its labels (≥ 1).
@@ -168,7 +169,11 @@ pub fn validate_batch(model: &Model, lines: &[Line<'_>]) -> Result<()> {
 impl Trainer {
     pub fn new(model: &Model, hyper: Hyper) -> Result<Trainer> {
         hyper.validate()?;
-        let zeros: Vec<Vec<f32>> = model.params.iter().map(|p| vec![0f32; p.len()]).collect();
+        let zeros: Vec<Vec<f32>> = model
+            .params
+            .iter()
+            .map(|p| scratch_vec(p.len(), 0f32))
+            .collect();
         Ok(Trainer {
             hyper,
             step: 0,
@@ -271,7 +276,11 @@ impl Trainer {
                     .zip(&model.params)
                     .any(|(g, p)| g.len() != p.len())
             {
-                w.grads = model.params.iter().map(|p| vec![0f32; p.len()]).collect();
+                w.grads = model
+                    .params
+                    .iter()
+                    .map(|p| scratch_vec(p.len(), 0f32))
+                    .collect();
             }
             model.forward_convs(token, lines[i].pixels, lines[i].width, &mut w.st);
         });

@@ -4,7 +4,9 @@
 use super::flat;
 use crate::dispatch;
 use crate::error::Error;
+use crate::py::kernel::detach;
 use crate::simd::Token;
+use crate::storage::scratch_vec;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
@@ -52,10 +54,10 @@ pub fn rec_conv_block<'py>(
     need("dy", &dy, g.out_h() * g.out_w() * o)?;
     let (k, kp) = (g.k(), g.kp());
     let token = Token::current();
-    let (y, dw, db, dx) = py.detach(|| {
+    let (y, dw, db, dx) = detach(py, || {
         dispatch::with_ieee(|| {
-            let mut wp = vec![0f32; o * kp];
-            let mut wt = vec![0f32; k * o];
+            let mut wp = scratch_vec(o * kp, 0f32);
+            let mut wt = scratch_vec(k * o, 0f32);
             for oi in 0..o {
                 for ki in 0..k {
                     wp[oi * kp + ki] = weight[oi * k + ki];
@@ -66,10 +68,10 @@ pub fn rec_conv_block<'py>(
             conv::forward(
                 token, &g, &x, &wp, &bias, &mut col, &mut cv, &mut y, &mut win,
             );
-            let mut dw = vec![0f32; o * kp];
-            let mut db = vec![0f32; o];
+            let mut dw = scratch_vec(o * kp, 0f32);
+            let mut db = scratch_vec(o, 0f32);
             let mut dx = if need_dx {
-                vec![0f32; h * w * c]
+                scratch_vec(h * w * c, 0f32)
             } else {
                 vec![]
             };
@@ -91,7 +93,7 @@ pub fn rec_conv_block<'py>(
                 .collect();
             (y, dwn, db, dx)
         })
-    });
+    })?;
     Ok((
         y.into_pyarray(py),
         dw.into_pyarray(py),
@@ -132,10 +134,10 @@ pub fn rec_lstm_layer<'py>(
         need("b", &ps[3 * d + 2], 4 * h)?;
     }
     let token = Token::current();
-    let (out, grads, dx) = py.detach(|| {
+    let (out, grads, dx) = detach(py, || {
         dispatch::with_ieee(|| {
-            let mut whht = vec![vec![0f32; 4 * h * h]; 2];
-            let mut cat = vec![0f32; inp * 8 * h];
+            let mut whht = [scratch_vec(4 * h * h, 0f32), scratch_vec(4 * h * h, 0f32)];
+            let mut cat = scratch_vec(inp * 8 * h, 0f32);
             for d in 0..2 {
                 transpose(token, &ps[3 * d + 1], 4 * h, h, &mut whht[d]);
                 for g in 0..4 * h {
@@ -150,7 +152,7 @@ pub fn rec_lstm_layer<'py>(
                 b: &ps[3 * d + 2],
             };
             let mut st = [DirState::default(), DirState::default()];
-            let mut out = vec![0f32; t_len * 2 * h];
+            let mut out = scratch_vec(t_len * 2 * h, 0f32);
             for (d, sd) in st.iter_mut().enumerate() {
                 lstm::forward_dir(
                     token,
@@ -173,18 +175,18 @@ pub fn rec_lstm_layer<'py>(
             let mut s = lstm::GradScratch::default();
             for sd in &st {
                 let (mut a, mut b, mut c) = (
-                    vec![0f32; 4 * h * inp],
-                    vec![0f32; 4 * h * h],
-                    vec![0f32; 4 * h],
+                    scratch_vec(4 * h * inp, 0f32),
+                    scratch_vec(4 * h * h, 0f32),
+                    scratch_vec(4 * h, 0f32),
                 );
                 lstm::weight_grads(token, inp, h, &x, sd, &mut a, &mut b, &mut c, &mut s);
                 grads.extend([a, b, c]);
             }
-            let mut dx = vec![0f32; t_len * inp];
+            let mut dx = scratch_vec(t_len * inp, 0f32);
             lstm::input_grad(token, inp, h, &st, &cat, &mut vec![], &mut dx);
             (out, grads, dx)
         })
-    });
+    })?;
     Ok((
         out.into_pyarray(py),
         grads.into_iter().map(|g| g.into_pyarray(py)).collect(),
@@ -213,16 +215,16 @@ pub fn rec_linear<'py>(
     need("bias", &bias, out)?;
     need("dy", &dy, t_len * out)?;
     let token = Token::current();
-    let r = py.detach(|| {
+    let r = detach(py, || {
         dispatch::with_ieee(|| {
             let mut y = vec![];
             linear::forward(token, t_len, inp, out, &x, &weight, &bias, &mut y);
-            let mut wt = vec![0f32; inp * out];
+            let mut wt = scratch_vec(inp * out, 0f32);
             transpose(token, &weight, out, inp, &mut wt);
             let (mut dw, mut db, mut dx) = (
-                vec![0f32; out * inp],
-                vec![0f32; out],
-                vec![0f32; t_len * inp],
+                scratch_vec(out * inp, 0f32),
+                scratch_vec(out, 0f32),
+                scratch_vec(t_len * inp, 0f32),
             );
             let mut s = linear::BackScratch::default();
             linear::backward(
@@ -240,7 +242,7 @@ pub fn rec_linear<'py>(
             );
             (y, dw, db, dx)
         })
-    });
+    })?;
     Ok((
         r.0.into_pyarray(py),
         r.1.into_pyarray(py),
@@ -264,7 +266,7 @@ pub fn rec_ctc<'py>(
     if labels.iter().any(|&l| l == 0 || l >= k) {
         return Err(Error::value("labels must be in 1..K (0 is the blank)").into());
     }
-    let mut g = vec![0f32; t_len * k];
+    let mut g = scratch_vec(t_len * k, 0f32);
     let mut s = crate::recognizer::ctc::Scratch::default();
     let loss =
         crate::recognizer::ctc::loss_from_logits(&logits, t_len, k, &labels, scale, &mut g, &mut s);

@@ -3,6 +3,7 @@
 use super::{config, flat};
 use crate::dispatch;
 use crate::error::Error;
+use crate::py::kernel::detach;
 use crate::recognizer::model::Model;
 use crate::recognizer::trainer::Line;
 use crate::simd::Token;
@@ -130,13 +131,13 @@ impl CrnnCore {
         )?;
         let model = &self.model;
         let token = Token::current();
-        let (logits, t) = py.detach(|| {
+        let (logits, t) = detach(py, || {
             dispatch::with_ieee(|| {
                 let mut st = crate::recognizer::model::LineState::default();
                 model.forward(token, &pixels, w, &mut st);
                 (std::mem::take(&mut st.logits), st.t)
             })
-        });
+        })?;
         Ok((logits.into_pyarray(py), t))
     }
 }

@@ -3,6 +3,7 @@
 use super::{flat, CrnnCore};
 use crate::dispatch;
 use crate::error::Error;
+use crate::py::kernel::detach;
 use crate::recognizer::trainer::{BatchResult, Hyper, Line, Trainer};
 use crate::simd::Token;
 use numpy::{
@@ -118,7 +119,7 @@ impl TrainerCore {
         let tr = &mut self.trainer;
         let m = &model.model;
         let token = Token::current();
-        let r = py.detach(|| tr.compute(token, m, &batch.lines()))?;
+        let r = detach(py, || tr.compute(token, m, &batch.lines()))??;
         let grads = m
             .info
             .iter()
@@ -141,7 +142,9 @@ impl TrainerCore {
         let m = &mut model.model;
         // The clipping multiplies on this thread: subnormals honoured here too.
         let token = Token::current();
-        let r = py.detach(|| dispatch::with_ieee(|| tr.train_step(token, m, &batch.lines())))?;
+        let r = detach(py, || {
+            dispatch::with_ieee(|| tr.train_step(token, m, &batch.lines()))
+        })??;
         Ok(result_tuple(&r))
     }
 
@@ -172,7 +175,9 @@ impl TrainerCore {
         let tr = &mut self.trainer;
         let m = &model.model;
         let token = Token::current();
-        Ok(py.detach(|| tr.compute_lines(token, m, &b.lines(), batch))?)
+        Ok(detach(py, || {
+            tr.compute_lines(token, m, &b.lines(), batch)
+        })??)
     }
 
     /// Elements of the flat run-time gradient.
@@ -193,7 +198,9 @@ impl TrainerCore {
             .as_slice_mut()
             .map_err(|e| Error::value(format!("chain_lines: {e}")))?;
         let tr = &self.trainer;
-        Ok(py.detach(|| dispatch::with_ieee(|| tr.chain_lines(lo, acc, start)))?)
+        Ok(detach(py, || {
+            dispatch::with_ieee(|| tr.chain_lines(lo, acc, start))
+        })??)
     }
 
     /// Make `flat` (run-time layout) the batch gradient; its global norm.
@@ -215,7 +222,9 @@ impl TrainerCore {
         let tr = &mut self.trainer;
         let m = &mut model.model;
         let token = Token::current();
-        Ok(py.detach(|| dispatch::with_ieee(|| tr.finish_step(token, m, norm)))?)
+        Ok(detach(py, || {
+            dispatch::with_ieee(|| tr.finish_step(token, m, norm))
+        })??)
     }
 
     /// The batch gradient, natural layout, flat, parameter order.
