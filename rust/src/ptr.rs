@@ -98,16 +98,6 @@ impl<P: Raw> Ptr<P> {
         }
     }
 
-    /// The address of element `start`, for an access of `len` elements
-    /// from there that is made through the raw pointer (a vector load, a
-    /// GEMM operand): debug builds assert that those elements lie inside
-    /// the extent, release builds compute the address only.
-    #[inline(always)]
-    pub fn at(self, start: usize, len: usize) -> P {
-        self.check(start, len);
-        self.p.wrapping_add(start)
-    }
-
     /// Debug builds: elements `start..start + len` lie inside the extent.
     #[inline(always)]
     fn check(self, start: usize, len: usize) {
@@ -123,9 +113,10 @@ impl<P: Raw> Ptr<P> {
 }
 
 impl<P: Raw> Ptr<P> {
-    /// The raw pointer to element `start`, after checking (debug builds)
-    /// that `len` elements from there lie inside the extent: for
-    /// `std::ptr::copy` and other calls that take raw pointers.
+    /// The raw pointer to element `start`, for an access of `len` elements
+    /// from there made through the raw pointer (`std::ptr::copy`, a vector
+    /// load, a GEMM operand): debug builds assert that those elements lie
+    /// inside the extent, release builds compute the address only.
     #[inline(always)]
     pub fn range(self, start: usize, len: usize) -> P {
         self.check(start, len);

@@ -207,10 +207,10 @@ impl Gemm {
                     let off = kk + q * L::N;
                     let mut bv = [L::zero(); NR];
                     for (j, v) in bv.iter_mut().enumerate() {
-                        *v = L::load(b.at(j * self.ldb + off, L::N));
+                        *v = L::load(b.range(j * self.ldb + off, L::N));
                     }
                     for (i, row) in acc.iter_mut().enumerate() {
-                        let av = L::load(a.at(i * self.lda + off, L::N));
+                        let av = L::load(a.range(i * self.lda + off, L::N));
                         for j in 0..NR {
                             row[j][q] = av.fma(bv[j], row[j][q]);
                         }
@@ -235,13 +235,13 @@ impl Gemm {
                 let lanes = Ptr::new(LANE_INDEX.as_ptr(), 16);
                 let limit = L::splat(tail as f32);
                 for q in 0..Q {
-                    let keep = L::load(lanes.at(q * L::N, L::N)).lt(limit);
+                    let keep = L::load(lanes.range(q * L::N, L::N)).lt(limit);
                     let mut bv = [L::zero(); NR];
                     for (j, v) in bv.iter_mut().enumerate() {
-                        *v = L::load(Ptr::new(tb[j].as_ptr(), 16).at(q * L::N, L::N));
+                        *v = L::load(Ptr::new(tb[j].as_ptr(), 16).range(q * L::N, L::N));
                     }
                     for (i, row) in acc.iter_mut().enumerate() {
-                        let av = L::load(Ptr::new(ta[i].as_ptr(), 16).at(q * L::N, L::N));
+                        let av = L::load(Ptr::new(ta[i].as_ptr(), 16).range(q * L::N, L::N));
                         for j in 0..NR {
                             row[j][q] = L::select(keep, av.fma(bv[j], row[j][q]), row[j][q]);
                         }

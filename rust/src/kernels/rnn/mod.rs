@@ -91,7 +91,7 @@ pub struct Dims {
 /// builds).
 fn row_major(p: Src, rows: usize, cols: usize) -> MatRef {
     MatRef {
-        ptr: p.at(0, rows * cols),
+        ptr: p.range(0, rows * cols),
         rows,
         cols,
         rs: cols as isize,
@@ -148,7 +148,7 @@ unsafe fn prologue(token: Token, mode: Mode, d: Dims, gh: usize, f: &ForwardInpu
             &Product::views(
                 row_major(f.x, d.t * d.b, d.i),
                 transposed(f.w_ih, gh, d.i),
-                xp.f32_ptr().at(0, d.t * d.b * gh),
+                xp.f32_ptr().range(0, d.t * d.b * gh),
                 gh,
             ),
         );
@@ -206,7 +206,7 @@ unsafe fn recurrent_product(
             &Product::views(
                 row_major(Ptr::new(hcur.as_ptr(), hcur.len()), b, h),
                 row_major(w_hh_t.f32_ptr().as_const(), h, gh),
-                hp.at(0, b * gh),
+                hp.range(0, b * gh),
                 gh,
             ),
         )
@@ -349,7 +349,7 @@ unsafe fn parameter_gradients(
             &Product::views(
                 row_major(dzx, rows, gh).t(),
                 row_major(inp.x, rows, d.i),
-                g.dw_ih.at(0, gh * d.i),
+                g.dw_ih.range(0, gh * d.i),
                 d.i,
             ),
         );
@@ -360,12 +360,12 @@ unsafe fn parameter_gradients(
             &Product::views(
                 row_major(dzh, rows, gh).t(),
                 row_major(h_prev, rows, d.h),
-                g.dw_hh.at(0, gh * d.h),
+                g.dw_hh.range(0, gh * d.h),
                 d.h,
             ),
         );
-        column_sums(dzx.at(0, rows * gh), rows, gh, g.db_ih.slice_mut(0, gh));
-        column_sums(dzh.at(0, rows * gh), rows, gh, g.db_hh.slice_mut(0, gh));
+        column_sums(dzx.range(0, rows * gh), rows, gh, g.db_ih.slice_mut(0, gh));
+        column_sums(dzh.range(0, rows * gh), rows, gh, g.db_hh.slice_mut(0, gh));
         // dx = dzx · W_ih: [T·B, G·H] × [G·H, I].
         gemm(
             token,
@@ -373,7 +373,7 @@ unsafe fn parameter_gradients(
             &Product::views(
                 row_major(dzx, rows, gh),
                 row_major(inp.w_ih, gh, d.i),
-                g.dx.at(0, rows * d.i),
+                g.dx.range(0, rows * d.i),
                 d.i,
             ),
         );
