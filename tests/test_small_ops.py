@@ -166,3 +166,154 @@ def test_saved_input_modified_in_place_is_caught():
         u.add_(1.0)
     with pytest.raises(om.errors.TensorVersionError):
         y.sum().backward()
+
+
+# ---------------------------------------------------------------------------
+# The contiguous case of + - * / (fused.rs binary_flat): no views, no walk
+# ---------------------------------------------------------------------------
+
+from onemodel import _core  # noqa: E402
+from onemodel._kernels import expand_to  # noqa: E402
+
+OPS = [("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("div", np.divide)]
+PATHS = ["scalar", "v128", "avx2", "avx512"]
+
+
+def special(n):
+    """Normals mixed with NaNs (payloads and signs), infinities, signed
+    zeros, subnormals and values whose product overflows."""
+    x = arr(n) * np.float32(1e3)
+    pool = np.array([0x7FC00000, 0xFFC00001, 0x7F800001, 0x7F800000, 0xFF800000, 0x00000000,
+                     0x80000000, 0x00000001, 0x807FFFFF, 0x7F7FFFFF], dtype=np.uint32).view(np.float32)
+    idx = RNG.integers(0, n, size=max(1, n // 3))
+    x[idx] = pool[RNG.integers(0, len(pool), size=len(idx))]
+    return x
+
+
+def general(op, a, b, shape):
+    """The strided binding into a preallocated output: the general path."""
+    out = om.empty(*shape)
+    ta = a if isinstance(a, om.Tensor) else om.tensor(np.float32(a))
+    tb = b if isinstance(b, om.Tensor) else om.tensor(np.float32(b))
+    _core.binary(op, out, expand_to(ta, shape, op), expand_to(tb, shape, op))
+    return out
+
+
+def same(x, y, mode) -> bool:
+    """Bit for bit; in fast mode a NaN matches any NaN, because there the
+    kernels leave NaN payloads to the hardware and the compiler (which may
+    swap the operands of a commutative add or multiply, and x86 keeps the
+    first operand's payload): kernels/elementwise.rs says so. Exact mode
+    writes the canonical NaN, so there every bit is compared."""
+    x, y = x.detach().numpy(), y.detach().numpy()
+    if x.shape != y.shape:
+        return False
+    if mode == "fast":
+        nan = np.isnan(x)
+        if not np.array_equal(nan, np.isnan(y)):
+            return False
+        x, y = np.where(nan, 0, x), np.where(nan, 0, y)
+    return np.ascontiguousarray(x).tobytes() == np.ascontiguousarray(y).tobytes()
+
+
+def each_path():
+    for name in PATHS:
+        try:
+            with om.compute.kernel_path_scope(name):
+                yield name
+        except RuntimeError as e:  # this CPU lacks the path
+            assert "requires" in str(e) or name in str(e)
+
+
+@pytest.mark.parametrize("mode", ["fast", "exact"])
+@pytest.mark.parametrize("op, ref", OPS)
+def test_contiguous_case_equals_the_general_path_on_every_kernel_path(mode, op, ref):
+    # Lengths around every lane width (4, 8, 16) and past the size where
+    # the GIL is released.
+    ran = []
+    for path in each_path():
+        ran.append(path)
+        with om.compute.mode(mode):
+            for n in (1, 3, 4, 7, 8, 15, 16, 17, 33, 100, 20000):
+                a, b = om.tensor(special(n)), om.tensor(special(n))
+                assert same(getattr(om, op)(a, b), general(op, a, b, (n,)), mode), (path, n)
+                for s in (2.5, -0.0, float("nan"), 1e-45):
+                    assert same(getattr(om, op)(a, s), general(op, a, s, (n,)), mode), (path, n, s)
+                    assert same(getattr(om, op)(s, a), general(op, s, a, (n,)), mode), (path, n, s)
+    assert "scalar" in ran
+
+
+@pytest.mark.parametrize("op, ref", OPS)
+def test_contiguous_case_matches_numpy_float32(op, ref):
+    a, b = arr(3, 5, 7), arr(3, 5, 7)
+    with np.errstate(all="ignore"):
+        assert bits(getattr(om, op)(om.tensor(a), om.tensor(b))) == ref(a, b).tobytes()
+        # A one-element operand (0-d or of fewer or equal dimensions) broadcast.
+        for one in (arr(), arr(1), arr(1, 1, 1)):
+            got = getattr(om, op)(om.tensor(a), om.tensor(one))
+            assert got.shape == (3, 5, 7) and bits(got) == ref(a, one).tobytes()
+            got = getattr(om, op)(om.tensor(one), om.tensor(a))
+            assert bits(got) == ref(one, a).tobytes()
+
+
+def test_layouts_the_contiguous_case_leaves_to_the_strided_path():
+    a = arr(4, 6)
+    ta = om.tensor(a)
+    # Transposed, sliced with a step, a column (non-canonical strides), an
+    # offset view (contiguous: the contiguous case, reading from its offset),
+    # a one-element operand of more dimensions than the other.
+    cases = [
+        (ta.t(), ta.t(), a.T, a.T),
+        (ta[:, ::2], ta[:, 1::2], a[:, ::2], a[:, 1::2]),
+        (ta[:, 2:3], ta[:, 3:4], a[:, 2:3], a[:, 3:4]),
+        (ta[1:], ta[:3], a[1:], a[:3]),
+        (ta, om.tensor(arr(1, 1, 1)), a, None),
+    ]
+    for x, y, xa, ya in cases:
+        ya = y.numpy() if ya is None else ya
+        want = np.ascontiguousarray(xa * ya)
+        got = x * y
+        assert got.shape == want.shape and got.stride() == om.empty(*want.shape).stride()
+        assert bits(got) == want.tobytes()
+
+
+def test_result_is_a_new_contiguous_tensor():
+    ta, tb = om.tensor(arr(2, 3)), om.tensor(arr(2, 3))
+    for y in (ta + tb, ta * 2.0, 3 - ta):
+        assert y.shape == (2, 3) and y.stride() == (3, 1) and y.is_contiguous()
+        assert y.data_ptr() != ta.data_ptr()
+    before = bits(ta)
+    y = ta + tb
+    y.add_(1.0)  # writing the result leaves the operand alone
+    assert bits(ta) == before
+
+
+def test_int64_and_bool_operands_take_the_general_path():
+    f = om.tensor([1.5, -2.0])
+    assert (f + om.tensor([1, 2])).tolist() == [2.5, 0.0]
+    assert (om.tensor([3, 4]) * om.tensor(2)).dtype == om.int64
+    assert (om.tensor([3, 4]) * om.tensor(2)).tolist() == [6, 8]
+    assert (f * om.tensor([True, False])).tolist() == [1.5, -0.0]
+
+
+def test_in_place_ops_are_not_the_contiguous_case():
+    a = arr(9)
+    t = om.tensor(a)
+    ptr = t.data_ptr()
+    t += om.tensor(a)
+    t *= 2.0
+    assert t.data_ptr() == ptr
+    assert bits(t) == ((a + a) * np.float32(2)).tobytes()
+
+
+def test_contiguous_case_records_and_gradients():
+    a, b = arr(4, 4), arr(4, 4)
+    ta, tb = om.tensor(a).requires_grad_(), om.tensor(b).requires_grad_()
+    y = (ta * tb + 1.0) / tb
+    assert y.grad_fn.name == "Div" and y.grad_fn.next_functions[0].name == "Add"
+    y.backward(om.ones(4, 4))
+    # d/da = b * (1 / b) per element: the two float32 operations.
+    g = np.ones((4, 4), np.float32) / b
+    assert bits(ta.grad) == (g * b).tobytes()
+    with om.no_grad():
+        assert (ta + tb).grad_fn is None

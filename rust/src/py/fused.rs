@@ -14,9 +14,14 @@
 
 use super::elementwise;
 use super::operand::{Out, Strided, StridedOut, View};
-use super::storage::{DType, Storage};
+use super::storage::{DType, Mem, Storage};
+use crate::dispatch::{self, Mode};
+use crate::kernels::elementwise::BinaryOp;
+use crate::simd::{run_on, LaneFn, Lanes};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyTuple};
+use std::sync::Arc;
 
 /// A new storage, its shape and its (contiguous) strides, for the caller to
 /// wrap in a Tensor.
@@ -89,6 +94,9 @@ pub fn binary_new(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Option<NewTensor>> {
+    if let Some(r) = binary_flat(py, op, a, b)? {
+        return Ok(Some(r));
+    }
     let (Some(a), Some(b)) = (operand(py, a)?, operand(py, b)?) else {
         return Ok(None);
     };
@@ -171,6 +179,263 @@ pub fn matmul_new(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) ->
     let (storage, out) = output(py, &[1, m, n])?;
     super::matmul::matmul(py, Out::from_view(out)?, Strided::from_view(a3)?, Strided::from_view(b3)?)?;
     finish(py, storage, &[m, n]).map(Some)
+}
+
+// ---------------------------------------------------------------------------
+// The contiguous case of + - * /: no views, no strided walk
+// ---------------------------------------------------------------------------
+
+/// The most dimensions the contiguous case reads into its fixed arrays.
+const FLAT_DIMS: usize = 8;
+
+/// Below this many elements the contiguous case keeps the GIL (releasing
+/// and retaking it costs more than the kernel).
+const FLAT_KEEP_GIL: usize = 1 << 14;
+
+/// A float32 operand of the contiguous case: a Python number, or a tensor
+/// read in place, with its shape and whether its strides are the canonical
+/// contiguous ones.
+struct Flat<'py> {
+    /// The number's value rounded to float32 (as the general path makes
+    /// it), or NaN for a tensor.
+    value: f32,
+    /// The memory of a tensor, held while the kernel reads it.
+    mem: Option<Arc<Mem>>,
+    ptr: *const f32,
+    dims: [usize; FLAT_DIMS],
+    ndim: usize,
+    numel: usize,
+    canonical: bool,
+    /// A tensor's `_shape` and `_strides` tuples, which a result of the
+    /// same shape shares.
+    tuples: Option<(Bound<'py, PyTuple>, Bound<'py, PyTuple>)>,
+}
+
+impl<'py> Flat<'py> {
+    /// None where the contiguous case does not apply: anything but a
+    /// float32 tensor or a Python number, more than FLAT_DIMS dimensions,
+    /// no elements, or a view failing the extent check that
+    /// `View::extract` makes (the general path then raises its error).
+    fn read(obj: &Bound<'py, PyAny>) -> Option<Flat<'py>> {
+        let py = obj.py();
+        if (obj.is_exact_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>())
+            && !obj.is_instance_of::<PyBool>()
+        {
+            let value = obj.extract::<f64>().ok()? as f32;
+            return Some(Flat {
+                value,
+                mem: None,
+                ptr: std::ptr::null(),
+                dims: [0; FLAT_DIMS],
+                ndim: 0,
+                numel: 1,
+                canonical: true,
+                tuples: None,
+            });
+        }
+        let storage = obj.getattr(intern!(py, "_storage")).ok()?;
+        let s = storage.cast::<Storage>().ok()?.get();
+        if s.dtype != DType::F32 {
+            return None;
+        }
+        let shape = obj.getattr(intern!(py, "_shape")).ok()?.cast_into::<PyTuple>().ok()?;
+        let strides = obj.getattr(intern!(py, "_strides")).ok()?.cast_into::<PyTuple>().ok()?;
+        let offset: usize = obj.getattr(intern!(py, "_offset")).ok()?.extract().ok()?;
+        let ndim = shape.len();
+        if ndim > FLAT_DIMS || strides.len() != ndim {
+            return None;
+        }
+        let mut dims = [0usize; FLAT_DIMS];
+        let (mut numel, mut canonical) = (1usize, true);
+        // (Innermost first: the canonical stride of a dimension is the
+        // product of the extents after it.)
+        for d in (0..ndim).rev() {
+            let n: usize = shape.get_item(d).ok()?.extract().ok()?;
+            let st: isize = strides.get_item(d).ok()?.extract().ok()?;
+            canonical &= st >= 0 && st as usize == numel;
+            dims[d] = n;
+            numel = numel.checked_mul(n)?;
+        }
+        // The extent check of View::extract for the two layouts used here:
+        // canonical strides reach offset..offset + numel, and a one-element
+        // tensor (any strides) only its element at `offset`.
+        if numel == 0 || offset.checked_add(numel)? > s.numel || !(canonical || numel == 1) {
+            return None;
+        }
+        let mem = s.mem().ok()?;
+        let ptr = (mem.ptr() as *const f32).wrapping_add(offset);
+        Some(Flat {
+            value: f32::NAN,
+            mem: Some(mem),
+            ptr,
+            dims,
+            ndim,
+            numel,
+            canonical,
+            tuples: Some((shape, strides)),
+        })
+    }
+
+    fn dims(&self) -> &[usize] {
+        &self.dims[..self.ndim]
+    }
+
+    /// Where the kernel reads: the tensor's first element or the number.
+    fn src(&self) -> *const f32 {
+        if self.mem.is_some() {
+            self.ptr
+        } else {
+            &self.value
+        }
+    }
+}
+
+/// `out[j] = op(a[j], b[j])` for j < n, each input contiguous (step 1) or
+/// one value repeated (step 0): the row loop of `kernels::elementwise`
+/// for this layout — the vector loop of the kernel path, the tail on the
+/// f32 instantiation of the same `BinaryOp::eval`, NaNs canonicalised in
+/// exact mode — so each element is the same IEEE operation on the same
+/// operands, and the bits are those of the general path.
+struct FlatBinary {
+    op: BinaryOp,
+    exact: bool,
+    n: usize,
+    out: *mut f32,
+    a: (*const f32, usize),
+    b: (*const f32, usize),
+}
+
+// SAFETY: the pointers refer to memory that the caller's `Flat`s and the
+// output's `Arc<Mem>` keep alive until the kernel returns, and only the
+// output, which nothing else sees yet, is written.
+unsafe impl Send for FlatBinary {}
+
+impl FlatBinary {
+    #[inline(always)]
+    unsafe fn lanes<L: Lanes>(p: (*const f32, usize), j: usize) -> L {
+        // SAFETY: the caller passes j + N ≤ n; a step-0 operand is one value.
+        unsafe {
+            if p.1 == 0 {
+                L::splat(*p.0)
+            } else {
+                L::load(p.0.add(j))
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn go<L: Lanes>(&self, op: BinaryOp) {
+        let finish = |r: L| {
+            // SAFETY: forwarded under run_on's guarantee for L.
+            unsafe {
+                if self.exact {
+                    r.canonicalize_nan()
+                } else {
+                    r
+                }
+            }
+        };
+        let mut j = 0usize;
+        // SAFETY: every input holds n elements at step 1 (or one at step 0)
+        // and the output n (FlatBinary's construction); the vector loop
+        // touches j..j+N only while j + N ≤ n.
+        unsafe {
+            while j + L::N <= self.n {
+                let r = op.eval(Self::lanes::<L>(self.a, j), Self::lanes::<L>(self.b, j));
+                finish(r).store(self.out.add(j));
+                j += L::N;
+            }
+        }
+        let finish1 = |r: f32| {
+            // SAFETY: the scalar instantiation is valid on every path.
+            unsafe {
+                if self.exact {
+                    r.canonicalize_nan()
+                } else {
+                    r
+                }
+            }
+        };
+        while j < self.n {
+            // SAFETY: as above, element j < n.
+            unsafe {
+                let r = op.eval(*self.a.0.add(j * self.a.1), *self.b.0.add(j * self.b.1));
+                *self.out.add(j) = finish1(r);
+            }
+            j += 1;
+        }
+    }
+}
+
+impl LaneFn for FlatBinary {
+    type Output = ();
+    #[inline(always)]
+    fn run<L: Lanes>(self) {
+        // One copy of the loop per operator (the match taken once a call).
+        match self.op {
+            BinaryOp::Add => self.go::<L>(BinaryOp::Add),
+            BinaryOp::Sub => self.go::<L>(BinaryOp::Sub),
+            BinaryOp::Mul => self.go::<L>(BinaryOp::Mul),
+            BinaryOp::Div => self.go::<L>(BinaryOp::Div),
+            other => self.go::<L>(other),
+        }
+    }
+}
+
+/// `a op b` for + - * / when both operands are contiguous tensors of one
+/// shape (canonical strides), or one of them is a Python number or a
+/// one-element tensor of no more dimensions than the other: the output has
+/// the other's shape and shares its shape and strides tuples. None for
+/// every other case (the strided path below takes it).
+fn binary_flat(
+    py: Python<'_>,
+    op: &str,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<Option<NewTensor>> {
+    let kind = match op {
+        "add" => BinaryOp::Add,
+        "sub" => BinaryOp::Sub,
+        "mul" => BinaryOp::Mul,
+        "div" => BinaryOp::Div,
+        _ => return Ok(None),
+    };
+    let (Some(fa), Some(fb)) = (Flat::read(a), Flat::read(b)) else {
+        return Ok(None);
+    };
+    // The operand whose shape the output takes, and each input's step.
+    let (full, steps) = if fa.canonical && fb.canonical && fa.dims() == fb.dims() {
+        (&fa, (1, 1))
+    } else if fb.numel == 1 && fb.ndim <= fa.ndim && fa.canonical {
+        (&fa, (1, 0))
+    } else if fa.numel == 1 && fa.ndim <= fb.ndim && fb.canonical {
+        (&fb, (0, 1))
+    } else {
+        return Ok(None);
+    };
+    let Some((shape, strides)) = &full.tuples else {
+        // (Two numbers: not a tensor operation.)
+        return Ok(None);
+    };
+    let n = full.numel;
+    let storage = Py::new(py, Storage::new_pooled(DType::F32, n, false)?)?;
+    let mem = storage.get().mem()?;
+    let (token, mode) = super::settings();
+    let kernel = FlatBinary {
+        op: kind,
+        exact: mode == Mode::Exact,
+        n,
+        out: mem.ptr() as *mut f32,
+        a: (fa.src(), steps.0),
+        b: (fb.src(), steps.1),
+    };
+    if n < FLAT_KEEP_GIL {
+        dispatch::with_ieee(|| run_on(token, kernel));
+    } else {
+        py.detach(move || dispatch::with_ieee(|| run_on(token, kernel)));
+    }
+    drop(mem);
+    Ok(Some((storage, shape.clone().unbind(), strides.clone().unbind())))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
