@@ -364,6 +364,58 @@ pub unsafe fn binary(
     );
 }
 
+/// One contiguous row of a binary op, `out[j] = op(a[j], b[j])` for j < n:
+/// each input is `(pointer, step)` with step 1 (contiguous) or 0 (one value
+/// repeated). The row of [`binary`]'s walk without the walk (no shape
+/// coalescing, no odometer, no allocation): the small-op path of the
+/// bindings (`py/fused.rs`) calls it, and as it runs the very same `row`,
+/// the bits are those of [`binary`] on the same operands.
+///
+/// # Safety
+/// `out` must be valid for n writes, and each input for n reads at step 1
+/// (one read at step 0); `out` may equal an input.
+pub unsafe fn binary_row(
+    token: Token,
+    op: BinaryOp,
+    exact: bool,
+    n: usize,
+    out: *mut f32,
+    a: (*const f32, isize),
+    b: (*const f32, isize),
+) {
+    struct Row {
+        op: BinaryOp,
+        exact: bool,
+        n: usize,
+        out: *mut f32,
+        ins: [Operand; 3],
+    }
+    impl LaneFn for Row {
+        type Output = ();
+        #[inline(always)]
+        fn run<L: Lanes>(self) {
+            let Row { op, exact, n, out, ins } = self;
+            debug_assert!(ins.iter().all(|o| o.vectorizable()));
+            // SAFETY: the caller's contract; the lane type is the one
+            // run_on instantiated for the token's path.
+            unsafe {
+                match op.tag() {
+                    0 => row::<L, _>(Spec::<_, 0>(op), exact, n, out, 1, ins),
+                    1 => row::<L, _>(Spec::<_, 1>(op), exact, n, out, 1, ins),
+                    2 => row::<L, _>(Spec::<_, 2>(op), exact, n, out, 1, ins),
+                    3 => row::<L, _>(Spec::<_, 3>(op), exact, n, out, 1, ins),
+                    _ => row::<L, _>(op, exact, n, out, 1, ins),
+                }
+            }
+        }
+    }
+    if n == 0 {
+        return;
+    }
+    let (a, b) = (Operand { p: a.0, stride: a.1 }, Operand { p: b.0, stride: b.1 });
+    with_ieee(|| run_on(token, Row { op, exact, n, out, ins: [a, b, a] }));
+}
+
 /// `out[i] = op(a[i])` over `shape`, strided operands, on the path of `token`.
 ///
 /// # Safety

@@ -15,9 +15,9 @@
 use super::elementwise;
 use super::operand::{Out, Strided, StridedOut, View};
 use super::storage::{DType, Mem, Storage};
-use crate::dispatch::{self, Mode};
-use crate::kernels::elementwise::BinaryOp;
-use crate::simd::{run_on, LaneFn, Lanes};
+use crate::dispatch::Mode;
+use crate::kernels::elementwise::{binary_row, BinaryOp};
+use crate::ptr::Ptr;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyTuple};
@@ -290,98 +290,6 @@ impl<'py> Flat<'py> {
     }
 }
 
-/// `out[j] = op(a[j], b[j])` for j < n, each input contiguous (step 1) or
-/// one value repeated (step 0): the row loop of `kernels::elementwise`
-/// for this layout — the vector loop of the kernel path, the tail on the
-/// f32 instantiation of the same `BinaryOp::eval`, NaNs canonicalised in
-/// exact mode — so each element is the same IEEE operation on the same
-/// operands, and the bits are those of the general path.
-struct FlatBinary {
-    op: BinaryOp,
-    exact: bool,
-    n: usize,
-    out: *mut f32,
-    a: (*const f32, usize),
-    b: (*const f32, usize),
-}
-
-// SAFETY: the pointers refer to memory that the caller's `Flat`s and the
-// output's `Arc<Mem>` keep alive until the kernel returns, and only the
-// output, which nothing else sees yet, is written.
-unsafe impl Send for FlatBinary {}
-
-impl FlatBinary {
-    #[inline(always)]
-    unsafe fn lanes<L: Lanes>(p: (*const f32, usize), j: usize) -> L {
-        // SAFETY: the caller passes j + N ≤ n; a step-0 operand is one value.
-        unsafe {
-            if p.1 == 0 {
-                L::splat(*p.0)
-            } else {
-                L::load(p.0.add(j))
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn go<L: Lanes>(&self, op: BinaryOp) {
-        let finish = |r: L| {
-            // SAFETY: forwarded under run_on's guarantee for L.
-            unsafe {
-                if self.exact {
-                    r.canonicalize_nan()
-                } else {
-                    r
-                }
-            }
-        };
-        let mut j = 0usize;
-        // SAFETY: every input holds n elements at step 1 (or one at step 0)
-        // and the output n (FlatBinary's construction); the vector loop
-        // touches j..j+N only while j + N ≤ n.
-        unsafe {
-            while j + L::N <= self.n {
-                let r = op.eval(Self::lanes::<L>(self.a, j), Self::lanes::<L>(self.b, j));
-                finish(r).store(self.out.add(j));
-                j += L::N;
-            }
-        }
-        let finish1 = |r: f32| {
-            // SAFETY: the scalar instantiation is valid on every path.
-            unsafe {
-                if self.exact {
-                    r.canonicalize_nan()
-                } else {
-                    r
-                }
-            }
-        };
-        while j < self.n {
-            // SAFETY: as above, element j < n.
-            unsafe {
-                let r = op.eval(*self.a.0.add(j * self.a.1), *self.b.0.add(j * self.b.1));
-                *self.out.add(j) = finish1(r);
-            }
-            j += 1;
-        }
-    }
-}
-
-impl LaneFn for FlatBinary {
-    type Output = ();
-    #[inline(always)]
-    fn run<L: Lanes>(self) {
-        // One copy of the loop per operator (the match taken once a call).
-        match self.op {
-            BinaryOp::Add => self.go::<L>(BinaryOp::Add),
-            BinaryOp::Sub => self.go::<L>(BinaryOp::Sub),
-            BinaryOp::Mul => self.go::<L>(BinaryOp::Mul),
-            BinaryOp::Div => self.go::<L>(BinaryOp::Div),
-            other => self.go::<L>(other),
-        }
-    }
-}
-
 /// `a op b` for + - * / when both operands are contiguous tensors of one
 /// shape (canonical strides), or one of them is a Python number or a
 /// one-element tensor of no more dimensions than the other: the output has
@@ -421,18 +329,34 @@ fn binary_flat(
     let storage = Py::new(py, Storage::new_pooled(DType::F32, n, false)?)?;
     let mem = storage.get().mem()?;
     let (token, mode) = super::settings();
-    let kernel = FlatBinary {
-        op: kind,
-        exact: mode == Mode::Exact,
-        n,
-        out: mem.ptr() as *mut f32,
-        a: (fa.src(), steps.0),
-        b: (fb.src(), steps.1),
+    let exact = mode == Mode::Exact;
+    // The operands as Ptrs (Send, for the detached call) over what each
+    // step reads: n elements at step 1, one at step 0.
+    let reach = |step: usize| if step == 0 { 1 } else { n };
+    let out = Ptr::new(mem.ptr() as *mut f32, n);
+    let (pa, pb) = (Ptr::new(fa.src(), reach(steps.0)), Ptr::new(fb.src(), reach(steps.1)));
+    let (sa, sb) = (steps.0 as isize, steps.1 as isize);
+    let kernel = move || {
+        // SAFETY: the output holds n fresh elements that nothing else sees;
+        // each input holds what its step reads (Flat::read checked the
+        // extents), and the Flats and `mem` keep the memory alive until the
+        // call returns.
+        unsafe {
+            binary_row(
+                token,
+                kind,
+                exact,
+                n,
+                out.range(0, n),
+                (pa.range(0, reach(steps.0)), sa),
+                (pb.range(0, reach(steps.1)), sb),
+            )
+        }
     };
     if n < FLAT_KEEP_GIL {
-        dispatch::with_ieee(|| run_on(token, kernel));
+        kernel();
     } else {
-        py.detach(move || dispatch::with_ieee(|| run_on(token, kernel)));
+        py.detach(kernel);
     }
     drop(mem);
     Ok(Some((storage, shape.clone().unbind(), strides.clone().unbind())))
