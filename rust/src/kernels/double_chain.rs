@@ -64,6 +64,15 @@ pub fn chain(s: f64, terms: impl Iterator<Item = f64>) -> f64 {
     terms.fold(s, |a, x| a + x)
 }
 
+/// Two plain double chains fed by one pass: `(s.0 + Σ t.0, s.1 + Σ t.1)`,
+/// each chain one f64 add per term in the iterator's order — the
+/// normalizations' backward sums (Σg and Σg·x̂ over the same elements),
+/// where reading the elements once for both chains is the point.
+#[inline(always)]
+pub fn chain2(s: (f64, f64), terms: impl Iterator<Item = (f64, f64)>) -> (f64, f64) {
+    terms.fold(s, |(a, b), (x, y)| (a + x, b + y))
+}
+
 /// The f64 column sums of a matrix, rows in increasing order from +0, each
 /// rounded once: `out[c] = f32(Σ_r m[r·ld + c])` for c < `out.len()`, r <
 /// `rows`. The plain chains side by side, row by row: with many columns the

@@ -15,7 +15,7 @@
 //! Threads: batch norm takes one channel per chunk; layer norm takes fixed
 //! chunks of rows (input gradient) or of columns (parameter gradients).
 
-use super::double_chain::add_terms;
+use super::double_chain::{add_terms, chain, chain2};
 use crate::dispatch::par_chunks_sized;
 use crate::error::{Error, Result};
 use crate::ptr::Ptr;
@@ -45,7 +45,7 @@ fn put(p: Out, i: usize, v: f32) {
 /// consecutive elements of `x` (run j from element `start(j)` on), in
 /// element order: the sum is the double chain of docs/engine.md, "Arithmetic
 /// rules" through the blocked chain (`double_chain::add_terms`, the same bits
-/// faster), the squared deviations a plain f64 chain (the blocked chain's
+/// faster), the squared deviations the plain chain (`double_chain::chain`: the blocked chain's
 /// checks cost more than they save on these terms: docs/kernels.md, "The
 /// double chain").
 fn stats(
@@ -60,13 +60,15 @@ fn stats(
     let run = |j: usize| unsafe { x.slice(start(j), len) };
     let s = (0..runs).fold(0f64, |s, j| add_terms(token, s, run(j)));
     let mean = s / count as f64;
-    let mut q = 0f64;
-    for j in 0..runs {
-        for &v in run(j) {
-            let d = v as f64 - mean;
-            q += d * d;
-        }
-    }
+    let q = (0..runs).fold(0f64, |q, j| {
+        chain(
+            q,
+            run(j).iter().map(|&v| {
+                let d = v as f64 - mean;
+                d * d
+            }),
+        )
+    });
     (mean, q / count as f64)
 }
 
@@ -168,13 +170,14 @@ pub unsafe fn batch_norm_backward(
     par_chunks_sized(c, c * count, |ch| {
         let idx = |i: usize| ((i / s) * c + ch) * s + i % s;
         let (m, inv) = (at(ma, ch), at(ia, ch));
-        let (mut sg, mut sgx) = (0f64, 0f64);
-        for i in 0..count {
-            let j = idx(i);
-            let gv = at(ga, j) as f64;
-            sg += gv;
-            sgx += gv * ((at(xa, j) - m) * inv) as f64;
-        }
+        let (sg, sgx) = chain2(
+            (0.0, 0.0),
+            (0..count).map(|i| {
+                let j = idx(i);
+                let gv = at(ga, j) as f64;
+                (gv, gv * ((at(xa, j) - m) * inv) as f64)
+            }),
+        );
         if let Some(dw) = dwa {
             put(dw, ch, sgx as f32);
         }
@@ -290,11 +293,8 @@ pub unsafe fn layer_norm_backward(
         par_chunks_sized(rows.div_ceil(ROWS_PER_CHUNK), rows * d, |chunk| {
             for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
                 let dxh = |i: usize| at(ga, r * d + i) as f64 * wa.map_or(1.0, |w| at(w, i) as f64);
-                let (mut s1, mut s2) = (0f64, 0f64);
-                for i in 0..d {
-                    s1 += dxh(i);
-                    s2 += dxh(i) * xhat(r, i) as f64;
-                }
+                let (s1, s2) =
+                    chain2((0.0, 0.0), (0..d).map(|i| (dxh(i), dxh(i) * xhat(r, i) as f64)));
                 let (dd, inv) = (d as f64, at(ia, r) as f64);
                 for i in 0..d {
                     put(
@@ -310,12 +310,13 @@ pub unsafe fn layer_norm_backward(
         let (dwa, dba) = (dw.map(|p| Out::new(p, d)), db.map(|p| Out::new(p, d)));
         par_chunks_sized(d.div_ceil(COLS_PER_CHUNK), rows * d, |chunk| {
             for i in chunk * COLS_PER_CHUNK..((chunk + 1) * COLS_PER_CHUNK).min(d) {
-                let (mut sw, mut sb) = (0f64, 0f64);
-                for r in 0..rows {
-                    let gv = at(ga, r * d + i) as f64;
-                    sb += gv;
-                    sw += gv * xhat(r, i) as f64;
-                }
+                let (sb, sw) = chain2(
+                    (0.0, 0.0),
+                    (0..rows).map(|r| {
+                        let gv = at(ga, r * d + i) as f64;
+                        (gv, gv * xhat(r, i) as f64)
+                    }),
+                );
                 if let Some(dw) = dwa {
                     put(dw, i, sw as f32);
                 }

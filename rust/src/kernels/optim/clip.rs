@@ -72,7 +72,7 @@ pub fn combine_norm_terms(terms: impl IntoIterator<Item = f64>, kind: NormKind) 
             best
         }
         _ => {
-            let total = terms.into_iter().fold(0.0f64, |acc, t| acc + t);
+            let total = chain(0.0, terms.into_iter());
             match kind {
                 NormKind::L1 => total,
                 NormKind::L2 => total.sqrt(),
