@@ -113,8 +113,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
             top, bottom, left, right = _core.conv2d_same_padding(op, tuple(weight.shape), dilation)
             # Checked before the padding changes the input, so that a
             # mis-shaped one is reported as it was given.
-            _core.conv2d_geometry(op, tuple(input.shape), tuple(weight.shape), _bias_shape(bias), stride, (bottom, right),
-                                  dilation, groups)
+            _core.conv2d_geometry(op, tuple(input.shape), tuple(weight.shape), _bias_shape(bias),
+                                  (stride, (bottom, right), dilation, groups))
             if top != bottom or left != right:
                 from .shape_ops import pad as _pad
 
@@ -126,10 +126,9 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
             raise ValueError(f"{op}: padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
     else:
         padding = pair(op, "padding", padding, 0)
-    out_shape = tuple(_core.conv2d_geometry(op, tuple(x.shape), tuple(weight.shape), _bias_shape(bias), stride, padding,
-                                            dilation, groups))
-    x, squeeze = batched(op, x, 4)
     geo = (stride, padding, dilation, groups)
+    out_shape = tuple(_core.conv2d_geometry(op, tuple(x.shape), tuple(weight.shape), _bias_shape(bias), geo))
+    x, squeeze = batched(op, x, 4)
     out = Conv2dFn.apply(x, weight, bias, geo, out_shape) if bias is not None else Conv2dFn.apply(x, weight, None, geo, out_shape)
     return out.squeeze(0) if squeeze else out
 
@@ -141,14 +140,14 @@ def conv_transpose_out_size(size, k, s, p, op_, d):
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor:
     """torch.nn.functional.conv_transpose2d (weight [in, out/groups, kh, kw]);
-    sizes and checks: ``_core.conv_transpose2d_geometry``."""
+    sizes and checks: ``_core.conv2d_geometry`` with output_padding."""
     op = "conv_transpose2d"
     stride, dilation = _common(op, input, weight, bias, stride, dilation, groups)
     padding = pair(op, "padding", padding, 0)
     output_padding = pair(op, "output_padding", output_padding, 0)
-    out_shape = tuple(_core.conv_transpose2d_geometry(op, tuple(input.shape), tuple(weight.shape), _bias_shape(bias), stride,
-                                                      padding, output_padding, dilation, groups))
-    x, squeeze = batched(op, input, 4)
     geo = (stride, padding, dilation, groups)
+    out_shape = tuple(_core.conv2d_geometry(op, tuple(input.shape), tuple(weight.shape), _bias_shape(bias), geo,
+                                            output_padding))
+    x, squeeze = batched(op, input, 4)
     out = ConvTranspose2dFn.apply(x, weight, bias, geo, out_shape) if bias is not None else ConvTranspose2dFn.apply(x, weight, None, geo, out_shape)
     return out.squeeze(0) if squeeze else out

@@ -66,7 +66,7 @@ class CTCLoss(Function):
         return grad
 
 
-def _int_list(name: str, value, n: int | None = None) -> list:
+def _int_list(name: str, value) -> list:
     if isinstance(value, Tensor):
         if value.dtype.is_floating_point:
             raise TypeError(f"ctc_loss: {name} must hold integers, got {value.dtype.name}")
@@ -76,36 +76,20 @@ def _int_list(name: str, value, n: int | None = None) -> list:
             raise TypeError(f"ctc_loss: {name} must hold integers, got {value.dtype}")
         value = value.tolist()
     try:
-        out = [int(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+        return [int(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
     except (TypeError, ValueError):
         raise TypeError(f"ctc_loss: {name} must be a sequence of ints") from None
-    if n is not None and len(out) != n:
-        raise ValueError(f"ctc_loss: {name} has {len(out)} entries for a batch of {n}")
-    return out
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
     """torch.nn.functional.ctc_loss: log_probs [T, B, C] (or [T, C]),
-    targets padded [B, S] or concatenated 1-D."""
+    targets padded [B, S] or concatenated 1-D. The sizes, lengths, labels
+    and reduction are checked by the core's geometry (rust/src/geometry/ctc.rs),
+    which also cuts the targets into lines; only the kinds are checked here."""
     if not isinstance(log_probs, Tensor) or log_probs.dtype is not float32:
         raise TypeError("ctc_loss: log_probs must be a float32 Tensor")
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(f"ctc_loss: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
-    unbatched = log_probs.ndim == 2
-    if unbatched:
-        log_probs = log_probs.unsqueeze(1)
-    if log_probs.ndim != 3:
-        raise ValueError(f"ctc_loss: log_probs must be [T, B, C] or [T, C], got shape {log_probs.shape}")
-    t_len, n, c = log_probs.shape
-    if not (0 <= blank < c):
-        raise ValueError(f"ctc_loss: blank {blank} is not a class of {c}")
-    in_len = _int_list("input_lengths", input_lengths, n)
-    tg_len = _int_list("target_lengths", target_lengths, n)
-    for b, (il, tl) in enumerate(zip(in_len, tg_len)):
-        if il < 0 or il > t_len:
-            raise ValueError(f"ctc_loss: input_lengths[{b}] = {il} is outside 0..{t_len} for log_probs of shape {log_probs.shape}")
-        if tl < 0:
-            raise ValueError(f"ctc_loss: target_lengths[{b}] = {tl} is negative")
+    in_len = _int_list("input_lengths", input_lengths)
+    tg_len = _int_list("target_lengths", target_lengths)
     if isinstance(targets, Tensor):
         if targets.dtype.is_floating_point:
             raise TypeError(f"ctc_loss: targets must be int64, got {targets.dtype.name}")
@@ -114,32 +98,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0, 
         tarr = np.asarray(targets)
         if tarr.size and not np.issubdtype(tarr.dtype, np.integer):
             raise TypeError(f"ctc_loss: targets must hold integers, got {tarr.dtype}")
-    if unbatched and tarr.ndim == 1 and len(tg_len) == 1 and tarr.shape[0] != tg_len[0]:
-        tarr = tarr[None]
-    lines = []
-    if tarr.ndim == 2 and not (unbatched and tarr.shape[0] != 1):
-        if tarr.shape[0] != n:
-            raise ValueError(f"ctc_loss: padded targets of shape {tarr.shape} for a batch of {n}")
-        for b, tl in enumerate(tg_len):
-            if tl > tarr.shape[1]:
-                raise ValueError(f"ctc_loss: target_lengths[{b}] = {tl} exceeds the padded target width {tarr.shape[1]}")
-            lines.append([int(v) for v in tarr[b, :tl]])
-    elif tarr.ndim == 1:
-        if sum(tg_len) != tarr.shape[0]:
-            raise ValueError(f"ctc_loss: target_lengths sum to {sum(tg_len)} but the concatenated targets have {tarr.shape[0]} labels")
-        pos = 0
-        for tl in tg_len:
-            lines.append([int(v) for v in tarr[pos : pos + tl]])
-            pos += tl
-    else:
-        raise ValueError(f"ctc_loss: targets must be [B, S] or 1-D, got shape {tarr.shape}")
-    for b, line in enumerate(lines):
-        for v in line:
-            if v == blank:
-                raise ValueError(f"ctc_loss: target of line {b} contains the blank label {blank}")
-            if v < 0 or v >= c:
-                raise ValueError(f"ctc_loss: label {v} in line {b} is outside 0..{c - 1}")
-    out = CTCLoss.apply(log_probs, lines, in_len, int(blank), reduction, bool(zero_infinity))
+    _, unbatched, blank, in_len, lines = _core.ctc_geometry(
+        tuple(log_probs.shape), tarr.shape, tarr.reshape(-1).astype(np.int64).tolist(), in_len, tg_len, int(blank), str(reduction))
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+    out = CTCLoss.apply(log_probs, lines, in_len, blank, reduction, bool(zero_infinity))
     if unbatched and reduction == "none":
         out = out.reshape(())
     return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numbers
 
-from .. import _core, _shape
+from .. import _core
 from ..autograd.function import Function
 from ..tensor import Tensor
 from .operands import check_float, contig
@@ -42,21 +42,22 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError(f"{op}: antialias=True is not supported")
     if mode == "nearest" and align_corners is not None:
         raise ValueError(f"{op}: align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear")
-    if (size is None) == (scale_factor is None):
-        raise ValueError(f"{op}: exactly one of size or scale_factor must be given")
-    if size is not None:
-        out_hw = (int(size), int(size)) if isinstance(size, numbers.Integral) else tuple(int(s) for s in size)
-        if len(out_hw) != 2:
-            raise ValueError(f"{op}: size must have 2 elements for a 4-D input, got {size!r}")
-        sf, scales = None, (None, None)
-    else:
-        sf = (float(scale_factor),) * 2 if isinstance(scale_factor, numbers.Real) else tuple(float(s) for s in scale_factor)
-        if len(sf) != 2:
-            raise ValueError(f"{op}: scale_factor must have 2 elements for a 4-D input, got {scale_factor!r}")
-        out_hw, scales = None, (None, None) if recompute_scale_factor else sf
-    # The output's sizes (⌊H·s⌋ for a scale) and their checks: the core's geometry.
-    out_hw = tuple(_core.resize2d_geometry(op, tuple(input.shape), out_hw, sf))[2:]
+    out_hw, scales = output_size(op, input, size, scale_factor, not recompute_scale_factor)
     return Resize2dFn.apply(input, out_hw, mode, bool(align_corners), scales)
+
+
+def output_size(op: str, input, size, scale_factor, keep_scales: bool) -> tuple:
+    """(spatial output sizes, per-dimension scales or None) for any rank:
+    an int or float applies to every spatial dimension; the sizes, scales
+    and their checks are the core's geometry (rust/src/geometry)."""
+    nd = input.ndim - 2
+    if size is not None:
+        size = (int(size),) * nd if isinstance(size, numbers.Integral) else tuple(int(s) for s in size)
+    if scale_factor is not None:
+        real = isinstance(scale_factor, numbers.Real)
+        scale_factor = (float(scale_factor),) * nd if real else tuple(float(s) for s in scale_factor)
+    shape, scales = _core.resize_geometry(op, tuple(input.shape), size, scale_factor, keep_scales)
+    return tuple(shape[2:]), tuple(scales)
 
 
 _MODE_RANKS = {"nearest": (3, 4), "nearest-exact": (3, 4), "area": (3, 4), "linear": (3,), "bilinear": (4,), "bicubic": (4,)}
@@ -64,7 +65,7 @@ _MODE_RANKS = {"nearest": (3, 4), "nearest-exact": (3, 4), "area": (3, 4), "line
 
 def _interpolate_more(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias) -> Tensor:
     """The modes and ranks of ops/resize_modes.py, with torch's checks."""
-    from .resize_modes import interpolate_more, output_size
+    from .resize_modes import interpolate_more
 
     op = "interpolate"
     if mode not in _MODE_RANKS and mode != "trilinear":
@@ -77,9 +78,9 @@ def _interpolate_more(input, size, scale_factor, mode, align_corners, recompute_
         raise ValueError(f"{op}: antialias=True is not supported")
     if recompute_scale_factor and size is not None:
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
-    out, scales = output_size(op, input, size, scale_factor, recompute_scale_factor, mode)
-    # An output no tensor can hold is refused before the index tables are built.
-    _shape.checked_numel(op, tuple(input.shape[:2]) + tuple(out), 4)
+    # An output no tensor can hold is refused (by the core's geometry)
+    # before the index tables are built.
+    out, scales = output_size(op, input, size, scale_factor, not (recompute_scale_factor or mode == "area"))
     return interpolate_more(input, out, scales, mode, align_corners)
 
 

@@ -11,8 +11,6 @@ torch's opmath. Both are gathers (backward: the indexing scatter-add).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..tensor import Tensor, float32
@@ -107,25 +105,3 @@ def interpolate_more(input: Tensor, out_size: tuple, scales: tuple, mode: str, a
     out = Resize2dFn.apply(plane, (1, out_size[0]), kernel_mode, bool(align_corners), (None, scales[0]))
     return views.squeeze(out, 2)
 
-
-def output_size(op: str, input: Tensor, size, scale_factor, recompute_scale_factor, mode: str) -> tuple:
-    """(out_size, scales) for any rank, as torch's interpolate computes them."""
-    import numbers
-
-    nd = input.ndim - 2
-    if (size is None) == (scale_factor is None):
-        raise ValueError(f"{op}: exactly one of size or scale_factor must be given")
-    if size is not None:
-        out = (int(size),) * nd if isinstance(size, numbers.Integral) else tuple(int(s) for s in size)
-        if len(out) != nd:
-            raise ValueError(f"{op}: Input and output must have the same number of spatial dimensions, but got input with spatial dimensions of {list(input.shape[2:])} and output size of {list(out)}.")
-        scales = (None,) * nd
-    else:
-        sf = (float(scale_factor),) * nd if isinstance(scale_factor, numbers.Real) else tuple(float(s) for s in scale_factor)
-        if len(sf) != nd:
-            raise ValueError(f"{op}: Input and scale_factor must have the same number of spatial dimensions, but got input with spatial dimensions of {list(input.shape[2:])} and scale_factor of shape {list(sf)}.")
-        out = tuple(int(math.floor(n * s)) for n, s in zip(input.shape[2:], sf))
-        scales = (None,) * nd if (recompute_scale_factor or mode == "area") else sf
-    if any(o <= 0 for o in out) or any(n == 0 for n in input.shape[2:]):
-        raise ValueError(f"{op}: input of shape {tuple(input.shape)} and output size {out} must be non-empty")
-    return out, scales

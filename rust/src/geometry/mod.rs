@@ -1,17 +1,19 @@
 //! Geometry: the output sizes and argument checks of the shape-changing
 //! operators (convolution, transposed convolution, pooling, adaptive
-//! pooling, resize), computed once, here, in checked arithmetic.
+//! pooling, resize over any number of spatial dimensions) and of CTC loss,
+//! computed once, here, in checked arithmetic.
 //!
 //! Each constructor takes the shapes and options a user gave and returns
 //! `Result`: either every size of the call (fitting `usize` and, for a
 //! tensor, `isize::MAX` bytes) or an [`Error::Value`] naming the operator
 //! and the shapes. The Python operators allocate their outputs from these
 //! sizes (through `py/geometry.rs`) and the kernels' own geometry structs
-//! check the buffers against the same numbers. Not here yet: CTC's sizes
-//! and the later interpolate modes' output sizes, still computed in Python
-//! (docs/reliability.md, "Open"). The recurrent layers' layout is
+//! check the buffers against the same numbers. Not here yet: the 3-D
+//! convolution's and pooling's sizes (python/onemodel/ops/volumetric.py,
+//! docs/reliability.md "Open"). The recurrent layers' layout is
 //! `kernels::rnn::Layout`.
 
+pub mod ctc;
 pub mod spatial;
 
 use crate::error::{Error, Result};
@@ -28,6 +30,15 @@ pub fn tuple(shape: &[usize]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+    }
+}
+
+/// A float as Python's `repr` prints it: `2.0`, `-1.5`, `nan`, `inf`.
+pub fn py_float(f: f64) -> String {
+    match f {
+        f if f.is_nan() => "nan".into(),
+        f if f.is_infinite() => (if f > 0.0 { "inf" } else { "-inf" }).into(),
+        f => format!("{f:?}"),
     }
 }
 
@@ -74,6 +85,7 @@ mod tests {
         assert_eq!(tuple(&[]), "()");
         assert_eq!(tuple(&[4]), "(4,)");
         assert_eq!(tuple(&[1, 2, 3]), "(1, 2, 3)");
+        assert_eq!((py_float(-1.0), py_float(0.5), py_float(f64::NAN), py_float(f64::NEG_INFINITY)), ("-1.0".into(), "0.5".into(), "nan".into(), "-inf".into()));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! Every size is computed in checked arithmetic: a user's ints either give
 //! a geometry whose output fits a tensor or an error naming the operator.
 
-use super::{numel, tuple};
+use super::{numel, py_float, tuple};
 use crate::error::{Error, Result};
 
 type Pair = (usize, usize);
@@ -51,47 +51,53 @@ pub struct ConvGeometry {
     pub output: [usize; 4],
 }
 
+/// The options both convolutions take, as the user gave them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConvOptions {
+    pub stride: Pair,
+    pub padding: Pair,
+    pub dilation: Pair,
+    pub groups: usize,
+}
+
+/// `count` divisible by `groups`, or an error naming the weight.
+fn divisible(op: &str, what: &str, count: usize, weight: &[usize], groups: usize) -> Result<()> {
+    if count % groups != 0 {
+        return Err(Error::Value(format!(
+            "{op}: {what} {count} (weight shape {}) is not divisible by groups={groups}",
+            tuple(weight)
+        )));
+    }
+    Ok(())
+}
+
 impl ConvGeometry {
-    #[allow(clippy::too_many_arguments)]
-    pub fn conv2d(
-        op: &str,
-        input: &[usize],
-        weight: &[usize],
-        bias: Option<&[usize]>,
-        stride: Pair,
-        padding: Pair,
-        dilation: Pair,
-        groups: usize,
-    ) -> Result<ConvGeometry> {
-        let x = batched(op, input)?;
-        let w = kernel_weight(op, weight, groups)?;
+    pub fn conv2d(op: &str, input: &[usize], weight: &[usize], bias: Option<&[usize]>, o: ConvOptions) -> Result<ConvGeometry> {
+        let (x, w) = (batched(op, input)?, kernel_weight(op, weight, o.groups)?);
         let [c_out, cg, kh, kw] = w;
-        let expected = cg.checked_mul(groups).unwrap_or(usize::MAX);
+        let expected = cg.checked_mul(o.groups).unwrap_or(usize::MAX);
         if x[1] != expected {
             return Err(Error::Value(format!(
-                "{op}: input of shape {} has {} channels, but weight of shape {} with groups={groups} expects {expected}",
+                "{op}: input of shape {} has {} channels, but weight of shape {} with groups={} expects {expected}",
                 tuple(input),
                 x[1],
-                tuple(weight)
+                tuple(weight),
+                o.groups
             )));
         }
-        if c_out % groups != 0 {
-            return Err(Error::Value(format!(
-                "{op}: out_channels {c_out} (weight shape {}) is not divisible by groups={groups}",
-                tuple(weight)
-            )));
-        }
+        divisible(op, "out_channels", c_out, weight, o.groups)?;
         check_bias(op, bias, c_out)?;
-        let (ph, pw) = (padded(op, x[2], padding.0)?, padded(op, x[3], padding.1)?);
-        let (eh, ew) = (span(op, kh, dilation.0)?, span(op, kw, dilation.1)?);
+        let (ph, pw) = (padded(op, x[2], o.padding.0)?, padded(op, x[3], o.padding.1)?);
+        let (eh, ew) = (span(op, kh, o.dilation.0)?, span(op, kw, o.dilation.1)?);
         if ph < eh || pw < ew {
             return Err(Error::Value(format!(
-                "{op}: kernel of size {eh}x{ew} (dilated, weight shape {}) is larger than the padded input {ph}x{pw} (input shape {}, padding {padding:?})",
+                "{op}: kernel of size {eh}x{ew} (dilated, weight shape {}) is larger than the padded input {ph}x{pw} (input shape {}, padding {:?})",
                 tuple(weight),
-                tuple(input)
+                tuple(input),
+                o.padding
             )));
         }
-        let out = [x[0], c_out, (ph - eh) / stride.0 + 1, (pw - ew) / stride.1 + 1];
+        let out = [x[0], c_out, (ph - eh) / o.stride.0 + 1, (pw - ew) / o.stride.1 + 1];
         Ok(ConvGeometry {
             input: x,
             weight: w,
@@ -101,21 +107,17 @@ impl ConvGeometry {
 
     /// The transposed convolution (weight `[C_in, C_out/g, kh, kw]`):
     /// `OH = (H − 1)s − 2p + d(k − 1) + output_padding + 1`.
-    #[allow(clippy::too_many_arguments)]
     pub fn conv_transpose2d(
         op: &str,
         input: &[usize],
         weight: &[usize],
         bias: Option<&[usize]>,
-        stride: Pair,
-        padding: Pair,
+        o: ConvOptions,
         output_padding: Pair,
-        dilation: Pair,
-        groups: usize,
     ) -> Result<ConvGeometry> {
-        let x = batched(op, input)?;
-        let w = kernel_weight(op, weight, groups)?;
+        let (x, w) = (batched(op, input)?, kernel_weight(op, weight, o.groups)?);
         let [c_in, cog, kh, kw] = w;
+        let ConvOptions { stride, padding, dilation, groups } = o;
         if x[1] != c_in {
             return Err(Error::Value(format!(
                 "{op}: input of shape {} has {} channels, weight of shape {} expects {c_in}",
@@ -124,12 +126,7 @@ impl ConvGeometry {
                 tuple(weight)
             )));
         }
-        if c_in % groups != 0 {
-            return Err(Error::Value(format!(
-                "{op}: in_channels {c_in} (weight shape {}) is not divisible by groups={groups}",
-                tuple(weight)
-            )));
-        }
+        divisible(op, "in_channels", c_in, weight, groups)?;
         let c_out = cog
             .checked_mul(groups)
             .ok_or_else(|| Error::Value(format!("{op}: out_channels overflow")))?;
@@ -299,63 +296,104 @@ pub fn adaptive_output(op: &str, input: &[usize], size: (Option<usize>, Option<u
     output(op, [x[0], x[1], oh, ow])
 }
 
-/// The output `[N, C, oh, ow]` of `interpolate` from a `size` or a
-/// `scale_factor` (`⌊H · s⌋` in double, torch's rule).
-pub fn resize_output(
-    op: &str,
-    input: &[usize],
-    size: Option<Pair>,
-    scale: Option<(f64, f64)>,
-) -> Result<[usize; 4]> {
-    let x: [usize; 4] = input.try_into().map_err(|_| {
-        Error::Value(format!(
-            "{op}: only 4-D (N, C, H, W) input is supported, got shape {}",
-            tuple(input)
-        ))
-    })?;
-    let (oh, ow) = match (size, scale) {
-        (Some(s), None) => s,
-        (None, Some((sh, sw))) => {
-            let scaled = |n: usize, f: f64| -> Result<usize> {
-                let v = (n as f64 * f).floor();
-                if !(v >= 0.0 && v < 9.223_372_036_854_776e18) {
-                    return Err(Error::Value(format!(
-                        "{op}: scale_factor {f} of the input size {n} gives no valid output size"
-                    )));
-                }
-                Ok(v as usize)
-            };
-            (scaled(x[2], sh)?, scaled(x[3], sw)?)
-        }
-        _ => {
+/// `interpolate`'s output `[N, C, *sizes]` over any number of spatial
+/// dimensions, and the scales its kernels read per dimension.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResizeGeometry {
+    pub output: Vec<usize>,
+    /// The user's scale factors, or None per dimension where the kernel
+    /// recomputes them from the sizes (`recompute_scale_factor`, or a size).
+    pub scales: Vec<Option<f64>>,
+}
+
+impl ResizeGeometry {
+    /// From exactly one of `size` (the user's ints) or `scale` (`⌊n · s⌋`
+    /// in double, torch's rule), one per spatial dimension of `input`
+    /// (`[N, C, ...]`); `keep_scales` false drops the scales.
+    pub fn new(
+        op: &str,
+        input: &[usize],
+        size: Option<&[i128]>,
+        scale: Option<&[f64]>,
+        keep_scales: bool,
+    ) -> Result<ResizeGeometry> {
+        let spatial = input.get(2..).filter(|s| !s.is_empty()).ok_or_else(|| {
+            Error::Value(format!(
+                "{op}: expected an input (N, C, ...) with spatial dimensions, got shape {}",
+                tuple(input)
+            ))
+        })?;
+        let (sizes, scales): (Vec<i128>, Vec<Option<f64>>) = match (size, scale) {
+            (Some(s), None) if s.len() == spatial.len() => (s.to_vec(), vec![None; s.len()]),
+            (Some(s), None) => {
+                return Err(Error::Value(format!(
+                    "{op}: Input and output must have the same number of spatial dimensions, but got input with spatial dimensions of {spatial:?} and output size of {s:?}."
+                )))
+            }
+            (None, Some(f)) if f.len() == spatial.len() => {
+                let scaled = spatial.iter().zip(f).map(|(&n, &f)| {
+                    let v = (n as f64 * f).floor();
+                    if !(v >= 0.0 && v < 9.223_372_036_854_776e18) {
+                        return Err(Error::Value(format!(
+                            "{op}: scale_factor {} of the input size {n} gives no valid output size",
+                            py_float(f)
+                        )));
+                    }
+                    Ok(v as i128)
+                });
+                let keep = |&f: &f64| Some(f).filter(|_| keep_scales);
+                (scaled.collect::<Result<_>>()?, f.iter().map(keep).collect())
+            }
+            (None, Some(f)) => {
+                return Err(Error::Value(format!(
+                    "{op}: Input and scale_factor must have the same number of spatial dimensions, but got input with spatial dimensions of {spatial:?} and scale_factor of shape {f:?}."
+                )))
+            }
+            _ => {
+                return Err(Error::Value(format!(
+                    "{op}: exactly one of size or scale_factor must be given"
+                )))
+            }
+        };
+        let shown = || format!("({})", sizes.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "));
+        if sizes.iter().any(|&o| o <= 0) || spatial.contains(&0) {
             return Err(Error::Value(format!(
-                "{op}: exactly one of size or scale_factor must be given"
-            )))
+                "{op}: input of shape {} and output size {} must be non-empty",
+                tuple(input),
+                shown()
+            )));
         }
-    };
-    if oh == 0 || ow == 0 || x[2] == 0 || x[3] == 0 {
-        return Err(Error::Value(format!(
-            "{op}: input of shape {} and output size ({oh}, {ow}) must be non-empty",
-            tuple(input)
-        )));
+        let mut output = input[..2].to_vec();
+        for &o in &sizes {
+            output.push(usize::try_from(o).ok().filter(|&o| o <= isize::MAX as usize).ok_or_else(|| {
+                Error::Value(format!(
+                    "{op}: the output size {} for input {} passes 2**63 - 1",
+                    shown(),
+                    tuple(input)
+                ))
+            })?);
+        }
+        numel(op, "output", &output, 4).map_err(|_| {
+            Error::Value(format!(
+                "{op}: the output of shape {} for input {} holds more than the largest possible tensor (2**63 - 1 bytes)",
+                tuple(&output),
+                tuple(input)
+            ))
+        })?;
+        Ok(ResizeGeometry { output, scales })
     }
-    let out = [x[0], x[1], oh, ow];
-    numel(op, "output", &out, 4).map_err(|_| {
-        Error::Value(format!(
-            "{op}: the output of shape {} for input {} holds more than the largest possible tensor (2**63 - 1 bytes)",
-            tuple(&out),
-            tuple(input)
-        ))
-    })?;
-    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn opts(stride: Pair, padding: Pair, dilation: Pair, groups: usize) -> ConvOptions {
+        ConvOptions { stride, padding, dilation, groups }
+    }
+
     fn conv(x: &[usize], w: &[usize], s: Pair, p: Pair, d: Pair, g: usize) -> Result<[usize; 4]> {
-        ConvGeometry::conv2d("conv2d", x, w, None, s, p, d, g).map(|c| c.output)
+        ConvGeometry::conv2d("conv2d", x, w, None, opts(s, p, d, g)).map(|c| c.output)
     }
 
     #[test]
@@ -374,9 +412,9 @@ mod tests {
     #[test]
     fn transposed_sizes_by_hand() {
         // (3 − 1)·2 − 0 + 1·(3 − 1) + 1 + 1 = 8.
-        let g = ConvGeometry::conv_transpose2d("t", &[1, 2, 3, 3], &[2, 5, 3, 3], None, (2, 2), (0, 0), (1, 1), (1, 1), 1).unwrap();
+        let g = ConvGeometry::conv_transpose2d("t", &[1, 2, 3, 3], &[2, 5, 3, 3], None, opts((2, 2), (0, 0), (1, 1), 1), (1, 1)).unwrap();
         assert_eq!(g.output, [1, 5, 8, 8]);
-        assert!(ConvGeometry::conv_transpose2d("t", &[1, 2, 1, 1], &[2, 5, 1, 1], None, (1, 1), (3, 3), (0, 0), (1, 1), 1).is_err());
+        assert!(ConvGeometry::conv_transpose2d("t", &[1, 2, 1, 1], &[2, 5, 1, 1], None, opts((1, 1), (3, 3), (1, 1), 1), (0, 0)).is_err());
     }
 
     #[test]
@@ -400,10 +438,25 @@ mod tests {
 
     #[test]
     fn resize_refuses_outputs_no_tensor_holds() {
-        assert_eq!(resize_output("i", &[1, 1, 2, 3], None, Some((2.0, 1.5))), Ok([1, 1, 4, 4]));
-        assert!(resize_output("i", &[1, 1, 2, 2], Some((1 << 31, 1 << 31)), None).is_err());
-        assert!(resize_output("i", &[1, 1, 2, 2], None, Some((f64::NAN, 1.0))).is_err());
-        assert!(resize_output("i", &[1, 1, 2, 2], None, Some((-1.0, 1.0))).is_err());
-        assert!(resize_output("i", &[1, 1, 2, 2], None, Some((1e300, 1.0))).is_err());
+        let r = |x: &[usize], size: Option<&[i128]>, scale: Option<&[f64]>| ResizeGeometry::new("i", x, size, scale, true);
+        let g = r(&[1, 1, 2, 3], None, Some(&[2.0, 1.5])).unwrap();
+        assert_eq!((g.output, g.scales), (vec![1, 1, 4, 4], vec![Some(2.0), Some(1.5)]));
+        // Any number of spatial dimensions; a size keeps no scale.
+        let g = r(&[2, 3, 4, 5, 6], Some(&[1, 2, 3]), None).unwrap();
+        assert_eq!((g.output, g.scales), (vec![2, 3, 1, 2, 3], vec![None; 3]));
+        assert_eq!(r(&[1, 1, 7], None, Some(&[0.5])).unwrap().output, vec![1, 1, 3]);
+        assert_eq!(ResizeGeometry::new("i", &[1, 1, 7], None, Some(&[0.5]), false).unwrap().scales, vec![None]);
+        assert!(r(&[1, 1, 2, 2], Some(&[1 << 31, 1 << 31]), None).is_err());
+        assert!(r(&[1, 1, 2, 2], Some(&[0, 2]), None).is_err());
+        assert!(r(&[1, 1, 2, 2], Some(&[-1, 2]), None).is_err());
+        assert!(r(&[1, 1, 2, 2], Some(&[1 << 63, 2]), None).is_err());
+        assert!(r(&[1, 1, 2, 2], Some(&[1 << 70, 2]), None).is_err());
+        assert!(r(&[1, 1, 2, 2], Some(&[2]), None).is_err());
+        assert!(r(&[1, 1, 2, 2], None, Some(&[f64::NAN, 1.0])).is_err());
+        assert!(r(&[1, 1, 2, 2], None, Some(&[-1.0, 1.0])).is_err());
+        assert!(r(&[1, 1, 2, 2], None, Some(&[1e300, 1.0])).is_err());
+        assert!(r(&[1, 1, 2, 2], None, None).is_err());
+        assert!(r(&[1, 1], Some(&[]), None).is_err());
+        assert!(r(&[1, 1, 0, 2], Some(&[2, 2]), None).is_err());
     }
 }

@@ -33,7 +33,7 @@ pub fn ctc_losses(
     ctc::check_batch(log_probs.shape(), &targets, &input_lengths, blank)?;
     let mut losses = vec![0f64; targets.len()];
     let out = Ptr::new(losses.as_mut_ptr(), losses.len());
-    py.detach(|| {
+    super::kernel::detach(py, || {
         par_chunks(targets.len(), |b| {
             // SAFETY: the batch was checked (lengths ≤ T, labels < C) and
             // the line lies inside the checked log_probs view; each chunk
@@ -45,7 +45,7 @@ pub fn ctc_losses(
                 )
             };
         })
-    });
+    })?;
     Ok(losses)
 }
 
@@ -67,7 +67,7 @@ pub fn ctc_grad(
     expect_len(op, "scales", scales.len(), targets.len())?;
     let (b_len, c_len) = (grad.shape()[1], grad.shape()[2]);
     let g = Ptr::new(grad.mut_ptr(), grad.numel());
-    py.detach(|| {
+    super::kernel::detach(py, || {
         par_chunks(targets.len(), |b| {
             let scale = scales[b];
             // SAFETY: checked batch; each line writes only its own column
@@ -85,8 +85,7 @@ pub fn ctc_grad(
                 );
             }
         });
-    });
-    Ok(())
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

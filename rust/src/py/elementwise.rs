@@ -2,13 +2,40 @@
 //! function per arity, the operation named by a string.
 
 use super::operand::{Strided, StridedOut};
+use super::Token;
 use crate::dispatch::{self, Mode};
 use crate::error::{expect_shape, Error};
 use crate::kernels::elementwise;
+use pyo3::marker::Ungil;
 use pyo3::prelude::*;
 
 fn unknown(arity: &str, op: &str) -> PyErr {
     Error::Value(format!("{arity}: unknown op {op:?}")).into()
+}
+
+/// Check that every operand has `out`'s shape, then run `kernel(token,
+/// exact)` with the GIL released, in the IEEE environment when `ieee` (the
+/// arithmetic arities; `ternary` only selects).
+fn launch(
+    py: Python<'_>,
+    op: &str,
+    out: &StridedOut<f32>,
+    operands: &[(&str, &Strided<f32>)],
+    ieee: bool,
+    kernel: impl FnOnce(Token, bool) + Ungil + Send,
+) -> PyResult<()> {
+    for (what, v) in operands {
+        expect_shape(op, what, v.shape(), out.shape())?;
+    }
+    let (token, mode) = super::settings();
+    let exact = mode == Mode::Exact;
+    super::kernel::detach(py, || {
+        if ieee {
+            dispatch::with_ieee(|| kernel(token, exact))
+        } else {
+            kernel(token, exact)
+        }
+    })
 }
 
 /// `out = op(a, b)`; all three of one shape (broadcast views have stride 0).
@@ -50,30 +77,12 @@ pub fn binary(
         "pow" => B::Power,
         other => return Err(unknown("binary", other)),
     };
-    expect_shape(op, "a", a.shape(), out.shape())?;
-    expect_shape(op, "b", b.shape(), out.shape())?;
-    let (token, mode) = super::settings();
-    let exact = mode == Mode::Exact;
-    py.detach(|| {
-        dispatch::with_ieee(|| {
-            // SAFETY: every view lies inside its storage (checked on extraction).
-            unsafe {
-                elementwise::binary(
-                    token,
-                    kind,
-                    exact,
-                    out.shape(),
-                    out.mut_ptr(),
-                    out.strides(),
-                    a.ptr(),
-                    a.strides(),
-                    b.ptr(),
-                    b.strides(),
-                )
-            }
-        })
-    });
-    Ok(())
+    launch(py, op, &out, &[("a", &a), ("b", &b)], true, |token, exact| {
+        let (o, sh) = ((out.mut_ptr(), out.strides()), out.shape());
+        // SAFETY: every view lies inside its storage (checked on
+        // extraction) and has out's shape (checked by `launch`).
+        unsafe { elementwise::binary(token, kind, exact, sh, o.0, o.1, a.ptr(), a.strides(), b.ptr(), b.strides()) }
+    })
 }
 
 /// `out = op(a, b, c)`: `where` (b where a ≠ 0, else c) and the gradients of
@@ -94,31 +103,13 @@ pub fn ternary(
         "minimum_backward" => T::MinimumBackward,
         other => return Err(unknown("ternary", other)),
     };
-    expect_shape(op, "a", a.shape(), out.shape())?;
-    expect_shape(op, "b", b.shape(), out.shape())?;
-    expect_shape(op, "c", c.shape(), out.shape())?;
-    let (token, mode) = super::settings();
-    let exact = mode == Mode::Exact;
-    py.detach(|| {
-        // SAFETY: every view lies inside its storage (checked on extraction).
-        unsafe {
-            elementwise::ternary(
-                token,
-                kind,
-                exact,
-                out.shape(),
-                out.mut_ptr(),
-                out.strides(),
-                a.ptr(),
-                a.strides(),
-                b.ptr(),
-                b.strides(),
-                c.ptr(),
-                c.strides(),
-            )
-        }
-    });
-    Ok(())
+    launch(py, op, &out, &[("a", &a), ("b", &b), ("c", &c)], false, |token, exact| {
+        let (o, sh) = ((out.mut_ptr(), out.strides()), out.shape());
+        let (a, b, c) = ((a.ptr(), a.strides()), (b.ptr(), b.strides()), (c.ptr(), c.strides()));
+        // SAFETY: every view lies inside its storage (checked on
+        // extraction) and has out's shape (checked by `launch`).
+        unsafe { elementwise::ternary(token, kind, exact, sh, o.0, o.1, a.0, a.1, b.0, b.1, c.0, c.1) }
+    })
 }
 
 /// `out = op(a)`. `p`, `q`: the exponent of `pow`, the bounds of `clamp`
@@ -170,27 +161,12 @@ pub fn unary(
         "erfinv" => U::Erfinv,
         other => return Err(unknown("unary", other)),
     };
-    expect_shape(op, "a", a.shape(), out.shape())?;
-    let (token, mode) = super::settings();
-    let exact = mode == Mode::Exact;
-    py.detach(|| {
-        dispatch::with_ieee(|| {
-            // SAFETY: both views lie inside their storages.
-            unsafe {
-                elementwise::unary(
-                    token,
-                    kind,
-                    exact,
-                    out.shape(),
-                    out.mut_ptr(),
-                    out.strides(),
-                    a.ptr(),
-                    a.strides(),
-                )
-            }
-        })
-    });
-    Ok(())
+    launch(py, op, &out, &[("a", &a)], true, |token, exact| {
+        let (o, sh) = ((out.mut_ptr(), out.strides()), out.shape());
+        // SAFETY: both views lie inside their storages and have one shape
+        // (checked by `launch`).
+        unsafe { elementwise::unary(token, kind, exact, sh, o.0, o.1, a.ptr(), a.strides()) }
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

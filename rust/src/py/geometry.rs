@@ -2,7 +2,7 @@
 //! Each converts its arguments and calls one constructor; the sizes and
 //! their checks are the core's.
 
-use crate::geometry::{self, spatial};
+use crate::geometry::{self, ctc, spatial};
 use pyo3::prelude::*;
 
 type Ints = (i128, i128);
@@ -12,59 +12,49 @@ fn pair(op: &str, what: &str, v: Ints) -> PyResult<(usize, usize)> {
     Ok((a, b))
 }
 
-/// The batched output shape of `conv2d` (input 3-D or 4-D).
+/// A Python int as i128, those past it saturated: every size rule refuses
+/// them with its own message instead of PyO3's OverflowError.
+fn wide(v: &Bound<'_, PyAny>) -> PyResult<i128> {
+    match v.extract::<i128>() {
+        Ok(v) => Ok(v),
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(v.py()) => {
+            Ok(if v.lt(0)? { i128::MIN } else { i128::MAX })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn wide_all(values: &[Bound<'_, PyAny>]) -> PyResult<Vec<i128>> {
+    values.iter().map(wide).collect()
+}
+
+/// The batched output shape of `conv2d`, or of `conv_transpose2d` when
+/// `output_padding` is given; `options` is (stride, padding, dilation, groups).
 #[pyfunction]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (op, input, weight, bias, options, output_padding=None))]
 fn conv2d_geometry(
     op: &str,
     input: Vec<usize>,
     weight: Vec<usize>,
     bias: Option<Vec<usize>>,
-    stride: Ints,
-    padding: Ints,
-    dilation: Ints,
-    groups: i128,
+    options: (Ints, Ints, Ints, i128),
+    output_padding: Option<Ints>,
 ) -> PyResult<[usize; 4]> {
-    let [groups] = geometry::sizes(op, "groups", [groups])?;
-    Ok(spatial::ConvGeometry::conv2d(
-        op,
-        &input,
-        &weight,
-        bias.as_deref(),
-        pair(op, "stride", stride)?,
-        pair(op, "padding", padding)?,
-        pair(op, "dilation", dilation)?,
-        groups,
-    )?
-    .output)
-}
-
-/// The batched output shape of `conv_transpose2d`.
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn conv_transpose2d_geometry(
-    op: &str,
-    input: Vec<usize>,
-    weight: Vec<usize>,
-    bias: Option<Vec<usize>>,
-    stride: Ints,
-    padding: Ints,
-    output_padding: Ints,
-    dilation: Ints,
-    groups: i128,
-) -> PyResult<[usize; 4]> {
-    let [groups] = geometry::sizes(op, "groups", [groups])?;
-    Ok(spatial::ConvGeometry::conv_transpose2d(
-        op,
-        &input,
-        &weight,
-        bias.as_deref(),
-        pair(op, "stride", stride)?,
-        pair(op, "padding", padding)?,
-        pair(op, "output_padding", output_padding)?,
-        pair(op, "dilation", dilation)?,
-        groups,
-    )?
+    let (stride, padding, dilation, groups) = options;
+    let o = spatial::ConvOptions {
+        stride: pair(op, "stride", stride)?,
+        padding: pair(op, "padding", padding)?,
+        dilation: pair(op, "dilation", dilation)?,
+        groups: geometry::sizes(op, "groups", [groups])?[0],
+    };
+    let (input, weight, bias) = (&input, &weight, bias.as_deref());
+    Ok(match output_padding {
+        None => spatial::ConvGeometry::conv2d(op, input, weight, bias, o)?,
+        Some(p) => {
+            let p = pair(op, "output_padding", p)?;
+            spatial::ConvGeometry::conv_transpose2d(op, input, weight, bias, o, p)?
+        }
+    }
     .output)
 }
 
@@ -126,26 +116,54 @@ fn adaptive_windows(n: usize, o: usize) -> Vec<(usize, usize)> {
     spatial::adaptive_windows(n, o)
 }
 
-/// The output shape of `interpolate` from a size or a scale factor.
+/// `interpolate`'s output shape and per-dimension scales (None where the
+/// kernel recomputes them), from one size or scale per spatial dimension.
 #[pyfunction]
-fn resize2d_geometry(
+fn resize_geometry(
     op: &str,
     input: Vec<usize>,
-    size: Option<Ints>,
-    scale: Option<(f64, f64)>,
-) -> PyResult<[usize; 4]> {
-    let size = size.map(|s| pair(op, "size", s)).transpose()?;
-    Ok(spatial::resize_output(op, &input, size, scale)?)
+    size: Option<Vec<Bound<'_, PyAny>>>,
+    scale: Option<Vec<f64>>,
+    keep_scales: bool,
+) -> PyResult<(Vec<usize>, Vec<Option<f64>>)> {
+    let size = size.as_deref().map(wide_all).transpose()?;
+    let g = spatial::ResizeGeometry::new(op, &input, size.as_deref(), scale.as_deref(), keep_scales)?;
+    Ok((g.output, g.scales))
+}
+
+/// `ctc_loss`'s checked call: `(log_probs [T, N, C], unbatched, blank,
+/// input_lengths, lines)`, from the targets' shape and row-major values.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn ctc_geometry(
+    log_probs: Vec<usize>,
+    targets_shape: Vec<usize>,
+    targets: Vec<i64>,
+    input_lengths: Vec<Bound<'_, PyAny>>,
+    target_lengths: Vec<Bound<'_, PyAny>>,
+    blank: Bound<'_, PyAny>,
+    reduction: &str,
+) -> PyResult<([usize; 3], bool, usize, Vec<usize>, Vec<Vec<i64>>)> {
+    ctc::Reduction::parse(reduction)?;
+    let g = ctc::CtcGeometry::new(
+        &log_probs,
+        &targets_shape,
+        &targets,
+        &wide_all(&input_lengths)?,
+        &wide_all(&target_lengths)?,
+        wide(&blank)?,
+    )?;
+    Ok((g.log_probs, g.unbatched, g.blank, g.input_lengths, g.lines))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(conv2d_geometry, m)?)?;
-    m.add_function(wrap_pyfunction!(conv_transpose2d_geometry, m)?)?;
     m.add_function(wrap_pyfunction!(conv2d_same_padding, m)?)?;
     m.add_function(wrap_pyfunction!(conv_transpose_size, m)?)?;
     m.add_function(wrap_pyfunction!(pool2d_geometry, m)?)?;
     m.add_function(wrap_pyfunction!(adaptive_pool_geometry, m)?)?;
     m.add_function(wrap_pyfunction!(adaptive_windows, m)?)?;
-    m.add_function(wrap_pyfunction!(resize2d_geometry, m)?)?;
+    m.add_function(wrap_pyfunction!(resize_geometry, m)?)?;
+    m.add_function(wrap_pyfunction!(ctc_geometry, m)?)?;
     Ok(())
 }

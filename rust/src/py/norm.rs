@@ -18,6 +18,32 @@ fn opt_len<const W: bool>(
     }
 }
 
+/// The gradients a backward writes (each optional).
+struct Grads<'a> {
+    dx: &'a Option<Out<f32>>,
+    dw: &'a Option<Out<f32>>,
+    db: &'a Option<Out<f32>>,
+}
+
+/// What both backwards check: the gradient and dx like x, dw, db and the
+/// weight `params` long, the saved mean and invstd `stats` long.
+fn backward_sizes(
+    op: &str,
+    (x, g): (&In<f32>, &In<f32>),
+    grads: Grads<'_>,
+    weight: &Option<In<f32>>,
+    (mean, invstd): (&In<f32>, &In<f32>),
+    (params, stats): (usize, usize),
+) -> crate::error::Result<()> {
+    expect_shape(op, "gradient", g.shape(), x.shape())?;
+    opt_len(op, "dx", grads.dx, x.numel())?;
+    opt_len(op, "dw", grads.dw, params)?;
+    opt_len(op, "db", grads.db, params)?;
+    opt_len(op, "weight", weight, params)?;
+    expect_len(op, "mean", mean.numel(), stats)?;
+    expect_len(op, "invstd", invstd.numel(), stats)
+}
+
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (y, save_mean, save_invstd, var_unbiased, x, weight, bias, running_mean, running_var, eps))]
@@ -55,7 +81,7 @@ pub fn batch_norm_forward(
     }
     let running = running_mean.as_ref().zip(running_var.as_ref());
     let (token, _) = super::settings();
-    py.detach(|| {
+    super::kernel::detach(py, || {
         // SAFETY: sizes checked above; the outputs are fresh buffers.
         unsafe {
             norm::batch_norm_forward(
@@ -72,8 +98,7 @@ pub fn batch_norm_forward(
                 var_unbiased.mut_ptr(),
             )
         }
-    });
-    Ok(())
+    })
 }
 
 #[pyfunction]
@@ -93,15 +118,9 @@ pub fn batch_norm_backward(
 ) -> PyResult<()> {
     let op = "batch_norm_backward";
     let dims = norm::batch_dims(op, x.shape())?;
-    let c = dims.1;
-    expect_shape(op, "gradient", g.shape(), x.shape())?;
-    opt_len(op, "dx", &dx, x.numel())?;
-    opt_len(op, "dw", &dw, c)?;
-    opt_len(op, "db", &db, c)?;
-    opt_len(op, "weight", &weight, c)?;
-    expect_len(op, "mean", mean.numel(), c)?;
-    expect_len(op, "invstd", invstd.numel(), c)?;
-    py.detach(|| {
+    let grads = Grads { dx: &dx, dw: &dw, db: &db };
+    backward_sizes(op, (&x, &g), grads, &weight, (&mean, &invstd), (dims.1, dims.1))?;
+    super::kernel::detach(py, || {
         // SAFETY: sizes checked above; the gradients are fresh buffers.
         unsafe {
             norm::batch_norm_backward(
@@ -117,8 +136,7 @@ pub fn batch_norm_backward(
                 db.as_ref().map(Out::mut_ptr),
             )
         }
-    });
-    Ok(())
+    })
 }
 
 #[pyfunction]
@@ -143,7 +161,7 @@ pub fn layer_norm_forward(
     opt_len(op, "weight", &weight, d)?;
     opt_len(op, "bias", &bias, d)?;
     let (token, _) = super::settings();
-    py.detach(|| {
+    super::kernel::detach(py, || {
         // SAFETY: sizes checked above; the outputs are fresh buffers.
         unsafe {
             norm::layer_norm_forward(
@@ -159,8 +177,7 @@ pub fn layer_norm_forward(
                 save_invstd.mut_ptr(),
             )
         }
-    });
-    Ok(())
+    })
 }
 
 #[pyfunction]
@@ -180,14 +197,9 @@ pub fn layer_norm_backward(
 ) -> PyResult<()> {
     let op = "layer_norm_backward";
     let rows = norm::layer_rows(op, x.shape(), d)?;
-    expect_shape(op, "gradient", g.shape(), x.shape())?;
-    opt_len(op, "dx", &dx, x.numel())?;
-    opt_len(op, "dw", &dw, d)?;
-    opt_len(op, "db", &db, d)?;
-    opt_len(op, "weight", &weight, d)?;
-    expect_len(op, "mean", mean.numel(), rows)?;
-    expect_len(op, "invstd", invstd.numel(), rows)?;
-    py.detach(|| {
+    let grads = Grads { dx: &dx, dw: &dw, db: &db };
+    backward_sizes(op, (&x, &g), grads, &weight, (&mean, &invstd), (d, rows))?;
+    super::kernel::detach(py, || {
         // SAFETY: sizes checked above; the gradients are fresh buffers.
         unsafe {
             norm::layer_norm_backward(
@@ -203,8 +215,7 @@ pub fn layer_norm_backward(
                 db.as_ref().map(Out::mut_ptr),
             )
         }
-    });
-    Ok(())
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
