@@ -261,7 +261,7 @@ impl TileFn for Chunk<'_> {
                     ASrc::View(a) => a.ptr.offset(item as isize * job.a_bs + r0 as isize * a.rs),
                     ASrc::Packed(_) => std::ptr::null(),
                 },
-                job.c.offset(item * job.c_bs + r0 * job.ldc + c0).get(),
+                job.c.offset(item * job.c_bs + r0 * job.ldc + c0),
             )
         };
 
@@ -276,9 +276,7 @@ impl TileFn for Chunk<'_> {
             let ap = match job.a {
                 // A PackedA of this path holds k block pc at pc·m_pad, its
                 // panel of row r0 (a multiple of MR) at r0·kc.
-                ASrc::Packed(packed) => packed
-                    .offset(pc * plan.m.next_multiple_of(mr) + r0 * kc)
-                    .get(),
+                ASrc::Packed(packed) => packed.offset(pc * plan.m.next_multiple_of(mr) + r0 * kc),
                 ASrc::View(a) => {
                     let ap = a_pack.f32_ptr();
                     // SAFETY: the block rows × kc of A at (r0, pc) lies inside A.
@@ -291,7 +289,7 @@ impl TileFn for Chunk<'_> {
                         };
                         pack::<f32, MR>(ap, blk, kc);
                     }
-                    ap.get() as *const f32
+                    ap.as_const()
                 }
             };
             // Loop 2: NR-wide slivers of B (one stays in L1).
@@ -303,7 +301,7 @@ impl TileFn for Chunk<'_> {
                     // (c0 + jr) / nr.
                     let sliver = b_item * plan.k * plan.n_pad() + plan.b_block(pc) + (c0 + jr) * kc;
                     (
-                        packed.offset(sliver).get() as *const f32,
+                        packed.offset(sliver).range(0, kc * nr) as *const f32,
                         nr,
                         std::ptr::null(),
                     )
@@ -331,7 +329,7 @@ impl TileFn for Chunk<'_> {
                                 std::ptr::write_bytes(ep.range(p * nr + w, nr - w), 0, nr - w);
                             }
                         }
-                        (ep.get() as *const f32, nr, std::ptr::null())
+                        (ep.range(0, kc * nr) as *const f32, nr, std::ptr::null())
                     }
                 } else {
                     let BSrc::View(b) = job.b else {
@@ -359,7 +357,7 @@ impl TileFn for Chunk<'_> {
                                 kc,
                             )
                         };
-                        (ep.get() as *const f32, nr, std::ptr::null())
+                        (ep.range(0, kc * nr) as *const f32, nr, std::ptr::null())
                     }
                 };
                 // Loop 1: MR-high panels of the packed A (streamed from L2).
@@ -386,19 +384,22 @@ impl TileFn for Chunk<'_> {
                             };
                             if nj < cols {
                                 prefetch_tile(
-                                    c0p.add(ni * job.ldc + nj),
+                                    c0p.get().wrapping_add(ni * job.ldc + nj),
                                     mr.min(rows - ni),
                                     job.ldc,
                                 );
                             }
                         }
+                        // (Debug builds: the A panel and the C tile checked
+                        // against the packed A's and C's extents; a packed
+                        // B sliver was checked where it was chosen.)
                         tile::<L, MR, NV, EXACT>(
                             kc,
-                            ap.add(ir * kc),
+                            ap.range(ir * kc, kc * mr),
                             bp,
                             ldb,
                             offs,
-                            c0p.add(ir * job.ldc + jr),
+                            c0p.range(ir * job.ldc + jr, (edge.rows - 1) * job.ldc + edge.cols),
                             job.ldc,
                             edge,
                         )
