@@ -150,7 +150,7 @@ fn refuse_scratch(e: Error) -> ! {
 }
 
 /// The memory error of a refused request of `bytes` bytes.
-fn refused_bytes(bytes: usize) -> Error {
+pub(crate) fn refused_bytes(bytes: usize) -> Error {
     Error::Memory(format!(
         "cannot allocate {bytes} bytes ({:.1} GiB): the system refused the memory",
         bytes as f64 / (1u64 << 30) as f64

@@ -11,6 +11,7 @@ from typing import Any
 
 import numbers
 
+from .. import _core
 from ..tensor import Tensor
 from . import views
 from .operands import check_float
@@ -32,6 +33,8 @@ def single(op: str, name: str, value, minimum: int = 0) -> int:
         out = items[0]
     if out < minimum:
         raise ValueError(f"{op}: {name} must be at least {minimum}, got {value!r}")
+    if out >= 2**63:
+        raise ValueError(f"{op}: {name} must be below 2**63, got {value!r}")
     return out
 
 
@@ -61,8 +64,14 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
         raise ValueError(f"{op}: weight must be 3-D (out_channels, in_channels/groups, k), got shape {tuple(weight.shape)}")
     x, unbatched = _as_plane(op, input)
     pad = padding if isinstance(padding, str) else (0, single(op, "padding", padding))
-    out = conv2d(x, views.unsqueeze(weight, 2), bias, (1, single(op, "stride", stride, 1)), pad,
-                 (1, single(op, "dilation", dilation, 1)), groups)
+    st, dl = single(op, "stride", stride, 1), single(op, "dilation", dilation, 1)
+    if isinstance(groups, int) and groups >= 1 and x.shape[1] != weight.shape[1] * groups:
+        raise ValueError(f"{op}: input of shape {tuple(input.shape)} has {x.shape[1]} channels, but weight of shape "
+                         f"{tuple(weight.shape)} with groups={groups} expects {weight.shape[1] * groups}")
+    if not isinstance(pad, str):
+        # The 1-D sizes checked by the N-d rule, so that a size error names conv1d.
+        _core.conv_output_sizes(op, [x.shape[3]], [weight.shape[2]], [st], [pad[1]], [dl])
+    out = conv2d(x, views.unsqueeze(weight, 2), bias, (1, st), pad, (1, dl), groups)
     return _from_plane(out, unbatched)
 
 
@@ -87,8 +96,9 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     x, unbatched = _as_plane(op, input)
     k = single(op, "kernel_size", kernel_size, 1)
     s = k if stride is None or (not isinstance(stride, numbers.Integral) and len(stride) == 0) else single(op, "stride", stride, 1)
-    out = max_pool2d(x, (1, k), (1, s), (0, single(op, "padding", padding)), (1, single(op, "dilation", dilation, 1)),
-                     ceil_mode, return_indices)
+    p, d = single(op, "padding", padding), single(op, "dilation", dilation, 1)
+    _core.pool_output_sizes(op, [x.shape[3]], [k], [s], [p], [d], bool(ceil_mode))  # size errors named max_pool1d
+    out = max_pool2d(x, (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices)
     if return_indices:
         return _from_plane(out[0], unbatched), _from_plane(out[1], unbatched)
     return _from_plane(out, unbatched)
@@ -100,7 +110,9 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     x, unbatched = _as_plane(op, input)
     k = single(op, "kernel_size", kernel_size, 1)
     s = k if stride is None or (not isinstance(stride, numbers.Integral) and len(stride) == 0) else single(op, "stride", stride, 1)
-    out = avg_pool2d(x, (1, k), (1, s), (0, single(op, "padding", padding)), ceil_mode, count_include_pad)
+    p = single(op, "padding", padding)
+    _core.pool_output_sizes(op, [x.shape[3]], [k], [s], [p], [1], bool(ceil_mode))  # size errors named avg_pool1d
+    out = avg_pool2d(x, (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
     return _from_plane(out, unbatched)
 
 

@@ -21,6 +21,7 @@ import numbers
 
 import numpy as np
 
+from .. import _core
 from ..tensor import Tensor, float32, int64
 from .operands import check_float, from_array
 
@@ -36,6 +37,8 @@ def triple(op: str, name: str, value, minimum: int = 0) -> tuple:
             raise ValueError(f"{op}: {name} must be an int or a triple of ints, got {value!r}")
     if any(v < minimum for v in out):
         raise ValueError(f"{op}: {name} must be at least {minimum}, got {value!r}")
+    if any(v >= 2**63 for v in out):
+        raise ValueError(f"{op}: {name} must be below 2**63, got {value!r}")
     return out
 
 
@@ -62,16 +65,6 @@ def _batched(op: str, input: Tensor):
     if input.ndim not in (4, 5):
         raise ValueError(f"{op}: expected a 4-D (unbatched) or 5-D input, got shape {tuple(input.shape)}")
     return (input.unsqueeze(0), True) if input.ndim == 4 else (input, False)
-
-
-def _out_size(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
-    span = n + 2 * p - d * (k - 1) - 1
-    if ceil_mode:
-        o = -(-span // s) + 1
-        if (o - 1) * s >= n + p:  # the last window must start inside the input or the left padding
-            o -= 1
-        return o
-    return span // s + 1
 
 
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1, groups: int = 1) -> Tensor:
@@ -106,9 +99,8 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
         x = pad(x, (pads[2][0], pads[2][1], pads[1][0], pads[1][1], pads[0][0], pads[0][1]))
     n, c = x.shape[:2]
     sizes = x.shape[2:]
-    outs = tuple((m - dd * (kk - 1) - 1) // ss + 1 for m, kk, ss, dd in zip(sizes, k, st, dl))
-    if any(o <= 0 for o in outs):
-        raise ValueError(f"{op}: the kernel {tuple(k)} (dilation {dl}) is larger than the padded input {tuple(sizes)}")
+    # (x is already padded: the geometry sees padding 0.)
+    outs = tuple(_core.conv_output_sizes(op, list(sizes), list(k), list(st), [0, 0, 0], list(dl)))
     win = _gather_windows(x, _windows(sizes, k, st, dl, outs))  # [N, C, od, oh, ow, kd, kh, kw]
     kk = k[0] * k[1] * k[2]
     L = outs[0] * outs[1] * outs[2]
@@ -131,12 +123,8 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     st = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else triple(op, "stride", stride, 1)
     p = triple(op, "padding", padding, 0)
     dl = triple(op, "dilation", dilation, 1)
-    if any(pp > kk // 2 for pp, kk in zip(p, k)):
-        raise ValueError(f"{op}: pad should be at most half of effective kernel size, but got pad={p} and kernel_size={k}")
     sizes = x.shape[2:]
-    outs = tuple(_out_size(m, kk, ss, pp, dd, ceil_mode) for m, kk, ss, pp, dd in zip(sizes, k, st, p, dl))
-    if any(o <= 0 for o in outs):
-        raise ValueError(f"{op}: output size {outs} is too small for input {tuple(input.shape)}")
+    outs = tuple(_core.pool_output_sizes(op, list(sizes), list(k), list(st), list(p), list(dl), ceil_mode))
     # Pad with -inf far enough for ceil_mode's last windows.
     need = [max(0, (o - 1) * ss + dd * (kk - 1) + 1 - (m + pp)) for o, ss, dd, kk, m, pp in zip(outs, st, dl, k, sizes, p)]
     xp = pad(x, (p[2], need[2], p[1], need[1], p[0], need[0]), value=-math.inf)
@@ -172,12 +160,10 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     k = triple(op, "kernel_size", kernel_size, 1)
     st = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else triple(op, "stride", stride, 1)
     p = triple(op, "padding", padding, 0)
-    if any(pp > kk // 2 for pp, kk in zip(p, k)):
-        raise ValueError(f"{op}: pad should be at most half of kernel size, but got pad={p} and kernel_size={k}")
     if divisor_override is not None and divisor_override == 0:
         raise ValueError(f"{op}: divisor must be not zero")
     sizes = x.shape[2:]
-    outs = tuple(_out_size(m, kk, ss, pp, 1, ceil_mode) for m, kk, ss, pp in zip(sizes, k, st, p))
+    outs = tuple(_core.pool_output_sizes(op, list(sizes), list(k), list(st), list(p), [1, 1, 1], ceil_mode))
     need = [max(0, (o - 1) * ss + kk - (m + pp)) for o, ss, kk, m, pp in zip(outs, st, k, sizes, p)]
     xp = pad(x, (p[2], need[2], p[1], need[1], p[0], need[0]))
     win = _gather_windows(xp, _windows(xp.shape[2:], k, st, (1, 1, 1), outs))

@@ -183,6 +183,12 @@ impl TileFn for PackB<'_> {
             let dst = packed.offset(item * p.k * p.n_pad() + p.b_block(pc) + c0 * kc);
             match job.b {
                 BSrc::View(b) => {
+                    debug_assert!(
+                        pc + kc <= b.rows && c0 + cols <= b.cols,
+                        "gemm: B block {pc}+{kc} × {c0}+{cols} outside a {}×{} view",
+                        b.rows,
+                        b.cols
+                    );
                     let src = b
                         .ptr
                         .offset(item as isize * job.b_bs + pc as isize * b.rs + c0 as isize * b.cs);
@@ -279,6 +285,12 @@ impl TileFn for Chunk<'_> {
                 ASrc::Packed(packed) => packed.offset(pc * plan.m.next_multiple_of(mr) + r0 * kc),
                 ASrc::View(a) => {
                     let ap = a_pack.f32_ptr();
+                    debug_assert!(
+                        r0 + rows <= a.rows && pc + kc <= a.cols,
+                        "gemm: A block {r0}+{rows} × {pc}+{kc} outside a {}×{} view",
+                        a.rows,
+                        a.cols
+                    );
                     // SAFETY: the block rows × kc of A at (r0, pc) lies inside A.
                     unsafe {
                         let blk = Block {
@@ -335,6 +347,13 @@ impl TileFn for Chunk<'_> {
                     let BSrc::View(b) = job.b else {
                         unreachable!("gemm: B by column offsets is packed")
                     };
+                    debug_assert!(
+                        pc + kc <= b.rows && c0 + jr + w <= b.cols,
+                        "gemm: B sliver {pc}+{kc} × {}+{w} outside a {}×{} view",
+                        c0 + jr,
+                        b.rows,
+                        b.cols
+                    );
                     // SAFETY: row pc, column c0 + jr of B's item lie inside B.
                     let src = unsafe {
                         b.ptr.offset(

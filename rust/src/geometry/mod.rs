@@ -8,10 +8,11 @@
 //! tensor, `isize::MAX` bytes) or an [`Error::Value`] naming the operator
 //! and the shapes. The Python operators allocate their outputs from these
 //! sizes (through `py/geometry.rs`) and the kernels' own geometry structs
-//! check the buffers against the same numbers. Not here yet: the 3-D
-//! convolution's and pooling's sizes (python/onemodel/ops/volumetric.py,
-//! docs/reliability.md "Open"). The recurrent layers' layout is
-//! `kernels::rnn::Layout`.
+//! check the buffers against the same numbers. The 3-D convolution and
+//! pools (compositions in python/onemodel/ops/volumetric.py) take their
+//! sizes from the N-d rules here (`spatial::pool_sizes`,
+//! `spatial::conv_sizes`), the same per-axis rule as the 2-D ones. The
+//! recurrent layers' layout is `kernels::rnn::Layout`.
 
 pub mod ctc;
 pub mod spatial;

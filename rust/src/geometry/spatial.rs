@@ -242,22 +242,8 @@ impl PoolGeometry {
                 "{op}: padding {padding:?} should be at most half of the kernel size {kernel:?}"
             )));
         }
-        let size = |n: usize, k: usize, s: usize, p: usize, d: usize| -> Result<usize> {
-            let (full, sp) = (padded(op, n, p)?, span(op, k, d)?);
-            if full < sp {
-                return Ok(0);
-            }
-            let num = full - sp;
-            let mut out = if ceil_mode { num.div_ceil(s) } else { num / s } + 1;
-            // The last window must start inside the input or its left
-            // padding (torch's rule); (out − 1)·s ≤ num < usize::MAX.
-            if ceil_mode && (out - 1).checked_mul(s).is_none_or(|start| start >= n + p) {
-                out -= 1;
-            }
-            Ok(out)
-        };
-        let oh = size(x[2], kernel.0, stride.0, padding.0, dilation.0)?;
-        let ow = size(x[3], kernel.1, stride.1, padding.1, dilation.1)?;
+        let oh = pool_axis(op, x[2], kernel.0, stride.0, padding.0, dilation.0, ceil_mode)?;
+        let ow = pool_axis(op, x[3], kernel.1, stride.1, padding.1, dilation.1, ceil_mode)?;
         if oh == 0 || ow == 0 {
             return Err(Error::Value(format!(
                 "{op}: kernel {kernel:?} (dilation {dilation:?}) is larger than the padded input {}x{} (input shape {})",
@@ -271,6 +257,102 @@ impl PoolGeometry {
             output: output(op, [x[0], x[1], oh, ow])?,
         })
     }
+}
+
+/// One axis of torch's pooling size rule: windows of `k` taps `d` apart,
+/// `s` apart, over the input of `n` padded by `p` on each side; in ceil
+/// mode the last window must start inside the input or its left padding.
+/// 0 when even one window does not fit.
+fn pool_axis(op: &str, n: usize, k: usize, s: usize, p: usize, d: usize, ceil_mode: bool) -> Result<usize> {
+    let (full, sp) = (padded(op, n, p)?, span(op, k, d)?);
+    if full < sp {
+        return Ok(0);
+    }
+    let num = full - sp;
+    let mut out = if ceil_mode { num.div_ceil(s) } else { num / s } + 1;
+    // (out − 1)·s ≤ num < usize::MAX; n + p ≤ full fits.
+    if ceil_mode && (out - 1).checked_mul(s).is_none_or(|start| start >= n + p) {
+        out -= 1;
+    }
+    Ok(out)
+}
+
+/// The per-axis options of an N-d operator, one entry per spatial axis.
+pub struct Axes<'a> {
+    pub kernel: &'a [usize],
+    pub stride: &'a [usize],
+    pub padding: &'a [usize],
+    pub dilation: &'a [usize],
+}
+
+impl Axes<'_> {
+    fn check(&self, op: &str, spatial: &[usize]) -> Result<()> {
+        let n = spatial.len();
+        let lens = [self.kernel.len(), self.stride.len(), self.padding.len(), self.dilation.len()];
+        if lens.iter().any(|&l| l != n) {
+            return Err(Error::Value(format!(
+                "{op}: expected {n} values of kernel_size, stride, padding and dilation, got {lens:?}"
+            )));
+        }
+        if self.kernel.iter().chain(self.stride).chain(self.dilation).any(|&v| v == 0) {
+            return Err(Error::Value(format!(
+                "{op}: kernel_size {}, stride {} and dilation {} must be positive",
+                tuple(self.kernel),
+                tuple(self.stride),
+                tuple(self.dilation)
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The spatial output sizes of pooling over any number of spatial axes
+/// (the 3-D pools; the 2-D ones go through [`PoolGeometry`], one axis rule
+/// for both): padding at most half the kernel, every size positive.
+pub fn pool_sizes(op: &str, spatial: &[usize], a: Axes<'_>, ceil_mode: bool) -> Result<Vec<usize>> {
+    a.check(op, spatial)?;
+    if a.padding.iter().zip(a.kernel).any(|(&p, &k)| p > k / 2) {
+        return Err(Error::Value(format!(
+            "{op}: pad should be at most half of effective kernel size, but got pad={} and kernel_size={}",
+            tuple(a.padding),
+            tuple(a.kernel)
+        )));
+    }
+    let outs = (0..spatial.len())
+        .map(|i| pool_axis(op, spatial[i], a.kernel[i], a.stride[i], a.padding[i], a.dilation[i], ceil_mode))
+        .collect::<Result<Vec<usize>>>()?;
+    if outs.contains(&0) {
+        return Err(Error::Value(format!(
+            "{op}: kernel {} (dilation {}) is larger than the padded input (spatial size {}, padding {})",
+            tuple(a.kernel),
+            tuple(a.dilation),
+            tuple(spatial),
+            tuple(a.padding)
+        )));
+    }
+    Ok(outs)
+}
+
+/// The spatial output sizes of a convolution over any number of spatial
+/// axes (conv3d; conv2d goes through [`ConvGeometry`]): `(n + 2p − span) / s
+/// + 1` per axis, the dilated kernel no larger than the padded input.
+pub fn conv_sizes(op: &str, spatial: &[usize], a: Axes<'_>) -> Result<Vec<usize>> {
+    a.check(op, spatial)?;
+    let mut outs = Vec::with_capacity(spatial.len());
+    for i in 0..spatial.len() {
+        let (full, sp) = (padded(op, spatial[i], a.padding[i])?, span(op, a.kernel[i], a.dilation[i])?);
+        if full < sp {
+            return Err(Error::Value(format!(
+                "{op}: the kernel {} (dilation {}) is larger than the padded input (spatial size {}, padding {})",
+                tuple(a.kernel),
+                tuple(a.dilation),
+                tuple(spatial),
+                tuple(a.padding)
+            )));
+        }
+        outs.push((full - sp) / a.stride[i] + 1);
+    }
+    Ok(outs)
 }
 
 /// torch's adaptive windows of a dimension of `n` cut into `o` cells: cell

@@ -94,6 +94,36 @@ fn pool2d_geometry(
     .output)
 }
 
+/// The spatial output sizes of an N-d pooling (the 3-D pools).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn pool_output_sizes(
+    op: &str,
+    spatial: Vec<usize>,
+    kernel: Vec<usize>,
+    stride: Vec<usize>,
+    padding: Vec<usize>,
+    dilation: Vec<usize>,
+    ceil_mode: bool,
+) -> PyResult<Vec<usize>> {
+    let axes = spatial::Axes { kernel: &kernel, stride: &stride, padding: &padding, dilation: &dilation };
+    Ok(spatial::pool_sizes(op, &spatial, axes, ceil_mode)?)
+}
+
+/// The spatial output sizes of an N-d convolution (conv3d).
+#[pyfunction]
+fn conv_output_sizes(
+    op: &str,
+    spatial: Vec<usize>,
+    kernel: Vec<usize>,
+    stride: Vec<usize>,
+    padding: Vec<usize>,
+    dilation: Vec<usize>,
+) -> PyResult<Vec<usize>> {
+    let axes = spatial::Axes { kernel: &kernel, stride: &stride, padding: &padding, dilation: &dilation };
+    Ok(spatial::conv_sizes(op, &spatial, axes)?)
+}
+
 /// The batched output shape of adaptive pooling (None: keep that size).
 #[pyfunction]
 fn adaptive_pool_geometry(
@@ -161,6 +191,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(conv2d_same_padding, m)?)?;
     m.add_function(wrap_pyfunction!(conv_transpose_size, m)?)?;
     m.add_function(wrap_pyfunction!(pool2d_geometry, m)?)?;
+    m.add_function(wrap_pyfunction!(pool_output_sizes, m)?)?;
+    m.add_function(wrap_pyfunction!(conv_output_sizes, m)?)?;
     m.add_function(wrap_pyfunction!(adaptive_pool_geometry, m)?)?;
     m.add_function(wrap_pyfunction!(adaptive_windows, m)?)?;
     m.add_function(wrap_pyfunction!(resize_geometry, m)?)?;

@@ -43,10 +43,18 @@ fn config(
     Ok(cfg)
 }
 
+/// A copy of a contiguous float32 array, asked for with `try_reserve_exact`
+/// (the GIL is held here, so a refusal must be an error, not an unwind:
+/// MemoryError instead of an abort).
 fn flat(a: &PyReadonlyArray1<'_, f32>) -> PyResult<Vec<f32>> {
-    Ok(a.as_slice()
-        .map_err(|e| Error::Value(format!("expected a contiguous float32 array: {e}")))?
-        .to_vec())
+    let s = a
+        .as_slice()
+        .map_err(|e| Error::Value(format!("expected a contiguous float32 array: {e}")))?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(s.len())
+        .map_err(|_| crate::storage::refused_bytes(std::mem::size_of_val(s)))?;
+    v.extend_from_slice(s);
+    Ok(v)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
