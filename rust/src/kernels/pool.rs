@@ -139,6 +139,14 @@ fn inside(
     (lo, hi)
 }
 
+/// Whether tap `v` replaces the current winner `best` (the module docs'
+/// rule): strictly greater, or `best` is NaN and `v` is not. Written with
+/// `&`/`|` so that the callers may compile it to a select.
+#[inline(always)]
+fn beats(v: f32, best: f32) -> bool {
+    (v > best) | (best.is_nan() & !v.is_nan())
+}
+
 /// The winner of the window of output (oy, ox): its value and flat index in
 /// the plane (−1 if no tap is inside). Taps in (ky, kx) order; see the
 /// module docs for the rule.
@@ -159,7 +167,7 @@ fn window_max(s: &Pool2d, plane: Ptr<*const f32>, oy: usize, ox: usize) -> (f32,
             let i = iy as usize * s.w + ix as usize;
             // SAFETY: (iy, ix) lies inside the plane.
             let v = unsafe { plane.read(i) };
-            if at < 0 || v > best || (best.is_nan() && !v.is_nan()) {
+            if at < 0 || beats(v, best) {
                 best = v;
                 at = i as i64;
             }
@@ -205,10 +213,10 @@ unsafe fn row_max_inside(
                     }
                     let i = base + ky * tap_y + kx * tap_x;
                     let v = plane.read(i);
-                    // The rule of window_max as a select, not a branch:
-                    // on real data `v > best` is a coin toss that a branch
-                    // predictor loses half the time.
-                    let take = (v > best) | (best.is_nan() & !v.is_nan());
+                    // The rule as a select, not a branch: on real data
+                    // `v > best` is a coin toss that a branch predictor
+                    // loses half the time.
+                    let take = beats(v, best);
                     best = if take { v } else { best };
                     at = if take { i } else { at };
                 }
