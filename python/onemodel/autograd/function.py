@@ -178,11 +178,14 @@ class Function:
         """Free what the record holds for backward (after it ran). A record
         that held nothing (an addition, a reshape) stays usable, as torch's:
         a second backward through it needs nothing that was freed."""
-        held = bool(self.saved) or any(getattr(self, key, None) is not None for key in self._release_attrs)
+        held = bool(self.saved)
+        keys = self._release_attrs
+        if keys:
+            held = held or any(getattr(self, key, None) is not None for key in keys)
+            for key in keys:
+                setattr(self, key, None)
         self.saved = ()
         self.released = held
-        for key in self._release_attrs:
-            setattr(self, key, None)
 
     @property
     def next_functions(self) -> tuple:

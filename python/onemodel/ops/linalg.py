@@ -80,19 +80,49 @@ class MatMul(Function):
         return ga, gb
 
 
+def _rows(t: Tensor, rows: tuple) -> Tensor:
+    """`t` [*lead, n] as its [R, n] rows: a view where strides allow it,
+    else a contiguous copy (what reshape(t, (R, n)) returns, unrecorded)."""
+    strides = _shape.view_strides(t._shape, t._strides, rows)
+    if strides is None:
+        t = clone_contiguous(t)
+        strides = (rows[1], 1)
+    return t._view(rows, strides)
+
+
+def _as_lead(t: Tensor, lead: tuple) -> Tensor:
+    """Contiguous [R, n] `t` viewed as [*lead, n]."""
+    shape = lead + t._shape[1:]
+    return t._view(shape, _shape.contiguous_strides(shape))
+
+
 class Linear(Function):
-    """y = x Wᵀ + b over x [R, in] (the leading dims already folded)."""
+    """y = x Wᵀ + b over x [*lead, in], as one record: the leading dims are
+    folded into rows inside forward and backward (the views and copies the
+    two reshapes around a 2-D Linear would make, without their records)."""
+
+    lead = None  # x's leading dims when x is not 2-D
 
     def forward(self, x, weight, bias):
+        if len(x._shape) != 2:
+            self.lead = x._shape[:-1]
+            x = _rows(x, (_shape.numel(self.lead), x._shape[-1]))
         self.save_for_backward(x, weight)
         y = _product(x, _swap_last(weight))
         if bias is not None:
             _core.binary("add", y, y, expand_to(bias, y._shape, "linear"))
+        if self.lead is not None:
+            y = _as_lead(y, self.lead)
         return y
 
     def backward(self, g):
         x, weight = self.saved_tensors
+        if self.lead is not None:
+            g = g if g.is_contiguous() else clone_contiguous(g)
+            g = g._view((x._shape[0], g._shape[-1]), (g._shape[-1], 1))
         gx = _product(g, weight) if self.needs_input_grad[0] else None
+        if gx is not None and self.lead is not None:
+            gx = _as_lead(gx, self.lead)
         gw = _product(_swap_last(g), x) if self.needs_input_grad[1] else None
         gb = None
         if len(self.needs_input_grad) > 2 and self.needs_input_grad[2]:
@@ -185,8 +215,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None and bias._shape != (weight._shape[0],):
         raise ValueError(f"linear: bias of shape {bias.shape} does not match out_features={weight.shape[0]}")
     lead = input._shape[:-1]
-    x2 = views.reshape(input, (-1, weight._shape[1])) if len(lead) != 1 else input
-    y = Linear.apply(x2, weight, bias)
-    if len(lead) != 1:
-        y = views.reshape(y, lead + (weight._shape[0],))
-    return y
+    if len(lead) == 1 or (lead and weight._shape[1]):
+        return Linear.apply(input, weight, bias)
+    # A 1-D input or no input features: the reshapes' own rules and errors.
+    y = Linear.apply(views.reshape(input, (-1, weight._shape[1])), weight, bias)
+    return views.reshape(y, lead + (weight._shape[0],))
