@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .. import functional as F
 from ..creation import empty, tensor, zeros
 from ..ops import views
-from ..ops.attention import attention_composed, build_mask
+from ..ops.attention import attention_composed, build_mask, packed_self_attention
 from ..ops.shape_ops import split
 from . import init as _init
 from .layers import Linear
@@ -63,13 +63,20 @@ class MultiheadAttention(Module):
         if Eq != E or key.shape[2] != E or value.shape[2] != E or key.shape[0] != B or value.shape[:2] != key.shape[:2]:
             raise ValueError(f"{op}: query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)} do not match embed_dim {E} (batch-first shapes)")
         w, b = self.in_proj_weight, self.in_proj_bias
+        p = self.dropout if self.training else 0.0
+        # Self-attention without dropout or weights: one record over the
+        # packed projection (ops/attention.py, packed_self_attention).
+        packed = same_qkv and not need_weights and p == 0.0
         if same_qkv:
-            q, k, v = split(F.linear(query, w, b), E, -1)
+            qkv = F.linear(query, w, b)
+            if not packed:
+                q, k, v = split(qkv, E, -1)
         else:
             ws = split(w, E, 0)
             bs = split(b, E, 0) if b is not None else (None, None, None)
             q, k, v = (F.linear(x, wi, bi) for x, wi, bi in zip((query, key, value), ws, bs))
-        q, k, v = (views.transpose(views.reshape(t, (B, n, H, D)), 1, 2) for t, n in ((q, L), (k, S), (v, S)))
+        if not packed:
+            q, k, v = (views.transpose(views.reshape(t, (B, n, H, D)), 1, 2) for t, n in ((q, L), (k, S), (v, S)))
         if attn_mask is not None:
             am = attn_mask
             shape = tuple(am.shape)
@@ -80,8 +87,9 @@ class MultiheadAttention(Module):
         else:
             am = None
         mask = build_mask(op, (B, H), L, S, am, key_padding_mask, is_causal and am is None, attn_true_means_keep=False)
-        p = self.dropout if self.training else 0.0
-        if need_weights:
+        if packed:
+            out, weights = packed_self_attention(qkv, H, mask), None
+        elif need_weights:
             mask3 = tensor(mask.reshape(B * H, L, S)) if mask is not None else None
             q3, k3, v3 = (views.reshape(t, (B * H, t.shape[2], D)) for t in (q, k, v))
             out3, weights = attention_composed(q3, k3, v3, mask3, 1.0 / (D ** 0.5), p, self.generator)
@@ -93,7 +101,8 @@ class MultiheadAttention(Module):
             # The combined mask is already additive (a float NumPy array).
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, generator=self.generator)
             weights = None
-        out = views.reshape(views.transpose(out, 1, 2), (B, L, E))
+        if not packed:
+            out = views.reshape(views.transpose(out, 1, 2), (B, L, E))
         out = self.out_proj(out)
         if not self.batch_first:
             out = views.transpose(out, 0, 1)

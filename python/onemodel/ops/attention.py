@@ -26,6 +26,7 @@ from .. import _core
 from ..autograd.function import Function
 from ..tensor import Tensor, bool_, float32, int64
 from . import views
+from .._kernels import add_new
 from .operands import check_float, contig, scale_inplace
 from .linalg import matmul
 
@@ -61,9 +62,10 @@ class SdpaFn(Function):
 
     def backward(self, g):
         q, k, v, mask = self.saved_tensors
-        g = contig(g)
+        return self._grads(q, k, v, mask, contig(g), self.needs_input_grad)
+
+    def _grads(self, q, k, v, mask, g, need):
         p = self._weights(q, k, mask)
-        need = self.needs_input_grad
         dv = _bmm(_t(p), g) if need[2] else None
         dq = dk = None
         if need[0] or need[1]:
@@ -74,6 +76,75 @@ class SdpaFn(Function):
             dq = _bmm(ds, k) if need[0] else None
             dk = _bmm(_t(ds), q) if need[1] else None
         return dq, dk, dv
+
+
+def _head_view(t: Tensor, heads: int, d: int, offset: int) -> Tensor:
+    """The [B, H, L, D] view of the `heads` heads of width `d` in the rows
+    of contiguous [B, L, ·] `t`, the first head at column `offset`."""
+    return t._view((t._shape[0], heads, t._shape[1], d), (t._strides[0], d, t._strides[1], 1), t._offset + offset)
+
+
+def _as_heads(t: Tensor, heads: int) -> Tensor:
+    """Contiguous [B·H, L, D] `t` viewed as [B, H, L, D]."""
+    bh, n, d = t._shape
+    return t._view((bh // heads, heads, n, d), (heads * n * d, n * d, d, 1))
+
+
+def _gather_heads(t: Tensor, heads: int, d: int, offset: int) -> Tensor:
+    """The heads of `t` (as _head_view) in a contiguous [B·H, L, D] copy."""
+    out = Tensor._empty((t._shape[0] * heads, t._shape[1], d))
+    _core.copy_(_as_heads(out, heads), _head_view(t, heads, d, offset))
+    return out
+
+
+class PackedSelfAttentionFn(SdpaFn):
+    """Self-attention of `heads` heads over the in-projection `qkv`
+    [B, L, 3E] (q, k, v side by side in the last dim), the output [B, L, E]
+    with the heads side by side again: one record for what split, the head
+    reshapes and transposes, scaled_dot_product_attention and the merge of
+    the heads would record, with the same copies and kernels (so the same
+    bits; docs/ops.md, "Attention")."""
+
+    name = "ScaledDotProductAttention"
+
+    def forward(self, qkv, *, heads, mask, scale):
+        self.scale, self.heads = scale, heads
+        qkv = contig(qkv)
+        e = qkv._shape[2] // 3
+        d = e // heads
+        q, k, v = (_gather_heads(qkv, heads, d, i * e) for i in range(3))
+        self.save_for_backward(q, k, v, mask)
+        o = _bmm(self._weights(q, k, mask), v)
+        out = Tensor._empty((qkv._shape[0], qkv._shape[1], e))
+        _core.copy_(_head_view(out, heads, d, 0), _as_heads(o, heads))
+        return out
+
+    def backward(self, g):
+        q, k, v, mask = self.saved_tensors
+        h, d = self.heads, q._shape[2]
+        b, n, e3 = self.input_meta[0][0]
+        grads = self._grads(q, k, v, mask, _gather_heads(contig(g), h, d, 0), (True, True, True))
+        # The three parts' gradients written into one zeroed [B, L, 3E]
+        # buffer, then + (+0) once: the bits of the sum of the three
+        # zero-padded gradients that three split records would emit (each
+        # element is one part's value plus zeros: -0 becomes +0, a NaN is
+        # quieted as by that sum).
+        full = Tensor._empty((b, n, e3), zeroed=True)
+        for i, gi in enumerate(grads):
+            _core.copy_(_head_view(full, h, d, i * h * d), _as_heads(gi, h))
+        return add_new(full, Tensor._empty(full._shape, zeroed=True))
+
+
+def packed_self_attention(qkv: Tensor, heads: int, mask) -> Tensor:
+    """nn.MultiheadAttention's self-attention without dropout or weights
+    over its packed in-projection `qkv` [B, L, 3E]: the [B, L, E] input of
+    the out-projection. `mask` is build_mask's additive [B, H, L, L] array
+    or None; the scale is 1/√(E/heads), as scaled_dot_product_attention's."""
+    from ..creation import tensor as make_tensor
+
+    b, n, e3 = qkv.shape
+    mask_t = make_tensor(mask.reshape(b * heads, n, n)) if mask is not None else None
+    return PackedSelfAttentionFn.apply(qkv, heads=heads, mask=mask_t, scale=1.0 / math.sqrt(e3 // 3 // heads))
 
 
 def _bool_array(mask, op, name):
