@@ -2,7 +2,7 @@
 shapes and of the two oracle models (tests/oracle_models.py), at 1 and 2
 threads in both modes, side by side with torch when it is importable.
 
-    python benchmarks/bench_conv.py [--repeat N] [--markdown]
+    python benchmarks/bench_conv.py [--repeat N] [--markdown] [--only WORD ...]
 
 Each figure is the best of N runs (default 5) after one warm-up, in
 milliseconds; onemodel fast, onemodel exact and torch are timed in turn
@@ -104,6 +104,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--only", nargs="+", default=None, metavar="WORD",
+                    help="run only the cases whose label contains one of these words (e.g. encoder)")
     ap.add_argument("--clock", choices=["wall", "thread"], default="wall",
                     help="thread: 1-thread rows in CPU time of the calling thread (see bench_calls.py)")
     add_harness_args(ap)
@@ -111,9 +113,14 @@ def main() -> None:
     global torch
     torch = import_torch(args.extra_site)
     json_rows = []
-    cases = [(f"conv2d 3×3 {ci}→{co}, {h}×{w}", conv_case_om(ci, co, h, w), torch and conv_case_torch(ci, co, h, w)) for ci, co, h, w in CONV_SHAPES]
+    def wanted(label):
+        return args.only is None or any(w in label for w in args.only)
+
+    cases = [(label, conv_case_om(ci, co, h, w), torch and conv_case_torch(ci, co, h, w))
+             for ci, co, h, w in CONV_SHAPES if wanted(label := f"conv2d 3×3 {ci}→{co}, {h}×{w}")]
     for name in ("convnet", "encoder"):
-        cases.append((f"oracle {name}", model_case_om(name), torch and model_case_torch(name)))
+        if wanted(f"oracle {name}"):
+            cases.append((f"oracle {name}", model_case_om(name), torch and model_case_torch(name)))
     rows = []
     for label, ours, theirs in cases:
         for threads in args.threads:
