@@ -44,12 +44,14 @@ def topological_order(root: Function) -> list:
 
 
 def _accumulate_leaf(leaf: Tensor, grad: Tensor) -> None:
-    grad = hooks.leaf_grad(leaf, grad)
+    if hooks._LEAF_HOOKS:  # (no look-ups while no tensor has a hook)
+        grad = hooks.leaf_grad(leaf, grad)
     if leaf._grad is None:
         leaf._grad = _kernels.clone_contiguous(grad)
     else:
         _kernels.add_into(leaf._grad, grad)
-    hooks.after_accumulate(leaf)
+    if hooks._POST_HOOKS:
+        hooks.after_accumulate(leaf)
 
 
 def _capture(capture: dict, key, grad: Tensor) -> None:
