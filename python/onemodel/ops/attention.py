@@ -26,7 +26,6 @@ from .. import _core
 from ..autograd.function import Function
 from ..tensor import Tensor, bool_, float32, int64
 from . import views
-from .._kernels import add_new
 from .operands import check_float, contig, scale_inplace
 from .linalg import matmul
 
@@ -124,15 +123,16 @@ class PackedSelfAttentionFn(SdpaFn):
         h, d = self.heads, q._shape[2]
         b, n, e3 = self.input_meta[0][0]
         grads = self._grads(q, k, v, mask, _gather_heads(contig(g), h, d, 0), (True, True, True))
-        # The three parts' gradients written into one zeroed [B, L, 3E]
-        # buffer, then + (+0) once: the bits of the sum of the three
-        # zero-padded gradients that three split records would emit (each
-        # element is one part's value plus zeros: -0 becomes +0, a NaN is
-        # quieted as by that sum).
-        full = Tensor._empty((b, n, e3), zeroed=True)
+        # The three parts' gradients side by side in one [B, L, 3E] tensor.
+        # Three split records would each emit a zero-padded [B, L, 3E]
+        # gradient for the engine to sum, each element one part's value
+        # plus +0s. That sum is the identity on these values: they are GEMM
+        # outputs, whose accumulators start at +0 (never -0) and whose NaNs
+        # are already quiet (canonical in exact mode), so x + 0 is x.
+        full = Tensor._empty((b, n, e3))
         for i, gi in enumerate(grads):
             _core.copy_(_head_view(full, h, d, i * h * d), _as_heads(gi, h))
-        return add_new(full, Tensor._empty(full._shape, zeroed=True))
+        return full
 
 
 def packed_self_attention(qkv: Tensor, heads: int, mask) -> Tensor:
