@@ -30,8 +30,11 @@ def _product(a: Tensor, b: Tensor) -> Tensor:
     """[*batch, M, K] × [*batch, K, N] (batch dims already equal; any strides)."""
     if len(a._shape) == 2 and len(b._shape) == 2:
         # One call allocates and multiplies: the same kernel call on the
-        # same [1, M, K] × [1, K, N] views as the batched path below.
-        return from_core(_core.matmul_new(a, b))
+        # same [1, M, K] × [1, K, N] views as the batched path below (None:
+        # an operand the small-op path does not take; the general path runs).
+        r = _core.matmul_new(a, b)
+        if r is not None:
+            return from_core(r)
     batch = a._shape[:-2]
     m, n = a._shape[-2], b._shape[-1]
     out = Tensor._empty(batch + (m, n))
