@@ -115,7 +115,7 @@ def test_conv3d_sizes_by_hand():
     (lambda: F.avg_pool3d(om.zeros(1, 1, 4, 4, 4), 2, padding=(0, 0, 2)), r"avg_pool3d: pad should be at most half"),
     (lambda: F.max_pool3d(om.zeros(1, 1, 4, 4, 4), 2**63), r"max_pool3d: kernel_size must be below 2\*\*63"),
     (lambda: F.max_pool3d(om.zeros(1, 1, 4, 4, 4), 5, dilation=2**62), r"max_pool3d: kernel .* dilation .* overflows"),
-    (lambda: F.conv3d(om.zeros(1, 1, 2, 2, 2), om.zeros(1, 1, 3, 1, 1)), r"conv3d: the kernel \(3, 1, 1\).*larger than the padded input"),
+    (lambda: F.conv3d(om.zeros(1, 1, 2, 2, 2), om.zeros(1, 1, 3, 1, 1)), r"conv3d: kernel \(3, 1, 1\).*larger than the padded input"),
     (lambda: F.conv3d(om.zeros(1, 1, 4, 4, 4), om.zeros(1, 1, 1, 1, 1), stride=2**63), r"conv3d: stride must be below 2\*\*63"),
 ])
 def test_3d_layers_refuse_bad_sizes(call, match):
@@ -127,7 +127,7 @@ def test_3d_layers_refuse_bad_sizes(call, match):
     (lambda: F.max_pool1d(om.zeros(1, 1, 2), 3), r"max_pool1d: kernel \(3,\).*larger than the padded input"),
     (lambda: F.avg_pool1d(om.zeros(1, 1, 4), 2, padding=2), r"avg_pool1d: pad should be at most half"),
     (lambda: F.max_pool1d(om.zeros(1, 1, 4), 2**63), r"max_pool1d: kernel_size must be below 2\*\*63"),
-    (lambda: F.conv1d(om.zeros(1, 1, 2), om.zeros(1, 1, 3)), r"conv1d: the kernel \(3,\).*larger than the padded input"),
+    (lambda: F.conv1d(om.zeros(1, 1, 2), om.zeros(1, 1, 3)), r"conv1d: kernel \(3,\).*larger than the padded input"),
     (lambda: F.conv1d(om.zeros(1, 2, 5), om.zeros(1, 1, 3)), r"conv1d: input of shape \(1, 2, 5\) has 2 channels"),
 ])
 def test_1d_layers_name_themselves_in_size_errors(call, match):

@@ -109,6 +109,23 @@ where
     });
 }
 
+/// [`par_chunks`] over `items` in runs of `per_run` (the last may be
+/// shorter): `body(scratch, i)` for every `i < items`, in order within a
+/// run, with one `scratch()` per run so that a buffer serves all its items.
+/// The runs depend on the sizes only, so the bits do not depend on threads.
+pub fn par_runs<S, M, F>(items: usize, per_run: usize, scratch: M, body: F)
+where
+    M: Fn() -> S + Sync + Send,
+    F: Fn(&mut S, usize) + Sync + Send,
+{
+    par_chunks(items.div_ceil(per_run), |run| {
+        let mut s = scratch();
+        for i in run * per_run..((run + 1) * per_run).min(items) {
+            body(&mut s, i);
+        }
+    });
+}
+
 /// How work was split since the last [`reset_chunk_stats`]: calls of
 /// [`par_chunks`], the calls with more than one chunk, and the most chunks
 /// one call had. The tests that claim "the same bits at 1, 3 and 8 threads"

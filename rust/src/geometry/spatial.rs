@@ -87,17 +87,9 @@ impl ConvGeometry {
         }
         divisible(op, "out_channels", c_out, weight, o.groups)?;
         check_bias(op, bias, c_out)?;
-        let (ph, pw) = (padded(op, x[2], o.padding.0)?, padded(op, x[3], o.padding.1)?);
-        let (eh, ew) = (span(op, kh, o.dilation.0)?, span(op, kw, o.dilation.1)?);
-        if ph < eh || pw < ew {
-            return Err(Error::Value(format!(
-                "{op}: kernel of size {eh}x{ew} (dilated, weight shape {}) is larger than the padded input {ph}x{pw} (input shape {}, padding {:?})",
-                tuple(weight),
-                tuple(input),
-                o.padding
-            )));
-        }
-        let out = [x[0], c_out, (ph - eh) / o.stride.0 + 1, (pw - ew) / o.stride.1 + 1];
+        let lists = Axes::lists((kh, kw), o.stride, o.padding, o.dilation);
+        let hw = conv_rule(op, ("input shape", input), &x[2..], Axes::of(&lists))?;
+        let out = [x[0], c_out, hw[0], hw[1]];
         Ok(ConvGeometry {
             input: x,
             weight: w,
@@ -237,33 +229,21 @@ impl PoolGeometry {
         ceil_mode: bool,
     ) -> Result<PoolGeometry> {
         let x = batched(op, input)?;
-        if padding.0 > kernel.0 / 2 || padding.1 > kernel.1 / 2 {
-            return Err(Error::Value(format!(
-                "{op}: padding {padding:?} should be at most half of the kernel size {kernel:?}"
-            )));
-        }
-        let oh = pool_axis(op, x[2], kernel.0, stride.0, padding.0, dilation.0, ceil_mode)?;
-        let ow = pool_axis(op, x[3], kernel.1, stride.1, padding.1, dilation.1, ceil_mode)?;
-        if oh == 0 || ow == 0 {
-            return Err(Error::Value(format!(
-                "{op}: kernel {kernel:?} (dilation {dilation:?}) is larger than the padded input {}x{} (input shape {})",
-                x[2].saturating_add(padding.0.saturating_mul(2)),
-                x[3].saturating_add(padding.1.saturating_mul(2)),
-                tuple(input)
-            )));
-        }
+        let lists = Axes::lists(kernel, stride, padding, dilation);
+        let hw = pool_rule(op, ("input shape", input), &x[2..], Axes::of(&lists), ceil_mode)?;
         Ok(PoolGeometry {
             input: x,
-            output: output(op, [x[0], x[1], oh, ow])?,
+            output: output(op, [x[0], x[1], hw[0], hw[1]])?,
         })
     }
 }
 
-/// One axis of torch's pooling size rule: windows of `k` taps `d` apart,
-/// `s` apart, over the input of `n` padded by `p` on each side; in ceil
-/// mode the last window must start inside the input or its left padding.
-/// 0 when even one window does not fit.
-fn pool_axis(op: &str, n: usize, k: usize, s: usize, p: usize, d: usize, ceil_mode: bool) -> Result<usize> {
+/// One axis of torch's pooling size rule, which without ceil mode is also
+/// the convolution's `(n + 2p − d(k − 1) − 1)/s + 1`: windows of `k` taps
+/// `d` apart, `s` apart, over the input of `n` padded by `p` on each side;
+/// in ceil mode the last window must start inside the input or its left
+/// padding. 0 when even one window does not fit.
+fn window_axis(op: &str, n: usize, k: usize, s: usize, p: usize, d: usize, ceil_mode: bool) -> Result<usize> {
     let (full, sp) = (padded(op, n, p)?, span(op, k, d)?);
     if full < sp {
         return Ok(0);
@@ -285,7 +265,17 @@ pub struct Axes<'a> {
     pub dilation: &'a [usize],
 }
 
-impl Axes<'_> {
+impl<'a> Axes<'a> {
+    /// A 2-D operator's pairs as per-axis lists, for [`Axes::of`].
+    fn lists(kernel: Pair, stride: Pair, padding: Pair, dilation: Pair) -> [[usize; 2]; 4] {
+        [kernel, stride, padding, dilation].map(|(a, b)| [a, b])
+    }
+
+    fn of(lists: &'a [[usize; 2]; 4]) -> Axes<'a> {
+        let [kernel, stride, padding, dilation] = lists;
+        Axes { kernel, stride, padding, dilation }
+    }
+
     fn check(&self, op: &str, spatial: &[usize]) -> Result<()> {
         let n = spatial.len();
         let lens = [self.kernel.len(), self.stride.len(), self.padding.len(), self.dilation.len()];
@@ -307,9 +297,15 @@ impl Axes<'_> {
 }
 
 /// The spatial output sizes of pooling over any number of spatial axes
-/// (the 3-D pools; the 2-D ones go through [`PoolGeometry`], one axis rule
-/// for both): padding at most half the kernel, every size positive.
+/// (the 2-D pools through [`PoolGeometry`], the 3-D ones directly):
+/// padding at most half the kernel, every size positive.
 pub fn pool_sizes(op: &str, spatial: &[usize], a: Axes<'_>, ceil_mode: bool) -> Result<Vec<usize>> {
+    pool_rule(op, ("spatial size", spatial), spatial, a, ceil_mode)
+}
+
+/// [`pool_sizes`], its errors showing `shown` (a label and the sizes: the
+/// user's whole input where the caller has it).
+fn pool_rule(op: &str, shown: Shown<'_>, spatial: &[usize], a: Axes<'_>, ceil_mode: bool) -> Result<Vec<usize>> {
     a.check(op, spatial)?;
     if a.padding.iter().zip(a.kernel).any(|(&p, &k)| p > k / 2) {
         return Err(Error::Value(format!(
@@ -318,39 +314,43 @@ pub fn pool_sizes(op: &str, spatial: &[usize], a: Axes<'_>, ceil_mode: bool) -> 
             tuple(a.kernel)
         )));
     }
-    let outs = (0..spatial.len())
-        .map(|i| pool_axis(op, spatial[i], a.kernel[i], a.stride[i], a.padding[i], a.dilation[i], ceil_mode))
-        .collect::<Result<Vec<usize>>>()?;
-    if outs.contains(&0) {
-        return Err(Error::Value(format!(
-            "{op}: kernel {} (dilation {}) is larger than the padded input (spatial size {}, padding {})",
-            tuple(a.kernel),
-            tuple(a.dilation),
-            tuple(spatial),
-            tuple(a.padding)
-        )));
-    }
-    Ok(outs)
+    windows(op, shown, spatial, &a, ceil_mode)
 }
 
 /// The spatial output sizes of a convolution over any number of spatial
-/// axes (conv3d; conv2d goes through [`ConvGeometry`]): `(n + 2p − span) / s
-/// + 1` per axis, the dilated kernel no larger than the padded input.
+/// axes (conv2d through [`ConvGeometry`], conv3d directly): `(n + 2p −
+/// span) / s + 1` per axis, the dilated kernel no larger than the padded
+/// input.
 pub fn conv_sizes(op: &str, spatial: &[usize], a: Axes<'_>) -> Result<Vec<usize>> {
+    conv_rule(op, ("spatial size", spatial), spatial, a)
+}
+
+/// [`conv_sizes`], its errors showing `shown` (as [`pool_rule`]'s).
+fn conv_rule(op: &str, shown: Shown<'_>, spatial: &[usize], a: Axes<'_>) -> Result<Vec<usize>> {
     a.check(op, spatial)?;
-    let mut outs = Vec::with_capacity(spatial.len());
-    for i in 0..spatial.len() {
-        let (full, sp) = (padded(op, spatial[i], a.padding[i])?, span(op, a.kernel[i], a.dilation[i])?);
-        if full < sp {
-            return Err(Error::Value(format!(
-                "{op}: the kernel {} (dilation {}) is larger than the padded input (spatial size {}, padding {})",
-                tuple(a.kernel),
-                tuple(a.dilation),
-                tuple(spatial),
-                tuple(a.padding)
-            )));
-        }
-        outs.push((full - sp) / a.stride[i] + 1);
+    windows(op, shown, spatial, &a, false)
+}
+
+/// How a size error names the input: a label and the sizes it shows.
+type Shown<'a> = (&'static str, &'a [usize]);
+
+/// [`window_axis`] along every axis, or the error of a kernel that does not
+/// fit the padded input along one of them.
+fn windows(op: &str, shown: Shown<'_>, spatial: &[usize], a: &Axes<'_>, ceil_mode: bool) -> Result<Vec<usize>> {
+    let outs = (0..spatial.len())
+        .map(|i| window_axis(op, spatial[i], a.kernel[i], a.stride[i], a.padding[i], a.dilation[i], ceil_mode))
+        .collect::<Result<Vec<usize>>>()?;
+    if outs.contains(&0) {
+        let full = spatial.iter().zip(a.padding).map(|(&n, &p)| n.saturating_add(p.saturating_mul(2)).to_string());
+        return Err(Error::Value(format!(
+            "{op}: kernel {} (dilation {}) is larger than the padded input {} ({} {}, padding {})",
+            tuple(a.kernel),
+            tuple(a.dilation),
+            full.collect::<Vec<_>>().join("x"),
+            shown.0,
+            tuple(shown.1),
+            tuple(a.padding)
+        )));
     }
     Ok(outs)
 }

@@ -325,10 +325,21 @@ fn walk<L: Lanes, O: RowOp, K: RowOp>(lp: &Loop<'_, O>, op: K) {
     }
 }
 
-fn run_loop<O: RowOp>(token: Token, l: Loop<'_, O>) {
-    if l.shape.contains(&0) {
+/// The strided walk of `op` over `shape` (what [`unary`], [`binary`] and
+/// [`ternary`] share): `out` with its strides, each input as (pointer,
+/// strides), the unused ones repeating an operand.
+fn run_loop<O: RowOp>(
+    token: Token,
+    op: O,
+    exact: bool,
+    shape: &[usize],
+    (out, out_strides): (*mut f32, &[isize]),
+    ins: [(*const f32, &[isize]); 3],
+) {
+    if shape.contains(&0) {
         return;
     }
+    let l = Loop { op, exact, shape, out, out_strides, ins };
     with_ieee(|| run_on(token, l));
 }
 
@@ -351,17 +362,8 @@ pub unsafe fn binary(
     b: *const f32,
     b_strides: &[isize],
 ) {
-    run_loop(
-        token,
-        Loop {
-            op,
-            exact,
-            shape,
-            out,
-            out_strides,
-            ins: [(a, a_strides), (b, b_strides), (a, a_strides)],
-        },
-    );
+    let ins = [(a, a_strides), (b, b_strides), (a, a_strides)];
+    run_loop(token, op, exact, shape, (out, out_strides), ins);
 }
 
 /// One contiguous row of a binary op, `out[j] = op(a[j], b[j])` for j < n:
@@ -431,17 +433,8 @@ pub unsafe fn unary(
     a: *const f32,
     a_strides: &[isize],
 ) {
-    run_loop(
-        token,
-        Loop {
-            op,
-            exact,
-            shape,
-            out,
-            out_strides,
-            ins: [(a, a_strides), (a, a_strides), (a, a_strides)],
-        },
-    );
+    let ins = [(a, a_strides), (a, a_strides), (a, a_strides)];
+    run_loop(token, op, exact, shape, (out, out_strides), ins);
 }
 
 /// `out[i] = op(x[i])` for contiguous slices of equal length, on the path of
@@ -504,17 +497,8 @@ pub unsafe fn ternary(
     c: *const f32,
     c_strides: &[isize],
 ) {
-    run_loop(
-        token,
-        Loop {
-            op,
-            exact,
-            shape,
-            out,
-            out_strides,
-            ins: [(a, a_strides), (b, b_strides), (c, c_strides)],
-        },
-    );
+    let ins = [(a, a_strides), (b, b_strides), (c, c_strides)];
+    run_loop(token, op, exact, shape, (out, out_strides), ins);
 }
 
 #[cfg(test)]

@@ -151,49 +151,31 @@ mod tests {
             Moment::Norm2,
         ] {
             let rows: Vec<Vec<f32>> = (0..a).map(|i| x[i * b..(i + 1) * b].to_vec()).collect();
-            let mut got = vec![0f32; a];
-            // SAFETY: the test's buffers hold every element the call reaches.
-            unsafe {
-                moments(
-                    Token::current(),
-                    &[a, b],
-                    x.as_ptr(),
-                    &[b as isize, 1],
-                    &[false, true],
-                    moment,
-                    true,
-                    got.as_mut_ptr(),
-                )
-            };
-            let want = reference(&rows, moment);
-            assert_eq!(
-                got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-                want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-                "{moment:?} rows"
-            );
             let cols: Vec<Vec<f32>> = (0..b)
                 .map(|j| (0..a).map(|i| x[i * b + j]).collect())
                 .collect();
-            let mut got = vec![0f32; b];
-            // SAFETY: the test's buffers hold every element the call reaches.
-            unsafe {
-                moments(
-                    Token::current(),
-                    &[a, b],
-                    x.as_ptr(),
-                    &[b as isize, 1],
-                    &[true, false],
-                    moment,
-                    true,
-                    got.as_mut_ptr(),
-                )
-            };
-            let want = reference(&cols, moment);
-            assert_eq!(
-                got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-                want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-                "{moment:?} cols"
-            );
+            for (reduce, groups, what) in [([false, true], rows, "rows"), ([true, false], cols, "cols")] {
+                let mut got = vec![0f32; groups.len()];
+                // SAFETY: the test's buffers hold every element the call reaches.
+                unsafe {
+                    moments(
+                        Token::current(),
+                        &[a, b],
+                        x.as_ptr(),
+                        &[b as isize, 1],
+                        &reduce,
+                        moment,
+                        true,
+                        got.as_mut_ptr(),
+                    )
+                };
+                let want = reference(&groups, moment);
+                assert_eq!(
+                    got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    "{moment:?} {what}"
+                );
+            }
         }
     }
 

@@ -14,7 +14,7 @@
 //!   once. Backward accumulates `g / divisor` (f64) into an f64 plane in
 //!   output order and rounds each element once.
 
-use crate::dispatch::par_chunks;
+use crate::dispatch::par_runs;
 use crate::error::{Error, Result};
 use crate::ptr::Ptr;
 
@@ -112,11 +112,7 @@ impl Pool2d {
 }
 
 fn planes_par(planes: usize, body: impl Fn(usize) + Sync + Send) {
-    par_chunks(planes.div_ceil(PLANES_PER_CHUNK), |chunk| {
-        for pl in chunk * PLANES_PER_CHUNK..((chunk + 1) * PLANES_PER_CHUNK).min(planes) {
-            body(pl);
-        }
-    });
+    par_runs(planes, PLANES_PER_CHUNK, || (), |_, pl| body(pl));
 }
 
 /// The outputs `lo..hi` along one axis whose whole window lies inside the

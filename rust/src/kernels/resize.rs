@@ -14,7 +14,7 @@
 //! f64 plane in output order and rounds each element once. Threads take
 //! chunks of whole planes.
 
-use crate::dispatch::par_chunks;
+use crate::dispatch::par_runs;
 use crate::error::{Error, Result};
 use crate::ptr::Ptr;
 use crate::storage::{scratch_elems, scratch_vec};
@@ -163,38 +163,29 @@ impl Resize2d {
 /// # Safety
 /// `x` holds planes·h·w, `out` planes·ay.len()·ax.len() elements.
 pub unsafe fn forward(r: &Resize2d, x: *const f32, out: *mut f32) {
-    let Resize2d {
-        planes,
-        h,
-        w,
-        ref ay,
-        ref ax,
-        nearest,
-    } = *r;
+    let Resize2d { planes, h, w, ref ay, ref ax, nearest } = *r;
     let (oh, ow) = (ay.i0.len(), ax.i0.len());
     let (x, out) = (Ptr::new(x, planes * h * w), Ptr::new(out, planes * oh * ow));
-    par_chunks(planes.div_ceil(PLANES_PER_CHUNK), |chunk| {
-        for pl in chunk * PLANES_PER_CHUNK..((chunk + 1) * PLANES_PER_CHUNK).min(planes) {
-            // SAFETY: the plane slices lie inside the buffers; each output
-            // plane is written by one chunk.
-            let (src, dst) = unsafe {
-                (
-                    x.slice(pl * h * w, h * w),
-                    out.slice_mut(pl * oh * ow, oh * ow),
-                )
-            };
-            for oy in 0..oh {
-                let (r0, r1) = (ay.i0[oy] * w, ay.i1[oy] * w);
-                for ox in 0..ow {
-                    let (c0, c1) = (ax.i0[ox], ax.i1[ox]);
-                    dst[oy * ow + ox] = if nearest {
-                        src[r0 + c0]
-                    } else {
-                        let top = ax.l0[ox] * src[r0 + c0] + ax.l1[ox] * src[r0 + c1];
-                        let bottom = ax.l0[ox] * src[r1 + c0] + ax.l1[ox] * src[r1 + c1];
-                        ay.l0[oy] * top + ay.l1[oy] * bottom
-                    };
-                }
+    par_runs(planes, PLANES_PER_CHUNK, || (), |_, pl| {
+        // SAFETY: the plane slices lie inside the buffers; each output
+        // plane is written by one chunk.
+        let (src, dst) = unsafe {
+            (
+                x.slice(pl * h * w, h * w),
+                out.slice_mut(pl * oh * ow, oh * ow),
+            )
+        };
+        for oy in 0..oh {
+            let (r0, r1) = (ay.i0[oy] * w, ay.i1[oy] * w);
+            for ox in 0..ow {
+                let (c0, c1) = (ax.i0[ox], ax.i1[ox]);
+                dst[oy * ow + ox] = if nearest {
+                    src[r0 + c0]
+                } else {
+                    let top = ax.l0[ox] * src[r0 + c0] + ax.l1[ox] * src[r0 + c1];
+                    let bottom = ax.l0[ox] * src[r1 + c0] + ax.l1[ox] * src[r1 + c1];
+                    ay.l0[oy] * top + ay.l1[oy] * bottom
+                };
             }
         }
     });
@@ -205,48 +196,41 @@ pub unsafe fn forward(r: &Resize2d, x: *const f32, out: *mut f32) {
 /// # Safety
 /// As [`forward`], `g` shaped like its output.
 pub unsafe fn backward(r: &Resize2d, g: *const f32, dx: *mut f32) {
-    let Resize2d {
-        planes,
-        h,
-        w,
-        ref ay,
-        ref ax,
-        nearest,
-    } = *r;
+    let Resize2d { planes, h, w, ref ay, ref ax, nearest } = *r;
     let (oh, ow) = (ay.i0.len(), ax.i0.len());
     let (g, dx) = (Ptr::new(g, planes * oh * ow), Ptr::new(dx, planes * h * w));
-    par_chunks(planes.div_ceil(PLANES_PER_CHUNK), |chunk| {
-        let mut acc = scratch_vec(scratch_elems(&[h, w]), 0f64);
-        for pl in chunk * PLANES_PER_CHUNK..((chunk + 1) * PLANES_PER_CHUNK).min(planes) {
-            acc.fill(0.0);
-            // SAFETY: the plane slices lie inside the buffers; each input
-            // plane is written by one chunk.
-            let (gp, dst) = unsafe {
-                (
-                    g.slice(pl * oh * ow, oh * ow),
-                    dx.slice_mut(pl * h * w, h * w),
-                )
-            };
-            for oy in 0..oh {
-                let (r0, r1) = (ay.i0[oy] * w, ay.i1[oy] * w);
-                let (wy0, wy1) = (ay.l0[oy] as f64, ay.l1[oy] as f64);
-                for ox in 0..ow {
-                    let gv = gp[oy * ow + ox] as f64;
-                    let (c0, c1) = (ax.i0[ox], ax.i1[ox]);
-                    if nearest {
-                        acc[r0 + c0] += gv;
-                    } else {
-                        let (wx0, wx1) = (ax.l0[ox] as f64, ax.l1[ox] as f64);
-                        acc[r0 + c0] += gv * wy0 * wx0;
-                        acc[r0 + c1] += gv * wy0 * wx1;
-                        acc[r1 + c0] += gv * wy1 * wx0;
-                        acc[r1 + c1] += gv * wy1 * wx1;
-                    }
+    let acc = || scratch_vec(scratch_elems(&[h, w]), 0f64);
+    par_runs(planes, PLANES_PER_CHUNK, acc, |acc: &mut Vec<f64>, pl| {
+        // A slice, so that the inner loop keeps its pointer and length.
+        let acc = acc.as_mut_slice();
+        acc.fill(0.0);
+        // SAFETY: the plane slices lie inside the buffers; each input
+        // plane is written by one chunk.
+        let (gp, dst) = unsafe {
+            (
+                g.slice(pl * oh * ow, oh * ow),
+                dx.slice_mut(pl * h * w, h * w),
+            )
+        };
+        for oy in 0..oh {
+            let (r0, r1) = (ay.i0[oy] * w, ay.i1[oy] * w);
+            let (wy0, wy1) = (ay.l0[oy] as f64, ay.l1[oy] as f64);
+            for ox in 0..ow {
+                let gv = gp[oy * ow + ox] as f64;
+                let (c0, c1) = (ax.i0[ox], ax.i1[ox]);
+                if nearest {
+                    acc[r0 + c0] += gv;
+                } else {
+                    let (wx0, wx1) = (ax.l0[ox] as f64, ax.l1[ox] as f64);
+                    acc[r0 + c0] += gv * wy0 * wx0;
+                    acc[r0 + c1] += gv * wy0 * wx1;
+                    acc[r1 + c0] += gv * wy1 * wx0;
+                    acc[r1 + c1] += gv * wy1 * wx1;
                 }
             }
-            for (d, a) in dst.iter_mut().zip(&acc) {
-                *d = *a as f32;
-            }
+        }
+        for (d, a) in dst.iter_mut().zip(acc.iter()) {
+            *d = *a as f32;
         }
     });
 }

@@ -14,7 +14,7 @@
 
 use super::elementwise;
 use super::operand::{Out, Strided, StridedOut, View};
-use super::storage::{DType, Mem, Storage};
+use super::storage::{extent_fault, DType, Mem, Storage};
 use crate::dispatch::Mode;
 use crate::kernels::elementwise::{binary_row, BinaryOp};
 use crate::ptr::Ptr;
@@ -214,8 +214,8 @@ struct Flat<'py> {
 impl<'py> Flat<'py> {
     /// None where the contiguous case does not apply: anything but a
     /// float32 tensor or a Python number, more than FLAT_DIMS dimensions,
-    /// no elements, or a view failing the extent check that
-    /// `View::extract` makes (the general path then raises its error).
+    /// no elements, or a view failing the extent check of `View::extract`
+    /// (`extent_fault`; the general path then raises its error).
     fn read(obj: &Bound<'py, PyAny>) -> Option<Flat<'py>> {
         let py = obj.py();
         if (obj.is_exact_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>())
@@ -245,7 +245,7 @@ impl<'py> Flat<'py> {
         if ndim > FLAT_DIMS || strides.len() != ndim {
             return None;
         }
-        let mut dims = [0usize; FLAT_DIMS];
+        let (mut dims, mut steps) = ([0usize; FLAT_DIMS], [0isize; FLAT_DIMS]);
         let (mut numel, mut canonical) = (1usize, true);
         // (Innermost first: the canonical stride of a dimension is the
         // product of the extents after it.)
@@ -253,13 +253,14 @@ impl<'py> Flat<'py> {
             let n: usize = shape.get_item(d).ok()?.extract().ok()?;
             let st: isize = strides.get_item(d).ok()?.extract().ok()?;
             canonical &= st >= 0 && st as usize == numel;
-            dims[d] = n;
+            (dims[d], steps[d]) = (n, st);
             numel = numel.checked_mul(n)?;
         }
-        // The extent check of View::extract for the two layouts used here:
-        // canonical strides reach offset..offset + numel, and a one-element
-        // tensor (any strides) only its element at `offset`.
-        if numel == 0 || offset.checked_add(numel)? > s.numel || !(canonical || numel == 1) {
+        // The two layouts used here: canonical strides, or one element.
+        if numel == 0 || !(canonical || numel == 1) {
+            return None;
+        }
+        if extent_fault(s.numel, &dims[..ndim], &steps[..ndim], offset).is_some() {
             return None;
         }
         let mem = s.mem().ok()?;

@@ -25,6 +25,22 @@ struct Grads<'a> {
     db: &'a Option<Out<f32>>,
 }
 
+/// What both forwards check: the output like x, the saved mean and invstd
+/// `stats` long, the weight and bias `params` long.
+fn forward_sizes(
+    op: &str,
+    (x, y): (&In<f32>, &Out<f32>),
+    (mean, invstd): (&Out<f32>, &Out<f32>),
+    (weight, bias): (&Option<In<f32>>, &Option<In<f32>>),
+    (params, stats): (usize, usize),
+) -> crate::error::Result<()> {
+    expect_shape(op, "output", y.shape(), x.shape())?;
+    expect_len(op, "save_mean", mean.numel(), stats)?;
+    expect_len(op, "save_invstd", invstd.numel(), stats)?;
+    opt_len(op, "weight", weight, params)?;
+    opt_len(op, "bias", bias, params)
+}
+
 /// What both backwards check: the gradient and dx like x, dw, db and the
 /// weight `params` long, the saved mean and invstd `stats` long.
 fn backward_sizes(
@@ -63,22 +79,11 @@ pub fn batch_norm_forward(
     let op = "batch_norm";
     let dims = norm::batch_dims(op, x.shape())?;
     let c = dims.1;
-    expect_shape(op, "output", y.shape(), x.shape())?;
-    for (what, v) in [
-        ("save_mean", &save_mean),
-        ("save_invstd", &save_invstd),
-        ("var", &var_unbiased),
-    ] {
-        expect_len(op, what, v.numel(), c)?;
-    }
-    for (what, v) in [
-        ("weight", &weight),
-        ("bias", &bias),
-        ("running_mean", &running_mean),
-        ("running_var", &running_var),
-    ] {
-        opt_len(op, what, v, c)?;
-    }
+    let saved = (&save_mean, &save_invstd);
+    forward_sizes(op, (&x, &y), saved, (&weight, &bias), (c, c))?;
+    expect_len(op, "var", var_unbiased.numel(), c)?;
+    opt_len(op, "running_mean", &running_mean, c)?;
+    opt_len(op, "running_var", &running_var, c)?;
     let running = running_mean.as_ref().zip(running_var.as_ref());
     let (token, _) = super::settings();
     super::kernel::detach(py, || {
@@ -155,11 +160,8 @@ pub fn layer_norm_forward(
 ) -> PyResult<()> {
     let op = "layer_norm";
     let rows = norm::layer_rows(op, x.shape(), d)?;
-    expect_shape(op, "output", y.shape(), x.shape())?;
-    expect_len(op, "save_mean", save_mean.numel(), rows)?;
-    expect_len(op, "save_invstd", save_invstd.numel(), rows)?;
-    opt_len(op, "weight", &weight, d)?;
-    opt_len(op, "bias", &bias, d)?;
+    let saved = (&save_mean, &save_invstd);
+    forward_sizes(op, (&x, &y), saved, (&weight, &bias), (d, rows))?;
     let (token, _) = super::settings();
     super::kernel::detach(py, || {
         // SAFETY: sizes checked above; the outputs are fresh buffers.

@@ -314,11 +314,54 @@ unsafe fn view_array<'py, T: numpy::Element>(
     Ok(unsafe { PyArrayDyn::borrow_from_array(&view, holder) })
 }
 
-/// Check that a strided view stays inside a storage of `numel` elements
-/// and that its element count is a size (at most `isize::MAX`, so that
+/// Why a strided view does not fit its storage ([`extent_fault`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExtentFault {
+    /// The shape and the strides differ in length.
+    Rank,
+    /// More elements than `isize::MAX`.
+    TooMany,
+    /// A negative stride.
+    Negative,
+    /// An element past the storage's end.
+    Past,
+}
+
+/// The extent rule of every view, without allocating (the small-op path
+/// of py/fused.rs runs it on every operand): None when a view of `shape`
+/// and `strides` from `offset` stays inside a storage of `numel` elements
+/// and its element count is a size (at most `isize::MAX`, so that
 /// `shape.iter().product()` in the kernels cannot wrap). Every sum and
-/// product here is checked: a view built from any Python ints either passes
-/// or is refused.
+/// product here is checked: a view built from any Python ints either
+/// passes or is refused. A view of no elements reaches nothing.
+#[inline]
+pub fn extent_fault(numel: usize, shape: &[usize], strides: &[isize], offset: usize) -> Option<ExtentFault> {
+    if shape.len() != strides.len() {
+        return Some(ExtentFault::Rank);
+    }
+    let count = shape
+        .iter()
+        .try_fold(1usize, |acc, &n| acc.checked_mul(n))
+        .filter(|&c| c <= isize::MAX as usize);
+    match count {
+        None => return Some(ExtentFault::TooMany),
+        Some(0) => return None,
+        Some(_) => {}
+    }
+    let mut last = Some(offset);
+    for (&n, &s) in shape.iter().zip(strides) {
+        if s < 0 {
+            return Some(ExtentFault::Negative);
+        }
+        last = last.and_then(|l| l.checked_add((n - 1).checked_mul(s as usize)?));
+    }
+    match last {
+        Some(last) if last < numel => None,
+        _ => Some(ExtentFault::Past),
+    }
+}
+
+/// [`extent_fault`] as the ValueError naming `op` and the view.
 pub fn check_extent(
     numel: usize,
     shape: &[usize],
@@ -326,37 +369,18 @@ pub fn check_extent(
     offset: usize,
     op: &str,
 ) -> PyResult<()> {
-    if shape.len() != strides.len() {
-        return Err(PyValueError::new_err(format!(
-            "{op}: shape {shape:?} and strides {strides:?} differ in rank"
-        )));
-    }
-    let count = shape
-        .iter()
-        .try_fold(1usize, |acc, &n| acc.checked_mul(n))
-        .filter(|&c| c <= isize::MAX as usize);
-    if count.is_none() {
-        return Err(PyValueError::new_err(format!(
+    let Some(fault) = extent_fault(numel, shape, strides, offset) else {
+        return Ok(());
+    };
+    Err(PyValueError::new_err(match fault {
+        ExtentFault::Rank => format!("{op}: shape {shape:?} and strides {strides:?} differ in rank"),
+        ExtentFault::TooMany => format!(
             "{op}: a view of shape {shape:?} holds more elements than the largest possible size ({})",
             isize::MAX
-        )));
-    }
-    if count == Some(0) {
-        return Ok(());
-    }
-    let mut last = Some(offset);
-    for (&n, &s) in shape.iter().zip(strides) {
-        if s < 0 {
-            return Err(PyValueError::new_err(format!(
-                "{op}: negative stride in {strides:?}"
-            )));
-        }
-        last = last.and_then(|l| l.checked_add((n - 1).checked_mul(s as usize)?));
-    }
-    match last {
-        Some(last) if last < numel => Ok(()),
-        _ => Err(PyValueError::new_err(format!(
+        ),
+        ExtentFault::Negative => format!("{op}: negative stride in {strides:?}"),
+        ExtentFault::Past => format!(
             "{op}: view (shape {shape:?}, strides {strides:?}, offset {offset}) reaches past the {numel} elements of its storage"
-        ))),
-    }
+        ),
+    }))
 }

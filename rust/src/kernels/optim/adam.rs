@@ -299,21 +299,7 @@ pub fn adamw_step(
     v: &mut [f32],
     s: &AdamScalars,
 ) {
-    let n = p.len();
-    check_len("adamw_step: gradient", n, g.len());
-    check_len("adamw_step: first moment", n, m.len());
-    check_len("adamw_step: second moment", n, v.len());
-    let slot = AdamSlot {
-        p: p.as_mut_ptr(),
-        g: g.as_ptr(),
-        m: m.as_mut_ptr(),
-        v: v.as_mut_ptr(),
-        vmax: std::ptr::null_mut(),
-        len: n,
-        scalars: *s,
-    };
-    // SAFETY: the borrows guarantee validity and (being &mut) no overlap.
-    unsafe { adam_step_many(token, &[slot]) }
+    step_one(token, "adamw_step", (p, g, m, v), None, s)
 }
 
 /// [`adamw_step`] with AMSGrad's running maximum of the second moment.
@@ -326,17 +312,31 @@ pub fn adamw_step_amsgrad(
     vmax: &mut [f32],
     s: &AdamScalars,
 ) {
+    step_one(token, "adamw_step_amsgrad", (p, g, m, v), Some(vmax), s)
+}
+
+/// What both safe entry points do: check every length against `p`'s and
+/// step the one slot (`vmax` None: no AMSGrad maximum).
+fn step_one(
+    token: Token,
+    op: &str,
+    (p, g, m, v): (&mut [f32], &[f32], &mut [f32], &mut [f32]),
+    vmax: Option<&mut [f32]>,
+    s: &AdamScalars,
+) {
     let n = p.len();
-    check_len("adamw_step_amsgrad: gradient", n, g.len());
-    check_len("adamw_step_amsgrad: first moment", n, m.len());
-    check_len("adamw_step_amsgrad: second moment", n, v.len());
-    check_len("adamw_step_amsgrad: max second moment", n, vmax.len());
+    check_len(op, "gradient", n, g.len());
+    check_len(op, "first moment", n, m.len());
+    check_len(op, "second moment", n, v.len());
+    if let Some(vmax) = &vmax {
+        check_len(op, "max second moment", n, vmax.len());
+    }
     let slot = AdamSlot {
         p: p.as_mut_ptr(),
         g: g.as_ptr(),
         m: m.as_mut_ptr(),
         v: v.as_mut_ptr(),
-        vmax: vmax.as_mut_ptr(),
+        vmax: vmax.map_or(std::ptr::null_mut(), |x| x.as_mut_ptr()),
         len: n,
         scalars: *s,
     };

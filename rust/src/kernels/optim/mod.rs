@@ -111,9 +111,9 @@ impl Plan {
     }
 }
 
-fn check_len(what: &str, n: usize, got: usize) {
+fn check_len(op: &str, what: &str, n: usize, got: usize) {
     assert!(
         got == n,
-        "{what}: length {got} differs from the parameter's {n}"
+        "{op}: {what}: length {got} differs from the parameter's {n}"
     );
 }

@@ -132,10 +132,10 @@ pub fn sgd_step(
     s: &SgdScalars,
 ) {
     let n = p.len();
-    check_len("sgd_step: gradient", n, g.len());
+    check_len("sgd_step", "gradient", n, g.len());
     let buf = match buf {
         Some(b) => {
-            check_len("sgd_step: momentum buffer", n, b.len());
+            check_len("sgd_step", "momentum buffer", n, b.len());
             b.as_mut_ptr()
         }
         None => std::ptr::null_mut(),
