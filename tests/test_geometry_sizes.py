@@ -129,6 +129,11 @@ def test_3d_layers_refuse_bad_sizes(call, match):
     (lambda: F.max_pool1d(om.zeros(1, 1, 4), 2**63), r"max_pool1d: kernel_size must be below 2\*\*63"),
     (lambda: F.conv1d(om.zeros(1, 1, 2), om.zeros(1, 1, 3)), r"conv1d: kernel \(3,\).*larger than the padded input"),
     (lambda: F.conv1d(om.zeros(1, 2, 5), om.zeros(1, 1, 3)), r"conv1d: input of shape \(1, 2, 5\) has 2 channels"),
+    (lambda: F.conv1d(om.zeros(2, 5), om.zeros(3, 1, 3), groups=2),
+     r"conv1d: out_channels 3 \(weight shape \(3, 1, 3\)\) is not divisible by groups=2"),
+    (lambda: F.conv1d(om.zeros(1, 1, 5), om.zeros(1, 1, 3), om.zeros(2)), r"conv1d: bias of shape \(2,\)"),
+    (lambda: F.conv_transpose1d(om.zeros(1, 2, 5), om.zeros(3, 1, 3)),
+     r"conv_transpose1d: input of shape \(1, 2, 5\) has 2 channels, weight of shape \(3, 1, 3\) expects 3"),
 ])
 def test_1d_layers_name_themselves_in_size_errors(call, match):
     with pytest.raises(ValueError, match=match):

@@ -65,6 +65,7 @@ from .misc import (
     PixelUnshuffle,
     ZeroPad1d,
     ZeroPad2d,
+    ZeroPad3d,
 )
 from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm1d, InstanceNorm2d, LayerNorm
@@ -110,7 +111,6 @@ from .extra_layers import (
     RMSNorm,
     Softmax2d,
     Unfold,
-    ZeroPad3d,
 )
 from .extra_losses import GaussianNLLLoss, MultiLabelMarginLoss, MultiMarginLoss
 from .volumetric import AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d, Conv3d, InstanceNorm3d, MaxPool3d

@@ -14,7 +14,7 @@ from ..ops.shape_ops import split
 from . import init as _init
 from .layers import Linear
 from .module import Module
-from .parameter import Parameter
+from .parameter import Parameter, optional_parameter
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -36,10 +36,7 @@ class MultiheadAttention(Module):
         self.head_dim = embed_dim // num_heads
         self.in_proj_weight = Parameter(empty(3 * embed_dim, embed_dim))
         _init.xavier_uniform_(self.in_proj_weight, generator=generator)
-        if bias:
-            self.in_proj_bias = Parameter(zeros(3 * embed_dim))
-        else:
-            self.register_parameter("in_proj_bias", None)
+        optional_parameter(self, "in_proj_bias", zeros(3 * embed_dim) if bias else None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, generator=generator)
         if bias:
             _init.constant_(self.out_proj.bias, 0.0)

@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING
 
 from .. import functional as F
 from ..creation import empty
-from ..ops.operands import pair
+from ..ops.operands import ints
 from ..ops.conv import conv_transpose_out_size
-from ..ops.spatial1d import single
 from . import init
 from .module import Module
-from .parameter import Parameter
+from .parameter import Parameter, optional_parameter
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -56,10 +55,7 @@ class _ConvNd(Module):
         self.transposed = transposed
         shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
         self.weight = Parameter(empty(*shape, *self.kernel_size))
-        if bias:
-            self.bias = Parameter(empty(out_channels))
-        else:
-            self.register_parameter("bias", None)
+        optional_parameter(self, "bias", empty(out_channels) if bias else None)
         self.reset_parameters(generator)
 
     def _mode_padded(self, input):
@@ -79,9 +75,7 @@ class _ConvNd(Module):
         return F.pad(input, tuple(pads), mode=self.padding_mode), (0,) * self._dims
 
     def _tuple(self, name, value, minimum):
-        if self._dims == 1:
-            return (single(self._op, name, value, minimum),)
-        return pair(self._op, name, value, minimum)
+        return ints(self._op, name, value, self._dims, minimum)
 
     def reset_parameters(self, generator=None) -> None:
         # torch's: kaiming_uniform_(a=√5) for the weight, U(±1/√fan_in) for the bias.
@@ -110,9 +104,10 @@ class _ConvNd(Module):
         return s
 
 
-class Conv1d(_ConvNd):
-    _op = "Conv1d"
-    _dims = 1
+class _Conv(_ConvNd):
+    """Conv1d, Conv2d and Conv3d: torch's constructor, the functional form
+    named by `_fn` after the padding mode's pad."""
+    _fn = "conv2d"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None, generator=None) -> None:
@@ -121,23 +116,27 @@ class Conv1d(_ConvNd):
 
     def forward(self, input) -> Tensor:
         input, padding = self._mode_padded(input)
-        return F.conv1d(input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+        return getattr(F, self._fn)(input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
-class Conv2d(_ConvNd):
-    _op = "Conv2d"
+class Conv1d(_Conv):
+    _op, _dims, _fn = "Conv1d", 1, "conv1d"
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None, generator=None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, False, 0,
-                         device, dtype, generator)
 
-    def forward(self, input) -> Tensor:
-        input, padding = self._mode_padded(input)
-        return F.conv2d(input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+class Conv2d(_Conv):
+    _op, _dims, _fn = "Conv2d", 2, "conv2d"
 
 
 class _ConvTransposeNd(_ConvNd):
+    """ConvTranspose1d and ConvTranspose2d: torch's constructor, the
+    functional form named by `_fn`."""
+    _fn = "conv_transpose2d"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None, generator=None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, True,
+                         output_padding, device, dtype, generator)
+
     def _output_padding(self, input, output_size):
         """torch's rule: the extra size that reaches output_size (each extra
         must be below max(stride, dilation))."""
@@ -154,32 +153,17 @@ class _ConvTransposeNd(_ConvNd):
             extra.append(e)
         return tuple(extra)
 
-
-class ConvTranspose1d(_ConvTransposeNd):
-    _op = "ConvTranspose1d"
-    _dims = 1
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
-                 dilation=1, padding_mode="zeros", device=None, dtype=None, generator=None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, True,
-                         output_padding, device, dtype, generator)
-
     def forward(self, input, output_size=None) -> Tensor:
         op = self._output_padding(input, output_size)
-        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation)
+        return getattr(F, self._fn)(input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _op, _dims, _fn = "ConvTranspose1d", 1, "conv_transpose1d"
 
 
 class ConvTranspose2d(_ConvTransposeNd):
-    _op = "ConvTranspose2d"
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
-                 dilation=1, padding_mode="zeros", device=None, dtype=None, generator=None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, True,
-                         output_padding, device, dtype, generator)
-
-    def forward(self, input, output_size=None) -> Tensor:
-        op = self._output_padding(input, output_size)
-        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation)
+    _op, _dims, _fn = "ConvTranspose2d", 2, "conv_transpose2d"
 
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]

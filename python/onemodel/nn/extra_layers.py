@@ -15,17 +15,9 @@ from . import init
 from .layers import Linear, _check_factory
 from .dropout import _DropoutNd
 from ..tensor import Tensor
+from .misc import pad_tuple
 from .module import Module
-from .parameter import Parameter
-
-
-def _ntuple(value, n: int, name: str) -> tuple:
-    if isinstance(value, int):
-        return (value,) * (2 * n)
-    value = tuple(value)
-    if len(value) != 2 * n:
-        raise ValueError(f"{name}: padding must be an int or a {2 * n}-tuple, got {value!r}")
-    return value
+from .parameter import Parameter, optional_parameter
 
 
 class _PadNd(Module):
@@ -34,7 +26,7 @@ class _PadNd(Module):
 
     def __init__(self, padding) -> None:
         super().__init__()
-        self.padding = _ntuple(padding, self._n, type(self).__name__)
+        self.padding = pad_tuple(padding, self._n, type(self).__name__)
 
     def forward(self, input) -> Tensor:
         return F.pad(input, self.padding, self._mode)
@@ -77,18 +69,6 @@ class CircularPad2d(_PadNd):
 
 class CircularPad3d(_PadNd):
     _n, _mode = 3, "circular"
-
-
-class ZeroPad3d(Module):
-    def __init__(self, padding) -> None:
-        super().__init__()
-        self.padding = _ntuple(padding, 3, "ZeroPad3d")
-
-    def forward(self, input) -> Tensor:
-        return F.pad(input, self.padding, "constant", 0.0)
-
-    def extra_repr(self) -> str:
-        return f"{self.padding}"
 
 
 class ChannelShuffle(Module):
@@ -137,10 +117,7 @@ class RMSNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(ones(*self.normalized_shape))
-        else:
-            self.register_parameter("weight", None)
+        optional_parameter(self, "weight", ones(*self.normalized_shape) if elementwise_affine else None)
 
     def reset_parameters(self) -> None:
         if self.weight is not None:
@@ -221,10 +198,7 @@ class Bilinear(Module):
         _check_factory("Bilinear", device, dtype)
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = Parameter(empty(out_features, in1_features, in2_features))
-        if bias:
-            self.bias = Parameter(empty(out_features))
-        else:
-            self.register_parameter("bias", None)
+        optional_parameter(self, "bias", empty(out_features) if bias else None)
         self.reset_parameters(generator)
 
     def reset_parameters(self, generator=None) -> None:

@@ -12,7 +12,7 @@ from ..ops import views
 from . import init
 from .container import ModuleList, Sequential  # noqa: F401 - re-exported
 from .module import Module
-from .parameter import Parameter
+from .parameter import Parameter, optional_parameter
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -31,10 +31,7 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(empty(out_features, in_features))
-        if bias:
-            self.bias = Parameter(empty(out_features))
-        else:
-            self.register_parameter("bias", None)
+        optional_parameter(self, "bias", empty(out_features) if bias else None)
         self.reset_parameters(generator)
 
     def reset_parameters(self, generator=None) -> None:

@@ -1,5 +1,5 @@
 """Small modules over the functional operators: constant padding
-(ZeroPad1d/2d, ConstantPad1d/2d/3d), PixelShuffle/PixelUnshuffle,
+(ZeroPad1d/2d/3d, ConstantPad1d/2d/3d), PixelShuffle/PixelUnshuffle,
 CosineSimilarity, PairwiseDistance (torch's arguments and printouts)."""
 
 from __future__ import annotations
@@ -13,17 +13,23 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 
+def pad_tuple(value, n: int, name: str) -> tuple:
+    """A padding module's `padding`: an int for every side, or the 2n
+    sides in F.pad's order."""
+    if isinstance(value, int):
+        return (value,) * (2 * n)
+    value = tuple(value)
+    if len(value) != 2 * n:
+        raise ValueError(f"{name}: padding must be an int or a {2 * n}-tuple, got {value!r}")
+    return value
+
+
 class _ConstantPadNd(Module):
     _n = 1
 
     def __init__(self, padding, value: float) -> None:
         super().__init__()
-        if isinstance(padding, int):
-            padding = (padding,) * (2 * self._n)
-        padding = tuple(padding)
-        if len(padding) != 2 * self._n:
-            raise ValueError(f"{type(self).__name__}: padding must be an int or a {2 * self._n}-tuple, got {padding!r}")
-        self.padding = padding
+        self.padding = pad_tuple(padding, self._n, type(self).__name__)
         self.value = value
 
     def forward(self, input) -> Tensor:
@@ -45,7 +51,10 @@ class ConstantPad3d(_ConstantPadNd):
     _n = 3
 
 
-class ZeroPad1d(ConstantPad1d):
+class _ZeroPadNd(_ConstantPadNd):
+    """ZeroPad1d/2d/3d: the ConstantPad of that rank with 0.0, printed as
+    torch prints them (the padding alone)."""
+
     def __init__(self, padding) -> None:
         super().__init__(padding, 0.0)
 
@@ -53,12 +62,16 @@ class ZeroPad1d(ConstantPad1d):
         return f"{self.padding}"
 
 
-class ZeroPad2d(ConstantPad2d):
-    def __init__(self, padding) -> None:
-        super().__init__(padding, 0.0)
+class ZeroPad1d(_ZeroPadNd, ConstantPad1d):
+    pass
 
-    def extra_repr(self) -> str:
-        return f"{self.padding}"
+
+class ZeroPad2d(_ZeroPadNd, ConstantPad2d):
+    pass
+
+
+class ZeroPad3d(_ZeroPadNd, ConstantPad3d):
+    pass
 
 
 class PixelShuffle(Module):

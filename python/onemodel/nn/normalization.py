@@ -11,7 +11,7 @@ from ..creation import ones, tensor, zeros
 from ..grad_mode import no_grad
 from ..tensor import int64
 from .module import Module
-from .parameter import Parameter
+from .parameter import optional_parameter
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -21,15 +21,8 @@ def _affine_parameters(module: Module, shape: tuple, affine: bool, bias: bool) -
     """A norm layer's learnable scale (ones) and shift (zeros) of `shape`,
     registered as torch does: ``weight`` and ``bias`` are None without
     `affine`, ``bias`` alone is None without `bias`."""
-    if affine:
-        module.weight = Parameter(ones(*shape))
-        if bias:
-            module.bias = Parameter(zeros(*shape))
-        else:
-            module.register_parameter("bias", None)
-    else:
-        module.register_parameter("weight", None)
-        module.register_parameter("bias", None)
+    optional_parameter(module, "weight", ones(*shape) if affine else None)
+    optional_parameter(module, "bias", zeros(*shape) if affine and bias else None)
 
 
 class _BatchNorm(Module):

@@ -68,3 +68,10 @@ class Buffer(Tensor):
 def is_lazy(param) -> bool:
     """onemodel has no lazy modules."""
     return False
+
+
+def optional_parameter(module, name: str, data: Tensor | None) -> None:
+    """`data` as the parameter `name` of `module`, or, for None, the name
+    registered without a tensor (torch's absent bias: ``module.bias`` is
+    None and keeps its place in the parameters' order)."""
+    module.register_parameter(name, None if data is None else Parameter(data))

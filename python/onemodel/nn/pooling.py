@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 
 
 class _MaxPoolNd(Module):
+    """MaxPool1d/2d/3d: torch's constructor and printout over F.<_fn>."""
+    _fn = "max_pool2d"
+
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False) -> None:
         super().__init__()
         self.kernel_size = kernel_size
@@ -21,18 +24,19 @@ class _MaxPoolNd(Module):
         self.padding, self.dilation = padding, dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
+    def forward(self, input) -> Any:
+        return getattr(F, self._fn)(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices)
+
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}"
 
 
 class MaxPool1d(_MaxPoolNd):
-    def forward(self, input) -> Any:
-        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices)
+    _fn = "max_pool1d"
 
 
 class MaxPool2d(_MaxPoolNd):
-    def forward(self, input) -> Any:
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices)
+    _fn = "max_pool2d"
 
 
 def _single(value) -> tuple:
@@ -55,7 +59,10 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AvgPool2d(Module):
+class _AvgPoolNd(Module):
+    """AvgPool2d/3d: torch's constructor and printout over F.<_fn>."""
+    _fn = "avg_pool2d"
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None) -> None:
         super().__init__()
         self.kernel_size = kernel_size
@@ -64,10 +71,15 @@ class AvgPool2d(Module):
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, input) -> Tensor:
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad, self.divisor_override)
+        return getattr(F, self._fn)(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+                                    self.divisor_override)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
+    _fn = "avg_pool2d"
 
 
 class _AdaptivePool(Module):

@@ -24,7 +24,7 @@ from ..ops.rnn import gru_directions, lstm_directions
 from ..tensor import Tensor
 from . import init
 from .module import Module
-from .parameter import Parameter
+from .parameter import Parameter, optional_parameter
 
 
 class RNNBase(Module):
@@ -287,12 +287,8 @@ class RNNCellBase(Module):
         g = self.gates * hidden_size
         self.weight_ih = Parameter(empty(g, input_size))
         self.weight_hh = Parameter(empty(g, hidden_size))
-        if bias:
-            self.bias_ih = Parameter(empty(g))
-            self.bias_hh = Parameter(empty(g))
-        else:
-            self.register_parameter("bias_ih", None)
-            self.register_parameter("bias_hh", None)
+        optional_parameter(self, "bias_ih", empty(g) if bias else None)
+        optional_parameter(self, "bias_hh", empty(g) if bias else None)
         self.reset_parameters(generator)
 
     def reset_parameters(self, generator=None) -> None:

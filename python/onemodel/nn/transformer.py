@@ -57,23 +57,44 @@ def _generate_square_subsequent_mask(sz: int, device=None, dtype=None):
     return make_tensor(m)
 
 
-class TransformerEncoderLayer(Module):
+class _TransformerLayer(Module):
+    """What the encoder and decoder layers share: torch's submodules, made
+    in torch's order (that of the generator's draws and of state_dict), and
+    the self-attention and feed-forward blocks. `_blocks`: the residual
+    blocks, each with its norm and dropout (2 in the encoder, 3 in the
+    decoder, whose middle one attends to the memory)."""
+    _blocks = 2
+
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None, generator=None) -> None:
         super().__init__()
         from .layers import _check_factory
 
-        _check_factory("TransformerEncoderLayer", device, dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, generator=generator)
+        op = type(self).__name__
+        _check_factory(op, device, dtype)
+        for name in ("self_attn", "multihead_attn")[:self._blocks - 1]:
+            setattr(self, name, MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, generator=generator))
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, generator=generator)
         self.dropout = Dropout(dropout, generator=generator)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, generator=generator)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.dropout1 = Dropout(dropout, generator=generator)
-        self.dropout2 = Dropout(dropout, generator=generator)
-        self.activation = activation_fn("TransformerEncoderLayer", activation)
+        for i in range(1, self._blocks + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias))
+        for i in range(1, self._blocks + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout, generator=generator))
+        self.activation = activation_fn(op, activation)
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=bool(is_causal), need_weights=False)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return getattr(self, f"dropout{self._blocks}")(x)
+
+
+class TransformerEncoderLayer(_TransformerLayer):
+    _blocks = 2
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False) -> Tensor:
         x = src
@@ -85,35 +106,9 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False, is_causal=is_causal)[0]
-        return self.dropout1(x)
 
-    def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
-
-
-class TransformerDecoderLayer(Module):
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None, generator=None) -> None:
-        super().__init__()
-        from .layers import _check_factory
-
-        _check_factory("TransformerDecoderLayer", device, dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, generator=generator)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, generator=generator)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, generator=generator)
-        self.dropout = Dropout(dropout, generator=generator)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, generator=generator)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.dropout1 = Dropout(dropout, generator=generator)
-        self.dropout2 = Dropout(dropout, generator=generator)
-        self.dropout3 = Dropout(dropout, generator=generator)
-        self.activation = activation_fn("TransformerDecoderLayer", activation)
+class TransformerDecoderLayer(_TransformerLayer):
+    _blocks = 3
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None,
                 tgt_is_causal=False, memory_is_causal=False) -> Tensor:
@@ -128,17 +123,9 @@ class TransformerDecoderLayer(Module):
             x = self.norm3(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=bool(is_causal), need_weights=False)[0]
-        return self.dropout1(x)
-
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=bool(is_causal), need_weights=False)[0]
         return self.dropout2(x)
-
-    def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)
 
 
 class TransformerEncoder(Module):
@@ -193,18 +180,16 @@ class Transformer(Module):
         from .layers import _check_factory
 
         _check_factory("Transformer", device, dtype)
-        if custom_encoder is not None:
-            self.encoder = custom_encoder
-        else:
-            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
-                                            bias, generator=generator)
-            self.encoder = TransformerEncoder(layer, num_encoder_layers, LayerNorm(d_model, eps=layer_norm_eps, bias=bias))
-        if custom_decoder is not None:
-            self.decoder = custom_decoder
-        else:
-            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
-                                            bias, generator=generator)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers, LayerNorm(d_model, eps=layer_norm_eps, bias=bias))
+        def stack(custom, layer_type, stack_type, num_layers):
+            """The custom stack, or num_layers of torch's layer and a final norm."""
+            if custom is not None:
+                return custom
+            layer = layer_type(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
+                               bias, generator=generator)
+            return stack_type(layer, num_layers, LayerNorm(d_model, eps=layer_norm_eps, bias=bias))
+
+        self.encoder = stack(custom_encoder, TransformerEncoderLayer, TransformerEncoder, num_encoder_layers)
+        self.decoder = stack(custom_decoder, TransformerDecoderLayer, TransformerDecoder, num_decoder_layers)
         self._reset_parameters(generator)
         self.d_model = d_model
         self.nhead = nhead

@@ -68,15 +68,26 @@ def _shape_of(x) -> tuple:
     return x.shape if isinstance(x, Tensor) else ()
 
 
-def _elementwise(ufunc, op: str, a, b, compute=None, out_dtype=bool_) -> Tensor:
+def _binary(ufunc, op: str, a, b, operands, out_dtype=bool_) -> Tensor:
+    """``ufunc(*operands(a, b))`` into a fresh tensor of the broadcast
+    shape; at least one of a, b must be a Tensor."""
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError(f"{op}: at least one operand must be a Tensor")
-    dt = compute or common_dtype(op, a, b)
     shape = _shape.broadcast_shapes(op, _shape_of(a), _shape_of(b))
+    x, y = operands(a, b)
     out = Tensor._empty(shape, out_dtype)
     with np.errstate(invalid="ignore"):
-        ufunc(as_array(a, dt, op), as_array(b, dt, op), out=out.numpy(force=True))
+        ufunc(x, y, out=out.numpy(force=True))
     return out
+
+
+def _elementwise(ufunc, op: str, a, b, compute=None, out_dtype=bool_) -> Tensor:
+    """The ufunc over a and b in their common dtype (or `compute`)."""
+    def operands(a, b):
+        dt = compute or common_dtype(op, a, b)
+        return as_array(a, dt, op), as_array(b, dt, op)
+
+    return _binary(ufunc, op, a, b, operands, out_dtype)
 
 
 # -- comparisons -------------------------------------------------------------------
@@ -162,12 +173,7 @@ def _truth(x, op: str):
 
 
 def _logical(ufunc, op: str, a, b) -> Tensor:
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        raise TypeError(f"{op}: at least one operand must be a Tensor")
-    shape = _shape.broadcast_shapes(op, _shape_of(a), _shape_of(b))
-    out = Tensor._empty(shape, bool_)
-    ufunc(_truth(a, op), _truth(b, op), out=out.numpy(force=True))
-    return out
+    return _binary(ufunc, op, a, b, lambda a, b: (_truth(a, op), _truth(b, op)))
 
 
 def logical_and(input, other) -> Tensor:

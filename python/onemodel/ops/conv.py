@@ -39,15 +39,29 @@ def _backward(fn: Function, g: Tensor, input_grad, weight_grad) -> tuple:
     return dx, dw
 
 
-class Conv2dFn(Function):
-    name = "Conv2d"
-
-    def forward(self, x, weight, bias, geo, out_shape):
+class _ConvFn(Function):
+    def _start(self, x, weight, bias, geo, out_shape) -> tuple:
+        """Saves the contiguous (x, weight) and the geometry; returns them
+        with the fresh output buffer."""
         self.geo = geo
         self.has_bias = bias is not None
         x, weight = contig(x), contig(weight)
         self.save_for_backward(x, weight)
-        out = Tensor._empty(out_shape)
+        return x, weight, Tensor._empty(out_shape)
+
+    @classmethod
+    def run(cls, op: str, input, weight, bias, geo, out_shape) -> Tensor:
+        """The record over the batched input, squeezed back if unbatched."""
+        x, squeeze = batched(op, input, 4)
+        out = cls.apply(x, weight, bias, geo, out_shape)
+        return out.squeeze(0) if squeeze else out
+
+
+class Conv2dFn(_ConvFn):
+    name = "Conv2d"
+
+    def forward(self, x, weight, bias, geo, out_shape):
+        x, weight, out = self._start(x, weight, bias, geo, out_shape)
         _core.conv2d_forward(out, x, weight, contig(bias) if bias is not None else None, *geo)
         return out
 
@@ -60,15 +74,11 @@ class Conv2dFn(Function):
         )
 
 
-class ConvTranspose2dFn(Function):
+class ConvTranspose2dFn(_ConvFn):
     name = "ConvTranspose2d"
 
     def forward(self, x, weight, bias, geo, out_shape):
-        self.geo = geo
-        self.has_bias = bias is not None
-        x, weight = contig(x), contig(weight)
-        self.save_for_backward(x, weight)
-        out = Tensor._empty(out_shape)
+        x, weight, out = self._start(x, weight, bias, geo, out_shape)
         _core.conv2d_input_grad(out, x, weight, *geo)
         if bias is not None:
             add_channel_bias(out, bias)
@@ -101,7 +111,12 @@ def _bias_shape(bias):
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     """torch.nn.functional.conv2d. padding: int, pair, 'valid' or 'same'.
     Sizes and shape checks: ``_core.conv2d_geometry`` (rust/src/geometry)."""
-    op = "conv2d"
+    return _conv2d("conv2d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv2d(op: str, input, weight, bias, stride, padding, dilation, groups, shown=None) -> Tensor:
+    """conv2d whose errors name `op` and, where given, the `shown` (input,
+    weight) shapes instead of the 4-D ones (conv1d's height-1 plane)."""
     stride, dilation = _common(op, input, weight, bias, stride, dilation, groups)
     x = input
     if isinstance(padding, str):
@@ -114,7 +129,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
             # Checked before the padding changes the input, so that a
             # mis-shaped one is reported as it was given.
             _core.conv2d_geometry(op, tuple(input.shape), tuple(weight.shape), _bias_shape(bias),
-                                  (stride, (bottom, right), dilation, groups))
+                                  (stride, (bottom, right), dilation, groups), None, shown)
             if top != bottom or left != right:
                 from .shape_ops import pad as _pad
 
@@ -127,10 +142,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     else:
         padding = pair(op, "padding", padding, 0)
     geo = (stride, padding, dilation, groups)
-    out_shape = tuple(_core.conv2d_geometry(op, tuple(x.shape), tuple(weight.shape), _bias_shape(bias), geo))
-    x, squeeze = batched(op, x, 4)
-    out = Conv2dFn.apply(x, weight, bias, geo, out_shape) if bias is not None else Conv2dFn.apply(x, weight, None, geo, out_shape)
-    return out.squeeze(0) if squeeze else out
+    out_shape = tuple(_core.conv2d_geometry(op, tuple(x.shape), tuple(weight.shape), _bias_shape(bias), geo, None, shown))
+    return Conv2dFn.run(op, x, weight, bias, geo, out_shape)
 
 
 def conv_transpose_out_size(size, k, s, p, op_, d):
@@ -141,13 +154,15 @@ def conv_transpose_out_size(size, k, s, p, op_, d):
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor:
     """torch.nn.functional.conv_transpose2d (weight [in, out/groups, kh, kw]);
     sizes and checks: ``_core.conv2d_geometry`` with output_padding."""
-    op = "conv_transpose2d"
+    return _conv_transpose2d("conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def _conv_transpose2d(op: str, input, weight, bias, stride, padding, output_padding, groups, dilation, shown=None) -> Tensor:
+    """conv_transpose2d naming `op` and the `shown` shapes (see _conv2d)."""
     stride, dilation = _common(op, input, weight, bias, stride, dilation, groups)
     padding = pair(op, "padding", padding, 0)
     output_padding = pair(op, "output_padding", output_padding, 0)
     geo = (stride, padding, dilation, groups)
     out_shape = tuple(_core.conv2d_geometry(op, tuple(input.shape), tuple(weight.shape), _bias_shape(bias), geo,
-                                            output_padding))
-    x, squeeze = batched(op, input, 4)
-    out = ConvTranspose2dFn.apply(x, weight, bias, geo, out_shape) if bias is not None else ConvTranspose2dFn.apply(x, weight, None, geo, out_shape)
-    return out.squeeze(0) if squeeze else out
+                                            output_padding, shown))
+    return ConvTranspose2dFn.run(op, input, weight, bias, geo, out_shape)

@@ -38,14 +38,20 @@ class Cat(Function):
         return tuple(grads)
 
 
-def cat(tensors, dim: int = 0) -> Tensor:
-    """torch.cat: tensors of equal shape but along `dim`."""
+def _tensor_list(op: str, tensors) -> list:
+    """The joined tensors as a list: not empty, each a Tensor."""
     tensors = list(tensors)
     if not tensors:
-        raise ValueError("cat: expected a non-empty sequence of tensors")
+        raise ValueError(f"{op}: expected a non-empty sequence of tensors")
     for t in tensors:
         if not isinstance(t, Tensor):
-            raise TypeError(f"cat: expected Tensors, got {type(t).__name__}")
+            raise TypeError(f"{op}: expected Tensors, got {type(t).__name__}")
+    return tensors
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    """torch.cat: tensors of equal shape but along `dim`."""
+    tensors = _tensor_list("cat", tensors)
     # torch promotes mixed dtypes (float32 over int64 over bool), empty 1-D
     # tensors included, and skips those in the shape checks (the legacy
     # `out = torch.tensor([]); out = torch.cat([out, x])`).
@@ -71,12 +77,7 @@ def _promoted(tensors):
 
 
 def stack(tensors, dim: int = 0) -> Tensor:
-    tensors = list(tensors)
-    if not tensors:
-        raise ValueError("stack: expected a non-empty sequence of tensors")
-    for t in tensors:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"stack: expected Tensors, got {type(t).__name__}")
+    tensors = _tensor_list("stack", tensors)
     shapes = {tuple(t.shape) for t in tensors}
     if len(shapes) != 1:
         raise ValueError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")

@@ -44,22 +44,42 @@ def float_target(target):
     return target
 
 
-def pair(op: str, name: str, value, minimum: int = 0) -> tuple:
-    """An int or a pair of ints as a pair, each at least `minimum`."""
+_HOW_MANY = {1: "a 1-tuple", 2: "a pair", 3: "a triple"}
+
+
+def ints(op: str, name: str, value, n: int, minimum: int = 0) -> tuple:
+    """An int, or a sequence of one or `n` ints (one is repeated), as `n`
+    ints, each at least `minimum` and below 2**63: the spatial arguments
+    (kernel_size, stride, padding, dilation) of the 1-, 2- and 3-D ops."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        out = (int(value), int(value))
+        out = (int(value),) * n
     else:
         try:
             out = tuple(int(v) for v in value)
         except TypeError:
-            raise TypeError(f"{op}: {name} must be an int or a pair of ints, got {value!r}") from None
+            raise TypeError(f"{op}: {name} must be an int or {_HOW_MANY[n]} of ints, got {value!r}") from None
         if len(out) == 1:
-            out = out * 2
-        if len(out) != 2:
-            raise ValueError(f"{op}: {name} must be an int or a pair of ints, got {value!r}")
+            out = out * n
+        if len(out) != n:
+            raise ValueError(f"{op}: {name} must be an int or {_HOW_MANY[n]} of ints, got {value!r}")
     if any(v < minimum for v in out):
         raise ValueError(f"{op}: {name} must be at least {minimum}, got {value!r}")
+    if any(v >= 2**63 for v in out):
+        raise ValueError(f"{op}: {name} must be below 2**63, got {value!r}")
     return out
+
+
+def pool_stride(op: str, stride, kernel: tuple) -> tuple:
+    """torch's pooling stride: the kernel's when None or an empty sequence,
+    else as many ints as the kernel has, each at least 1."""
+    if stride is None or (not isinstance(stride, numbers.Integral) and len(stride) == 0):
+        return kernel
+    return ints(op, "stride", stride, len(kernel), 1)
+
+
+def pair(op: str, name: str, value, minimum: int = 0) -> tuple:
+    """An int or a pair of ints as a pair, each at least `minimum`."""
+    return ints(op, name, value, 2, minimum)
 
 
 def from_array(a: np.ndarray, dt) -> Tensor:

@@ -8,16 +8,24 @@ from typing import Any
 from .. import _core
 from ..autograd.function import Function
 from ..tensor import Tensor, int64
-from .operands import batched, check_float, contig, pair
+from .operands import batched, check_float, contig, pair, pool_stride
 
 
-class MaxPool2dFn(Function):
+class _PoolFn(Function):
+    def _start(self, x, geo, shape) -> tuple:
+        """Keeps the geometry; returns the contiguous input and the output."""
+        self.geo = geo
+        return contig(x), Tensor._empty(shape)
+
+    def _input_grad(self) -> Tensor:
+        return Tensor._empty(self.input_meta[0][0])
+
+
+class MaxPool2dFn(_PoolFn):
     name = "MaxPool2d"
 
     def forward(self, x, geo, shape):
-        self.geo = geo
-        x = contig(x)
-        out = Tensor._empty(shape)
+        x, out = self._start(x, geo, shape)
         idx = Tensor._empty(shape, int64)
         _core.max_pool2d_forward(out, idx, x, *geo)
         self.save_for_backward(idx)
@@ -25,23 +33,21 @@ class MaxPool2dFn(Function):
 
     def backward(self, g):
         (idx,) = self.saved_tensors
-        dx = Tensor._empty(self.input_meta[0][0])
+        dx = self._input_grad()
         _core.max_pool2d_backward(dx, contig(g), idx, *self.geo)
         return dx
 
 
-class AvgPool2dFn(Function):
+class AvgPool2dFn(_PoolFn):
     name = "AvgPool2d"
 
     def forward(self, x, geo, shape):
-        self.geo = geo
-        x = contig(x)
-        out = Tensor._empty(shape)
+        x, out = self._start(x, geo, shape)
         _core.avg_pool2d(out, x, *geo, False)
         return out
 
     def backward(self, g):
-        dx = Tensor._empty(self.input_meta[0][0])
+        dx = self._input_grad()
         _core.avg_pool2d(dx, contig(g), *self.geo, True)
         return dx
 
@@ -51,7 +57,7 @@ def _geometry(op, input, kernel_size, stride, padding, dilation, ceil_mode):
     geometry (``_core.pool2d_geometry``: torch's sizes, ceil_mode's rule)."""
     check_float(op, input=input)
     k = pair(op, "kernel_size", kernel_size, 1)
-    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else pair(op, "stride", stride, 1)
+    s = pool_stride(op, stride, k)
     p = pair(op, "padding", padding, 0)
     d = pair(op, "dilation", dilation, 1)
     shape = tuple(_core.pool2d_geometry(op, tuple(input.shape), k, s, p, d, bool(ceil_mode)))

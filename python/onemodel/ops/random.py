@@ -139,20 +139,22 @@ def _refuse_grad(t: Tensor, op: str) -> None:
         raise RuntimeError(f"{op}: a tensor that requires grad cannot be filled in place while recording; use onemodel.no_grad()")
 
 
-def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
-    _check_fill(t, "normal_", float_only=True)
-    g, mean, std = _gen(generator), float(mean), float(std)
+def _draw(t: Tensor, op: str, generator, x: float, y: float) -> Tensor:
+    """`t` filled in place by the generator's float32 draw `op` (normal_ or
+    uniform_) with parameters (x, y)."""
+    _check_fill(t, op, float_only=True)
+    g, x, y = _gen(generator), float(x), float(y)
     t._bump()  # before the write, as every in-place op (ops/inplace.py, _write)
-    g.normal_(t, mean, std)
+    getattr(g, op)(t, x, y)
     return t
+
+
+def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
+    return _draw(t, "normal_", generator, mean, std)
 
 
 def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
-    _check_fill(t, "uniform_", float_only=True)
-    g, a, b = _gen(generator), float(a), float(b)
-    t._bump()  # before the write, as every in-place op (ops/inplace.py, _write)
-    g.uniform_(t, a, b)
-    return t
+    return _draw(t, "uniform_", generator, a, b)
 
 
 @ieee_method

@@ -43,21 +43,24 @@ def _revcumsum64(g: np.ndarray, axis: int) -> np.ndarray:
     return np.flip(np.add.accumulate(np.flip(g, axis), axis=axis), axis)
 
 
+def _scan64(a: Tensor, scan) -> Tensor:
+    """``scan`` of a's values in float64, rounded once to float32 (a 0-d
+    tensor is its own scan)."""
+    x = a.numpy(force=True).astype(np.float64)
+    with ieee():
+        y = scan(x).astype(np.float32) if x.ndim else x.astype(np.float32)
+    return from_array(canonical_nan(y), float32)
+
+
 class Cumsum(Function):
     @ieee_method
     def forward(self, a, dim):
         self.dim = dim
-        x = a.numpy(force=True).astype(np.float64)
-        with ieee():
-            y = np.add.accumulate(x, axis=dim).astype(np.float32) if x.ndim else x.astype(np.float32)
-        return from_array(canonical_nan(y), float32)
+        return _scan64(a, lambda x: np.add.accumulate(x, axis=dim))
 
     @ieee_method
     def backward(self, g):
-        gn = g.numpy(force=True).astype(np.float64)
-        with ieee():
-            r = _revcumsum64(gn, self.dim).astype(np.float32) if gn.ndim else gn.astype(np.float32)
-        return from_array(canonical_nan(r), float32)
+        return _scan64(g, lambda x: _revcumsum64(x, self.dim))
 
 
 class Cumprod(Function):
@@ -65,10 +68,7 @@ class Cumprod(Function):
     def forward(self, a, dim):
         self.dim = dim
         self.save_for_backward(a)
-        x = a.numpy(force=True).astype(np.float64)
-        with ieee():
-            y = np.multiply.accumulate(x, axis=dim).astype(np.float32) if x.ndim else x.astype(np.float32)
-        return from_array(canonical_nan(y), float32)
+        return _scan64(a, lambda x: np.multiply.accumulate(x, axis=dim))
 
     @ieee_method
     def backward(self, g):
@@ -96,20 +96,22 @@ class Cumprod(Function):
         return from_array(canonical_nan(np.ascontiguousarray(np.moveaxis(out, -1, self.dim))), float32)
 
 
-def cumsum(input, dim: int, *, dtype=None) -> Tensor:
-    input, d = _prep("cumsum", input, dim, dtype)
+def _cumulative(op: str, fn, ints, input, dim: int, dtype) -> Tensor:
+    """cumsum / cumprod: the float32 record `fn`, or NumPy's exact int64
+    scan `ints` for integer and bool inputs (no gradient)."""
+    input, d = _prep(op, input, dim, dtype)
     if input.dtype is not float32:
         a = input.numpy(force=True).astype(np.int64)
-        return from_array(np.cumsum(a, axis=d) if a.ndim else a, int64)
-    return Cumsum.apply(input, d)
+        return from_array(ints(a, axis=d) if a.ndim else a, int64)
+    return fn.apply(input, d)
+
+
+def cumsum(input, dim: int, *, dtype=None) -> Tensor:
+    return _cumulative("cumsum", Cumsum, np.cumsum, input, dim, dtype)
 
 
 def cumprod(input, dim: int, *, dtype=None) -> Tensor:
-    input, d = _prep("cumprod", input, dim, dtype)
-    if input.dtype is not float32:
-        a = input.numpy(force=True).astype(np.int64)
-        return from_array(np.cumprod(a, axis=d) if a.ndim else a, int64)
-    return Cumprod.apply(input, d)
+    return _cumulative("cumprod", Cumprod, np.cumprod, input, dim, dtype)
 
 
 def _cum_extreme(kind: str, input: Tensor, dim: int):

@@ -9,33 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import numbers
-
 from .. import _core
 from ..tensor import Tensor
 from . import views
-from .operands import check_float
-from .conv import conv2d, conv_transpose2d
+from .operands import check_float, ints, pool_stride
+from .conv import _conv2d, _conv_transpose2d
 from .pool import avg_pool2d, max_pool2d
 
 
 def single(op: str, name: str, value, minimum: int = 0) -> int:
     """An int or a one-element sequence of ints, at least `minimum`."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        out = int(value)
-    else:
-        try:
-            items = [int(v) for v in value]
-        except TypeError:
-            raise TypeError(f"{op}: {name} must be an int or a 1-tuple of ints, got {value!r}") from None
-        if len(items) != 1:
-            raise ValueError(f"{op}: {name} must be an int or a 1-tuple of ints, got {value!r}")
-        out = items[0]
-    if out < minimum:
-        raise ValueError(f"{op}: {name} must be at least {minimum}, got {value!r}")
-    if out >= 2**63:
-        raise ValueError(f"{op}: {name} must be below 2**63, got {value!r}")
-    return out
+    return ints(op, name, value, 1, minimum)[0]
 
 
 def _as_plane(op: str, input: Tensor) -> tuple:
@@ -53,51 +37,55 @@ def _from_plane(out: Tensor, unbatched: bool) -> Tensor:
     return views.squeeze(out, 0) if unbatched else out
 
 
-def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
-    """torch.nn.functional.conv1d: weight [out, in/groups, k]; padding an
-    int, a 1-tuple, 'valid' or 'same'."""
-    op = "conv1d"
+def _conv_operands(op: str, input, weight, layout: str) -> tuple:
+    """(input as a plane, whether unbatched, weight [a, b, 1, k], the shapes
+    the 2-D geometry names in its messages: the user's)."""
     check_float(op, weight=weight)
     if weight is None:
         raise TypeError(f"{op}: weight must be a Tensor, got NoneType")
     if weight.ndim != 3:
-        raise ValueError(f"{op}: weight must be 3-D (out_channels, in_channels/groups, k), got shape {tuple(weight.shape)}")
+        raise ValueError(f"{op}: weight must be 3-D ({layout}, k), got shape {tuple(weight.shape)}")
     x, unbatched = _as_plane(op, input)
+    return x, unbatched, views.unsqueeze(weight, 2), (tuple(input.shape), tuple(weight.shape))
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+    """torch.nn.functional.conv1d: weight [out, in/groups, k]; padding an
+    int, a 1-tuple, 'valid' or 'same'."""
+    op = "conv1d"
+    x, unbatched, w, shown = _conv_operands(op, input, weight, "out_channels, in_channels/groups")
     pad = padding if isinstance(padding, str) else (0, single(op, "padding", padding))
     st, dl = single(op, "stride", stride, 1), single(op, "dilation", dilation, 1)
-    if isinstance(groups, int) and groups >= 1 and x.shape[1] != weight.shape[1] * groups:
-        raise ValueError(f"{op}: input of shape {tuple(input.shape)} has {x.shape[1]} channels, but weight of shape "
-                         f"{tuple(weight.shape)} with groups={groups} expects {weight.shape[1] * groups}")
     if not isinstance(pad, str):
-        # The 1-D sizes checked by the N-d rule, so that a size error names conv1d.
-        _core.conv_output_sizes(op, [x.shape[3]], [weight.shape[2]], [st], [pad[1]], [dl])
-    out = conv2d(x, views.unsqueeze(weight, 2), bias, (1, st), pad, (1, dl), groups)
-    return _from_plane(out, unbatched)
+        # The 1-D sizes checked by the N-d rule, so that a size error says (k,).
+        _core.conv_output_sizes(op, [x.shape[3]], ([weight.shape[2]], [st], [pad[1]], [dl]))
+    return _from_plane(_conv2d(op, x, w, bias, (1, st), pad, (1, dl), groups, shown), unbatched)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor:
     """torch.nn.functional.conv_transpose1d: weight [in, out/groups, k]."""
     op = "conv_transpose1d"
-    check_float(op, weight=weight)
-    if weight is None:
-        raise TypeError(f"{op}: weight must be a Tensor, got NoneType")
-    if weight.ndim != 3:
-        raise ValueError(f"{op}: weight must be 3-D (in_channels, out_channels/groups, k), got shape {tuple(weight.shape)}")
-    x, unbatched = _as_plane(op, input)
-    out = conv_transpose2d(x, views.unsqueeze(weight, 2), bias, (1, single(op, "stride", stride, 1)),
-                           (0, single(op, "padding", padding)), (0, single(op, "output_padding", output_padding)), groups,
-                           (1, single(op, "dilation", dilation, 1)))
+    x, unbatched, w, shown = _conv_operands(op, input, weight, "in_channels, out_channels/groups")
+    out = _conv_transpose2d(op, x, w, bias, (1, single(op, "stride", stride, 1)), (0, single(op, "padding", padding)),
+                            (0, single(op, "output_padding", output_padding)), groups,
+                            (1, single(op, "dilation", dilation, 1)), shown)
     return _from_plane(out, unbatched)
+
+
+def _pool_window(op: str, input, kernel_size, stride, padding) -> tuple:
+    """(input as a plane, whether unbatched, kernel, stride, padding); the
+    stride defaults to the kernel (None or an empty sequence), as torch."""
+    x, unbatched = _as_plane(op, input)
+    k = single(op, "kernel_size", kernel_size, 1)
+    return x, unbatched, k, pool_stride(op, stride, (k,))[0], single(op, "padding", padding)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False) -> Any:
     """torch.nn.functional.max_pool1d (indices are positions along L)."""
     op = "max_pool1d"
-    x, unbatched = _as_plane(op, input)
-    k = single(op, "kernel_size", kernel_size, 1)
-    s = k if stride is None or (not isinstance(stride, numbers.Integral) and len(stride) == 0) else single(op, "stride", stride, 1)
-    p, d = single(op, "padding", padding), single(op, "dilation", dilation, 1)
-    _core.pool_output_sizes(op, [x.shape[3]], [k], [s], [p], [d], bool(ceil_mode))  # size errors named max_pool1d
+    x, unbatched, k, s, p = _pool_window(op, input, kernel_size, stride, padding)
+    d = single(op, "dilation", dilation, 1)
+    _core.pool_output_sizes(op, [x.shape[3]], ([k], [s], [p], [d]), bool(ceil_mode))  # size errors named max_pool1d
     out = max_pool2d(x, (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices)
     if return_indices:
         return _from_plane(out[0], unbatched), _from_plane(out[1], unbatched)
@@ -107,11 +95,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True) -> Tensor:
     """torch.nn.functional.avg_pool1d."""
     op = "avg_pool1d"
-    x, unbatched = _as_plane(op, input)
-    k = single(op, "kernel_size", kernel_size, 1)
-    s = k if stride is None or (not isinstance(stride, numbers.Integral) and len(stride) == 0) else single(op, "stride", stride, 1)
-    p = single(op, "padding", padding)
-    _core.pool_output_sizes(op, [x.shape[3]], [k], [s], [p], [1], bool(ceil_mode))  # size errors named avg_pool1d
+    x, unbatched, k, s, p = _pool_window(op, input, kernel_size, stride, padding)
+    _core.pool_output_sizes(op, [x.shape[3]], ([k], [s], [p], [1]), bool(ceil_mode))  # size errors named avg_pool1d
     out = avg_pool2d(x, (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
     return _from_plane(out, unbatched)
 

@@ -88,6 +88,18 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
     return _pnorm(input[ii] - input[jj], float(p), -1)
 
 
+def _cov_weights(name: str, t, dtype, kind: str, n_obs: int) -> Tensor:
+    """cov's `name` weights checked as torch checks them: `dtype`, one
+    value per observation, none negative."""
+    if not isinstance(t, Tensor) or t.dtype is not dtype:
+        raise RuntimeError(f"cov(): expected {name} to have {kind} dtype")
+    if t.ndim > 1 or t.numel() != n_obs:
+        raise RuntimeError(f"cov(): expected {name} to have one dimension of size {n_obs}, got shape {tuple(t.shape)}")
+    if t.numel() and bool((t < 0).any()):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+    return t
+
+
 def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> Tensor:
     """torch.cov: the covariance of the variables in the rows of `input`
     (observations in the columns), with frequency and analytic weights."""
@@ -98,21 +110,10 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
     n_obs = x.shape[1]
     w = None
     if fweights is not None:
-        if not isinstance(fweights, Tensor) or fweights.dtype is not int64:
-            raise RuntimeError("cov(): expected fweights to have integral dtype")
-        if fweights.ndim > 1 or fweights.numel() != n_obs:
-            raise RuntimeError(f"cov(): expected fweights to have one dimension of size {n_obs}, got shape {tuple(fweights.shape)}")
-        if fweights.numel() and bool((fweights < 0).any()):
-            raise RuntimeError("cov(): fweights cannot be negative")
-        w = fweights.float()
+        w = _cov_weights("fweights", fweights, int64, "integral", n_obs).float()
     if aweights is not None:
-        if not isinstance(aweights, Tensor) or aweights.dtype is not float32:
-            raise RuntimeError("cov(): expected aweights to have floating point dtype")
-        if aweights.ndim > 1 or aweights.numel() != n_obs:
-            raise RuntimeError(f"cov(): expected aweights to have one dimension of size {n_obs}, got shape {tuple(aweights.shape)}")
-        if aweights.numel() and bool((aweights < 0).any()):
-            raise RuntimeError("cov(): aweights cannot be negative")
-        w = aweights if w is None else w * aweights
+        a = _cov_weights("aweights", aweights, float32, "floating point", n_obs)
+        w = a if w is None else w * a
     from .linalg import matmul
 
     if w is None:

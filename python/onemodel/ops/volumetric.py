@@ -23,23 +23,11 @@ import numpy as np
 
 from .. import _core
 from ..tensor import Tensor, float32, int64
-from .operands import check_float, from_array
+from .operands import check_float, from_array, ints, pool_stride
 
 
 def triple(op: str, name: str, value, minimum: int = 0) -> tuple:
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        out = (int(value),) * 3
-    else:
-        out = tuple(int(v) for v in value)
-        if len(out) == 1:
-            out = out * 3
-        if len(out) != 3:
-            raise ValueError(f"{op}: {name} must be an int or a triple of ints, got {value!r}")
-    if any(v < minimum for v in out):
-        raise ValueError(f"{op}: {name} must be at least {minimum}, got {value!r}")
-    if any(v >= 2**63 for v in out):
-        raise ValueError(f"{op}: {name} must be below 2**63, got {value!r}")
-    return out
+    return ints(op, name, value, 3, minimum)
 
 
 def _windows(sizes, kernel, stride, dilation, outs):
@@ -100,7 +88,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     n, c = x.shape[:2]
     sizes = x.shape[2:]
     # (x is already padded: the geometry sees padding 0.)
-    outs = tuple(_core.conv_output_sizes(op, list(sizes), list(k), list(st), [0, 0, 0], list(dl)))
+    outs = tuple(_core.conv_output_sizes(op, list(sizes), (list(k), list(st), [0, 0, 0], list(dl))))
     win = _gather_windows(x, _windows(sizes, k, st, dl, outs))  # [N, C, od, oh, ow, kd, kh, kw]
     kk = k[0] * k[1] * k[2]
     L = outs[0] * outs[1] * outs[2]
@@ -113,25 +101,31 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return out.squeeze(0) if unbatched else out
 
 
-def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+def _pool_windows(op: str, input, kernel_size, stride, padding, dilation, ceil_mode: bool, fill: float) -> tuple:
+    """The checked arguments of a 3-D pool and its windows [N, C, od, oh,
+    ow, kd·kh·kw] over the input padded with `fill` (far enough for
+    ceil_mode's last windows): (windows, unbatched, k, stride, padding,
+    dilation, input sizes, output sizes)."""
     from .shape_ops import pad
 
-    op = "max_pool3d"
     check_float(op, input=input)
     x, unbatched = _batched(op, input)
     k = triple(op, "kernel_size", kernel_size, 1)
-    st = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else triple(op, "stride", stride, 1)
+    st = pool_stride(op, stride, k)
     p = triple(op, "padding", padding, 0)
     dl = triple(op, "dilation", dilation, 1)
     sizes = x.shape[2:]
-    outs = tuple(_core.pool_output_sizes(op, list(sizes), list(k), list(st), list(p), list(dl), ceil_mode))
-    # Pad with -inf far enough for ceil_mode's last windows.
+    outs = tuple(_core.pool_output_sizes(op, list(sizes), (list(k), list(st), list(p), list(dl)), ceil_mode))
     need = [max(0, (o - 1) * ss + dd * (kk - 1) + 1 - (m + pp)) for o, ss, dd, kk, m, pp in zip(outs, st, dl, k, sizes, p)]
-    xp = pad(x, (p[2], need[2], p[1], need[1], p[0], need[0]), value=-math.inf)
-    idx = _windows(xp.shape[2:], k, st, dl, outs)
-    win = _gather_windows(xp, idx)
+    xp = pad(x, (p[2], need[2], p[1], need[1], p[0], need[0]), value=fill)
+    win = _gather_windows(xp, _windows(xp.shape[2:], k, st, dl, outs))
     n, c = x.shape[:2]
-    flat = win.reshape(n, c, *outs, k[0] * k[1] * k[2])
+    return win.reshape(n, c, *outs, -1), unbatched, k, st, p, dl, sizes, outs
+
+
+def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    flat, unbatched, k, st, p, dl, sizes, outs = _pool_windows("max_pool3d", input, kernel_size, stride, padding, dilation,
+                                                               ceil_mode, -math.inf)
     values, arg = flat.max(-1)
     out = values
     if not return_indices:
@@ -152,23 +146,11 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
 
 
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True, divisor_override=None) -> Tensor:
-    from .shape_ops import pad
-
     op = "avg_pool3d"
-    check_float(op, input=input)
-    x, unbatched = _batched(op, input)
-    k = triple(op, "kernel_size", kernel_size, 1)
-    st = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else triple(op, "stride", stride, 1)
-    p = triple(op, "padding", padding, 0)
     if divisor_override is not None and divisor_override == 0:
         raise ValueError(f"{op}: divisor must be not zero")
-    sizes = x.shape[2:]
-    outs = tuple(_core.pool_output_sizes(op, list(sizes), list(k), list(st), list(p), [1, 1, 1], ceil_mode))
-    need = [max(0, (o - 1) * ss + kk - (m + pp)) for o, ss, kk, m, pp in zip(outs, st, k, sizes, p)]
-    xp = pad(x, (p[2], need[2], p[1], need[1], p[0], need[0]))
-    win = _gather_windows(xp, _windows(xp.shape[2:], k, st, (1, 1, 1), outs))
-    n, c = x.shape[:2]
-    total = win.reshape(n, c, *outs, -1).sum(-1)
+    win, unbatched, k, st, p, _dl, sizes, outs = _pool_windows(op, input, kernel_size, stride, padding, 1, ceil_mode, 0.0)
+    total = win.sum(-1)
     if divisor_override is not None:
         return (total / float(divisor_override)).squeeze(0) if unbatched else total / float(divisor_override)
     # torch's divisor: the window clipped to the padded input (count_include_pad)
@@ -189,10 +171,6 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     return out.squeeze(0) if unbatched else out
 
 
-def _adaptive_windows(n: int, o: int):
-    return [(math.floor(i * n / o), math.ceil((i + 1) * n / o)) for i in range(o)]
-
-
 def _adaptive3d(op: str, input: Tensor, output_size, reduce_max: bool):
     from .join import stack
 
@@ -202,7 +180,7 @@ def _adaptive3d(op: str, input: Tensor, output_size, reduce_max: bool):
     if len(osz) != 3:
         raise ValueError(f"{op}: output_size must be an int or a triple, got {output_size!r}")
     osz = tuple(m if o is None else int(o) for o, m in zip(osz, x.shape[2:]))
-    wins = [_adaptive_windows(m, o) for m, o in zip(x.shape[2:], osz)]
+    wins = [_core.adaptive_windows(m, o) for m, o in zip(x.shape[2:], osz)]
     vals, idxs = [], []
     for (d0, d1) in wins[0]:
         for (h0, h1) in wins[1]:

@@ -40,7 +40,14 @@ class _ElementwiseOptimizer(Optimizer):
         for key in self._state_tensors:
             state[key] = _zeros_like(p)
 
+    @staticmethod
+    def _count(step: float) -> float:
+        """``state["step"]`` after one more step."""
+        return step + 1.0
+
     def _update(self, group: dict, state: dict, p: np.ndarray, g: np.ndarray) -> None:  # pragma: no cover - abstract
+        """One step of `p` (written in place) from `g` (already negated
+        under maximize); ``state["step"]`` already counts this step."""
         raise NotImplementedError
 
     def _step(self) -> None:
@@ -66,7 +73,10 @@ class _ElementwiseOptimizer(Optimizer):
                     t = state.get(key)
                     if isinstance(t, Tensor):
                         t._bump()
-                self._update(group, state, pa, ga)  # g is only read (every step is out of place)
+                # The step count and the sign of torch's maximize, common to
+                # every update here (g is only read: every step is out of place).
+                state["step"] = self._count(state["step"])
+                self._update(group, state, pa, -ga if group["maximize"] else ga)
 
 
 class Adadelta(_ElementwiseOptimizer):
@@ -96,9 +106,6 @@ class Adadelta(_ElementwiseOptimizer):
 
     def _update(self, group, state, p, g):
         rho, eps, lr, wd = group["rho"], group["eps"], group["lr"], group["weight_decay"]
-        state["step"] += 1.0
-        if group["maximize"]:
-            g = -g
         if wd != 0:
             g = E.add_scaled(g, wd, p)
         v, u = E.view(state["square_avg"]), E.view(state["acc_delta"])
@@ -149,10 +156,7 @@ class Adagrad(_ElementwiseOptimizer):
 
     def _update(self, group, state, p, g):
         lr, lr_decay, eps, wd = group["lr"], group["lr_decay"], group["eps"], group["weight_decay"]
-        state["step"] += 1.0
         step = state["step"]
-        if group["maximize"]:
-            g = -g
         if wd != 0:
             g = E.add_scaled(g, wd, p)
         clr = lr / (1 + (step - 1) * lr_decay)
@@ -195,9 +199,6 @@ class RMSprop(_ElementwiseOptimizer):
 
     def _update(self, group, state, p, g):
         lr, alpha, eps, wd, momentum = group["lr"], group["alpha"], group["eps"], group["weight_decay"], group["momentum"]
-        if group["maximize"]:
-            g = -g
-        state["step"] += 1.0
         if wd != 0:
             g = E.add_scaled(g, wd, p)
         v = E.view(state["square_avg"])
@@ -239,9 +240,6 @@ class Adamax(_ElementwiseOptimizer):
 
     def _update(self, group, state, p, g):
         (b1, b2), lr, eps, wd = group["betas"], group["lr"], group["eps"], group["weight_decay"]
-        if group["maximize"]:
-            g = -g
-        state["step"] += 1.0
         if wd != 0:
             g = E.add_scaled(g, wd, p)
         m, u = E.view(state["exp_avg"]), E.view(state["exp_inf"])
@@ -285,9 +283,6 @@ class NAdam(_ElementwiseOptimizer):
 
     def _update(self, group, state, p, g):
         (b1, b2), lr, eps, wd, psi = group["betas"], group["lr"], group["eps"], group["weight_decay"], group["momentum_decay"]
-        if group["maximize"]:
-            g = -g
-        state["step"] += 1.0
         step = state["step"]
         bias_correction2 = 1 - E.beta_power(b2, int(step))
         if wd != 0:
@@ -351,9 +346,6 @@ class RAdam(_ElementwiseOptimizer):
 
     def _update(self, group, state, p, g):
         (b1, b2), lr, eps, wd = group["betas"], group["lr"], group["eps"], group["weight_decay"]
-        if group["maximize"]:
-            g = -g
-        state["step"] += 1.0
         step = state["step"]
         if wd != 0:
             if group["decoupled_weight_decay"]:

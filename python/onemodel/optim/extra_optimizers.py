@@ -88,11 +88,12 @@ class ASGD(_ElementwiseOptimizer):
         state["mu"] = 1.0
         state["ax"] = _zeros_like(p)
 
+    @staticmethod
+    def _count(step: float) -> float:
+        return float(E.f32(step + 1.0))  # torch keeps ASGD's step in float32
+
     def _update(self, group, state, p, g):
         lambd, alpha, t0, lr, wd = group["lambd"], group["alpha"], group["t0"], group["lr"], group["weight_decay"]
-        if group["maximize"]:
-            g = -g
-        state["step"] = float(E.f32(state["step"] + 1.0))
         if wd != 0:
             g = E.add_scaled(g, wd, p)
         eta = state["eta"]
@@ -139,9 +140,6 @@ class Rprop(_ElementwiseOptimizer):
     def _update(self, group, state, p, g):
         etaminus, etaplus = (E.f32(e) for e in group["etas"])
         lo, hi = (E.f32(s) for s in group["step_sizes"])
-        if group["maximize"]:
-            g = -g
-        state["step"] += 1.0
         prev, step_size = E.view(state["prev"]), E.view(state["step_size"])
         s = np.sign(g * prev)
         s = np.where(s > 0, etaplus, np.where(s < 0, etaminus, np.where(s == 0, E.F32(1.0), s))).astype(np.float32)

@@ -71,9 +71,24 @@ fn divisible(op: &str, what: &str, count: usize, weight: &[usize], groups: usize
     Ok(())
 }
 
+/// The input and weight shapes a message names: those checked, or the
+/// ones the user gave where the caller reshaped them (conv1d's 3-D shapes,
+/// checked as a height-1 plane).
+#[derive(Clone, Copy, Debug)]
+pub struct Shown<'a> {
+    pub input: &'a [usize],
+    pub weight: &'a [usize],
+}
+
 impl ConvGeometry {
     pub fn conv2d(op: &str, input: &[usize], weight: &[usize], bias: Option<&[usize]>, o: ConvOptions) -> Result<ConvGeometry> {
+        Self::conv2d_shown(op, Shown { input, weight }, input, weight, bias, o)
+    }
+
+    /// [`Self::conv2d`] with messages naming `shown`.
+    pub fn conv2d_shown(op: &str, shown: Shown<'_>, input: &[usize], weight: &[usize], bias: Option<&[usize]>, o: ConvOptions) -> Result<ConvGeometry> {
         let (x, w) = (batched(op, input)?, kernel_weight(op, weight, o.groups)?);
+        let Shown { input, weight } = shown;
         let [c_out, cg, kh, kw] = w;
         let expected = cg.checked_mul(o.groups).unwrap_or(usize::MAX);
         if x[1] != expected {
@@ -107,7 +122,21 @@ impl ConvGeometry {
         o: ConvOptions,
         output_padding: Pair,
     ) -> Result<ConvGeometry> {
+        Self::conv_transpose2d_shown(op, Shown { input, weight }, input, weight, bias, o, output_padding)
+    }
+
+    /// [`Self::conv_transpose2d`] with messages naming `shown`.
+    pub fn conv_transpose2d_shown(
+        op: &str,
+        shown: Shown<'_>,
+        input: &[usize],
+        weight: &[usize],
+        bias: Option<&[usize]>,
+        o: ConvOptions,
+        output_padding: Pair,
+    ) -> Result<ConvGeometry> {
         let (x, w) = (batched(op, input)?, kernel_weight(op, weight, o.groups)?);
+        let Shown { input, weight } = shown;
         let [c_in, cog, kh, kw] = w;
         let ConvOptions { stride, padding, dilation, groups } = o;
         if x[1] != c_in {
@@ -489,6 +518,19 @@ mod tests {
         assert!(conv(&[1, 1, 5, 5], &[1, 1, 3, 3], (1, 1), (usize::MAX / 2, 0), (1, 1), 1).is_err());
         assert!(conv(&[1, 1, 5, 5], &[1, 1, 3, 3], (1, 1), (0, 0), (usize::MAX, 1), 1).is_err());
         assert!(conv(&[1 << 40, 1, 1 << 20, 1 << 20], &[1, 1, 1, 1], (1, 1), (0, 0), (1, 1), 1).is_err());
+    }
+
+    #[test]
+    fn messages_name_the_shapes_shown() {
+        // conv1d's (1, 2, 5) input checked as the plane (1, 2, 1, 5).
+        let shown = Shown { input: &[1, 2, 5], weight: &[1, 1, 3] };
+        let e = ConvGeometry::conv2d_shown("conv1d", shown, &[1, 2, 1, 5], &[1, 1, 1, 3], None, opts((1, 1), (0, 0), (1, 1), 1));
+        assert_eq!(
+            e,
+            Err(Error::Value("conv1d: input of shape (1, 2, 5) has 2 channels, but weight of shape (1, 1, 3) with groups=1 expects 1".into()))
+        );
+        let e = ConvGeometry::conv_transpose2d_shown("t1", shown, &[1, 2, 1, 5], &[1, 1, 1, 3], None, opts((1, 1), (0, 0), (1, 1), 1), (0, 0));
+        assert_eq!(e, Err(Error::Value("t1: input of shape (1, 2, 5) has 2 channels, weight of shape (1, 1, 3) expects 1".into())));
     }
 
     #[test]

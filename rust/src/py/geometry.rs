@@ -29,9 +29,11 @@ fn wide_all(values: &[Bound<'_, PyAny>]) -> PyResult<Vec<i128>> {
 }
 
 /// The batched output shape of `conv2d`, or of `conv_transpose2d` when
-/// `output_padding` is given; `options` is (stride, padding, dilation, groups).
+/// `output_padding` is given; `options` is (stride, padding, dilation, groups);
+/// `shown`: the (input, weight) shapes the messages name, where the caller
+/// reshaped the user's (conv1d's height-1 plane).
 #[pyfunction]
-#[pyo3(signature = (op, input, weight, bias, options, output_padding=None))]
+#[pyo3(signature = (op, input, weight, bias, options, output_padding=None, shown=None))]
 fn conv2d_geometry(
     op: &str,
     input: Vec<usize>,
@@ -39,6 +41,7 @@ fn conv2d_geometry(
     bias: Option<Vec<usize>>,
     options: (Ints, Ints, Ints, i128),
     output_padding: Option<Ints>,
+    shown: Option<(Vec<usize>, Vec<usize>)>,
 ) -> PyResult<[usize; 4]> {
     let (stride, padding, dilation, groups) = options;
     let o = spatial::ConvOptions {
@@ -48,11 +51,15 @@ fn conv2d_geometry(
         groups: geometry::sizes(op, "groups", [groups])?[0],
     };
     let (input, weight, bias) = (&input, &weight, bias.as_deref());
+    let named = match &shown {
+        Some((i, w)) => spatial::Shown { input: i, weight: w },
+        None => spatial::Shown { input, weight },
+    };
     Ok(match output_padding {
-        None => spatial::ConvGeometry::conv2d(op, input, weight, bias, o)?,
+        None => spatial::ConvGeometry::conv2d_shown(op, named, input, weight, bias, o)?,
         Some(p) => {
             let p = pair(op, "output_padding", p)?;
-            spatial::ConvGeometry::conv_transpose2d(op, input, weight, bias, o, p)?
+            spatial::ConvGeometry::conv_transpose2d_shown(op, named, input, weight, bias, o, p)?
         }
     }
     .output)
@@ -94,34 +101,23 @@ fn pool2d_geometry(
     .output)
 }
 
-/// The spatial output sizes of an N-d pooling (the 3-D pools).
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn pool_output_sizes(
-    op: &str,
-    spatial: Vec<usize>,
-    kernel: Vec<usize>,
-    stride: Vec<usize>,
-    padding: Vec<usize>,
-    dilation: Vec<usize>,
-    ceil_mode: bool,
-) -> PyResult<Vec<usize>> {
-    let axes = spatial::Axes { kernel: &kernel, stride: &stride, padding: &padding, dilation: &dilation };
-    Ok(spatial::pool_sizes(op, &spatial, axes, ceil_mode)?)
+/// (kernel_size, stride, padding, dilation), one value per spatial axis.
+type AxesArg = (Vec<usize>, Vec<usize>, Vec<usize>, Vec<usize>);
+
+fn axes_view(a: &AxesArg) -> spatial::Axes<'_> {
+    spatial::Axes { kernel: &a.0, stride: &a.1, padding: &a.2, dilation: &a.3 }
 }
 
-/// The spatial output sizes of an N-d convolution (conv3d).
+/// The spatial output sizes of an N-d pooling (the 3-D and 1-D pools).
 #[pyfunction]
-fn conv_output_sizes(
-    op: &str,
-    spatial: Vec<usize>,
-    kernel: Vec<usize>,
-    stride: Vec<usize>,
-    padding: Vec<usize>,
-    dilation: Vec<usize>,
-) -> PyResult<Vec<usize>> {
-    let axes = spatial::Axes { kernel: &kernel, stride: &stride, padding: &padding, dilation: &dilation };
-    Ok(spatial::conv_sizes(op, &spatial, axes)?)
+fn pool_output_sizes(op: &str, spatial: Vec<usize>, axes: AxesArg, ceil_mode: bool) -> PyResult<Vec<usize>> {
+    Ok(spatial::pool_sizes(op, &spatial, axes_view(&axes), ceil_mode)?)
+}
+
+/// The spatial output sizes of an N-d convolution (conv3d, conv1d).
+#[pyfunction]
+fn conv_output_sizes(op: &str, spatial: Vec<usize>, axes: AxesArg) -> PyResult<Vec<usize>> {
+    Ok(spatial::conv_sizes(op, &spatial, axes_view(&axes))?)
 }
 
 /// The batched output shape of adaptive pooling (None: keep that size).

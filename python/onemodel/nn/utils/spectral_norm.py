@@ -12,6 +12,7 @@ from typing import Any
 from ...grad_mode import no_grad
 from ...tensor import Tensor
 from ..parameter import Parameter
+from ._param_hooks import refuse_second, remove_hook
 
 
 def _normalize(x: Tensor, eps: float) -> Tensor:
@@ -63,9 +64,7 @@ class SpectralNorm:
 
     @staticmethod
     def apply(module, name: str, n_power_iterations: int, dim: int, eps: float) -> Any:
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter {name}")
+        refuse_second(module, SpectralNorm, name, "spectral_norm")
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
         with no_grad():
@@ -92,9 +91,4 @@ def spectral_norm(module, name: str = "weight", n_power_iterations: int = 1, eps
 
 
 def remove_spectral_norm(module, name: str = "weight") -> Any:
-    for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return remove_hook(module, SpectralNorm, name, "spectral_norm")

@@ -11,6 +11,7 @@ from typing import Any
 from ...grad_mode import no_grad
 from ...tensor import Tensor
 from ..parameter import Parameter
+from ._param_hooks import refuse_second, remove_hook
 
 
 def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa: A002 - torch's name
@@ -38,9 +39,7 @@ class WeightNorm:
 
     @staticmethod
     def apply(module, name: str, dim) -> Any:
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
+        refuse_second(module, WeightNorm, name, "weight_norm")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         if not isinstance(weight, Parameter):
@@ -72,9 +71,4 @@ def weight_norm(module, name: str = "weight", dim: int = 0) -> Any:
 
 
 def remove_weight_norm(module, name: str = "weight") -> Any:
-    for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    return remove_hook(module, WeightNorm, name, "weight_norm")

@@ -95,6 +95,13 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
 
+def _phase(end_step, start_lr: str, end_lr: str, start_momentum: str, end_momentum: str) -> dict:
+    """One of OneCycleLR's phases: it ends at `end_step`, the lr and the
+    momentum going between the named group values."""
+    return {"end_step": end_step, "start_lr": start_lr, "end_lr": end_lr, "start_momentum": start_momentum,
+            "end_momentum": end_momentum}
+
+
 class OneCycleLR(LRScheduler):
     """The 1cycle policy (Smith and Topin): warm up to ``max_lr``, anneal to
     ``initial_lr / final_div_factor``; cycles the momentum (SGD's
@@ -133,47 +140,18 @@ class OneCycleLR(LRScheduler):
         else:
             raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
 
+        # torch's phases (kept in state_dict as these dicts): up from
+        # initial_lr to max_lr, then down (to initial_lr and min_lr in three).
+        warm = _phase(float(pct_start * self.total_steps) - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum")
         if three_phase:
             self._schedule_phases = [
-                {
-                    "end_step": float(pct_start * self.total_steps) - 1,
-                    "start_lr": "initial_lr",
-                    "end_lr": "max_lr",
-                    "start_momentum": "max_momentum",
-                    "end_momentum": "base_momentum",
-                },
-                {
-                    "end_step": float(2 * pct_start * self.total_steps) - 2,
-                    "start_lr": "max_lr",
-                    "end_lr": "initial_lr",
-                    "start_momentum": "base_momentum",
-                    "end_momentum": "max_momentum",
-                },
-                {
-                    "end_step": self.total_steps - 1,
-                    "start_lr": "initial_lr",
-                    "end_lr": "min_lr",
-                    "start_momentum": "max_momentum",
-                    "end_momentum": "max_momentum",
-                },
+                warm,
+                _phase(float(2 * pct_start * self.total_steps) - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
+                _phase(self.total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
             ]
         else:
-            self._schedule_phases = [
-                {
-                    "end_step": float(pct_start * self.total_steps) - 1,
-                    "start_lr": "initial_lr",
-                    "end_lr": "max_lr",
-                    "start_momentum": "max_momentum",
-                    "end_momentum": "base_momentum",
-                },
-                {
-                    "end_step": self.total_steps - 1,
-                    "start_lr": "max_lr",
-                    "end_lr": "min_lr",
-                    "start_momentum": "base_momentum",
-                    "end_momentum": "max_momentum",
-                },
-            ]
+            self._schedule_phases = [warm, _phase(self.total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+
         if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
         if anneal_strategy not in ("cos", "linear"):
