@@ -334,7 +334,7 @@ pub fn pool_sizes(op: &str, spatial: &[usize], a: Axes<'_>, ceil_mode: bool) -> 
 
 /// [`pool_sizes`], its errors showing `shown` (a label and the sizes: the
 /// user's whole input where the caller has it).
-fn pool_rule(op: &str, shown: Shown<'_>, spatial: &[usize], a: Axes<'_>, ceil_mode: bool) -> Result<Vec<usize>> {
+fn pool_rule(op: &str, shown: InputLabel<'_>, spatial: &[usize], a: Axes<'_>, ceil_mode: bool) -> Result<Vec<usize>> {
     a.check(op, spatial)?;
     if a.padding.iter().zip(a.kernel).any(|(&p, &k)| p > k / 2) {
         return Err(Error::Value(format!(
@@ -355,17 +355,17 @@ pub fn conv_sizes(op: &str, spatial: &[usize], a: Axes<'_>) -> Result<Vec<usize>
 }
 
 /// [`conv_sizes`], its errors showing `shown` (as [`pool_rule`]'s).
-fn conv_rule(op: &str, shown: Shown<'_>, spatial: &[usize], a: Axes<'_>) -> Result<Vec<usize>> {
+fn conv_rule(op: &str, shown: InputLabel<'_>, spatial: &[usize], a: Axes<'_>) -> Result<Vec<usize>> {
     a.check(op, spatial)?;
     windows(op, shown, spatial, &a, false)
 }
 
 /// How a size error names the input: a label and the sizes it shows.
-type Shown<'a> = (&'static str, &'a [usize]);
+type InputLabel<'a> = (&'static str, &'a [usize]);
 
 /// [`window_axis`] along every axis, or the error of a kernel that does not
 /// fit the padded input along one of them.
-fn windows(op: &str, shown: Shown<'_>, spatial: &[usize], a: &Axes<'_>, ceil_mode: bool) -> Result<Vec<usize>> {
+fn windows(op: &str, shown: InputLabel<'_>, spatial: &[usize], a: &Axes<'_>, ceil_mode: bool) -> Result<Vec<usize>> {
     let outs = (0..spatial.len())
         .map(|i| window_axis(op, spatial[i], a.kernel[i], a.stride[i], a.padding[i], a.dilation[i], ceil_mode))
         .collect::<Result<Vec<usize>>>()?;
