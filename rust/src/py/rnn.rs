@@ -132,7 +132,7 @@ fn opt_shape<const W: bool>(v: &Option<super::operand::Operand<f32, true, W>>) -
     v.as_ref().map(|v| v.shape())
 }
 
-impl ForwardDirection {
+impl Direction for ForwardDirection {
     fn check(&self, layout: &Layout) -> PyResult<()> {
         let mut checks = vec![
             (Buffer::WeightIh, "weight_ih", self.w_ih.shape()),
@@ -155,7 +155,7 @@ impl ForwardDirection {
     }
 }
 
-impl BackwardDirection {
+impl Direction for BackwardDirection {
     fn check(&self, layout: &Layout) -> PyResult<()> {
         let g = &self.grads;
         let mut checks = vec![
@@ -173,7 +173,9 @@ impl BackwardDirection {
         check_all(layout, &checks)?;
         check_saved(layout, &self.saved)
     }
+}
 
+impl BackwardDirection {
     fn grads(&self) -> rnn::RnnGrads {
         let g = &self.grads;
         rnn::RnnGrads {
@@ -188,23 +190,57 @@ impl BackwardDirection {
     }
 }
 
-/// The layout's directions must be the call's, and x its input.
-fn check_call(
+/// One direction of a forward or a backward call, checked against the
+/// layout before the GIL is released.
+trait Direction: Sync {
+    fn check(&self, layout: &Layout) -> PyResult<()>;
+}
+
+/// What a direction's kernel call needs besides its own buffers.
+struct CallSettings {
+    token: crate::simd::Token,
+    mode: dispatch::Mode,
+    dims: rnn::Dims,
+    /// Elements between two rows of the packed output: D·H.
+    ld: usize,
+}
+
+/// Both calls' frame: the layout's directions must be the call's, x its
+/// input, `packed` (name, shape) its packed output or output gradient and
+/// each direction's buffers its own; then `run(settings, k, direction)`
+/// for each direction without the GIL ([`run_directions`]).
+fn call<D: Direction>(
+    py: Python<'_>,
     layout: &Layout,
     x: &In<f32>,
-    directions: usize,
+    directions: &[D],
     packed: (&str, &[usize]),
+    run: impl Fn(&CallSettings, usize, &D) + Sync + Send,
 ) -> PyResult<()> {
-    if directions != layout.directions {
+    if directions.len() != layout.directions {
         return Err(Error::Value(format!(
-            "{}: a layout of {} direction(s) for {directions}",
+            "{}: a layout of {} direction(s) for {}",
             layout.cell.op(),
-            layout.directions
+            layout.directions,
+            directions.len()
         ))
         .into());
     }
     layout.expect(Buffer::Input, "input", x.shape())?;
-    Ok(layout.expect(Buffer::Output, packed.0, packed.1)?)
+    layout.expect(Buffer::Output, packed.0, packed.1)?;
+    for dir in directions {
+        dir.check(layout)?;
+    }
+    let (token, mode) = super::settings();
+    let settings = CallSettings {
+        token,
+        mode,
+        dims: layout.dims,
+        ld: layout.directions * layout.dims.h,
+    };
+    super::kernel::detach(py, || {
+        run_directions(directions, |k, dir| run(&settings, k, dir))
+    })
 }
 
 /// Run `run(k, direction)` for each direction: a lone one on this thread,
@@ -256,45 +292,38 @@ pub fn recurrent_forward(
     directions: Vec<ForwardDirection>,
     out: Out<f32>,
 ) -> PyResult<()> {
-    let l = layout.0;
-    check_call(&l, &x, directions.len(), ("output", out.shape()))?;
-    for dir in &directions {
-        dir.check(&l)?;
-    }
-    let ((token, mode), d, ld) = (super::settings(), l.dims, l.directions * l.dims.h);
-    super::kernel::detach(py, || {
-        run_directions(&directions, |k, dir| {
-            let out = dst(&out).offset(k * d.h);
-            let inp = rnn::ForwardInputs {
-                x: src(&x),
-                w_ih: src(&dir.w_ih),
-                w_hh: src(&dir.w_hh),
-                b_ih: dir.b_ih.as_ref().map(src),
-                b_hh: dir.b_hh.as_ref().map(src),
-                h0: dir.h0.as_ref().map(src),
-                c0: dir.c0.as_ref().map(src),
-                reverse: dir.reverse,
-            };
-            let saved = dir.saved.as_deref();
-            // SAFETY: every buffer was checked against the layout the
-            // kernels assume; `out` and the saved buffers are fresh buffers
-            // the Python side allocated; the directions write disjoint
-            // columns of `out` and their own saved buffers.
-            unsafe {
-                match l.cell {
-                    Cell::Lstm => {
-                        let saved = saved.map(lstm_saved);
-                        rnn::lstm_forward(token, mode, d, &inp, out, ld, saved.as_ref())
-                    }
-                    Cell::Gru => {
-                        let saved = saved.map(gru_saved);
-                        rnn::gru_forward(token, mode, d, &inp, out, ld, saved.as_ref())
-                    }
+    let (l, packed) = (layout.0, ("output", out.shape()));
+    call(py, &l, &x, &directions, packed, |c, k, dir| {
+        let (token, mode, d, ld) = (c.token, c.mode, c.dims, c.ld);
+        let out = dst(&out).offset(k * d.h);
+        let inp = rnn::ForwardInputs {
+            x: src(&x),
+            w_ih: src(&dir.w_ih),
+            w_hh: src(&dir.w_hh),
+            b_ih: dir.b_ih.as_ref().map(src),
+            b_hh: dir.b_hh.as_ref().map(src),
+            h0: dir.h0.as_ref().map(src),
+            c0: dir.c0.as_ref().map(src),
+            reverse: dir.reverse,
+        };
+        let saved = dir.saved.as_deref();
+        // SAFETY: every buffer was checked against the layout the
+        // kernels assume; `out` and the saved buffers are fresh buffers
+        // the Python side allocated; the directions write disjoint
+        // columns of `out` and their own saved buffers.
+        unsafe {
+            match l.cell {
+                Cell::Lstm => {
+                    let saved = saved.map(lstm_saved);
+                    rnn::lstm_forward(token, mode, d, &inp, out, ld, saved.as_ref())
+                }
+                Cell::Gru => {
+                    let saved = saved.map(gru_saved);
+                    rnn::gru_forward(token, mode, d, &inp, out, ld, saved.as_ref())
                 }
             }
-        })
-    })?;
-    Ok(())
+        }
+    })
 }
 
 /// Backward for the directions of one forward call; `g_out` is the
@@ -307,39 +336,32 @@ pub fn recurrent_backward(
     directions: Vec<BackwardDirection>,
     g_out: In<f32>,
 ) -> PyResult<()> {
-    let l = layout.0;
-    check_call(&l, &x, directions.len(), ("output gradient", g_out.shape()))?;
-    for dir in &directions {
-        dir.check(&l)?;
-    }
-    let ((token, mode), d, ld) = (super::settings(), l.dims, l.directions * l.dims.h);
-    super::kernel::detach(py, || {
-        run_directions(&directions, |k, dir| {
-            let inp = rnn::BackwardInputs {
-                x: src(&x),
-                w_ih: src(&dir.w_ih),
-                w_hh: src(&dir.w_hh),
-                c0: dir.c0.as_ref().map(src),
-                reverse: dir.reverse,
-                g_out: src(&g_out).offset(k * d.h),
-                ld_g: ld,
-            };
-            let grads = dir.grads();
-            // SAFETY: as in `recurrent_forward`; each direction writes only
-            // its own fresh gradient buffers.
-            unsafe {
-                match l.cell {
-                    Cell::Lstm => {
-                        rnn::lstm_backward(token, mode, d, &inp, &lstm_saved(&dir.saved), &grads)
-                    }
-                    Cell::Gru => {
-                        rnn::gru_backward(token, mode, d, &inp, &gru_saved(&dir.saved), &grads)
-                    }
+    let (l, packed) = (layout.0, ("output gradient", g_out.shape()));
+    call(py, &l, &x, &directions, packed, |c, k, dir| {
+        let (token, mode, d, ld) = (c.token, c.mode, c.dims, c.ld);
+        let inp = rnn::BackwardInputs {
+            x: src(&x),
+            w_ih: src(&dir.w_ih),
+            w_hh: src(&dir.w_hh),
+            c0: dir.c0.as_ref().map(src),
+            reverse: dir.reverse,
+            g_out: src(&g_out).offset(k * d.h),
+            ld_g: ld,
+        };
+        let grads = dir.grads();
+        // SAFETY: as in `recurrent_forward`; each direction writes only
+        // its own fresh gradient buffers.
+        unsafe {
+            match l.cell {
+                Cell::Lstm => {
+                    rnn::lstm_backward(token, mode, d, &inp, &lstm_saved(&dir.saved), &grads)
+                }
+                Cell::Gru => {
+                    rnn::gru_backward(token, mode, d, &inp, &gru_saved(&dir.saved), &grads)
                 }
             }
-        })
-    })?;
-    Ok(())
+        }
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -10,7 +10,10 @@
 //!   c = f·cPrev + i·g      tc = tanh(c)      h = o·tc
 //! (every operation rounded separately; σ and tanh are the fixed ones).
 //! The activated gates, c, tc, the starting and the resulting hidden state
-//! are stored.
+//! are stored. The cell update of a step, forward and backward, is the
+//! engine's (`kernels::rnn::cell`, with z the input projection plus b and
+//! rec the recurrent product); what is the recognizer's own is around it:
+//! the dot16 products, the one bias and the ragged batches.
 //!
 //! The recurrences run over several lines at once (`recur_forward`,
 //! `recur_backward`): each step's product over h (forward) or dz (backward)
@@ -18,8 +21,8 @@
 //! output is still the dot16 over one line's own vector, so the bits are
 //! those of one line at a time.
 
-use super::cell::CellForward;
 use super::dot16::{gemm_nt, rowsum16};
+use crate::kernels::rnn::cell::{CellBackward, CellForward};
 use crate::kernels::transpose::transpose;
 use crate::simd::Token;
 
@@ -155,9 +158,10 @@ pub fn recur_forward(
                 rec: &s.zm[r * g4..][..g4],
                 c: ccur,
                 h: hcur,
-                c_out,
-                tc_out,
-                h_out,
+                c_out: Some(c_out),
+                tc_out: Some(tc_out),
+                h_out: Some(h_out),
+                exact: false,
             }
             .run_here(token);
         }
@@ -232,27 +236,17 @@ pub fn recur_backward(
                 let tp = if reverse { t + 1 } else { t - 1 };
                 Some(&st.c[tp * h..][..h])
             };
-            let gates = &st.gates[t * g4..][..g4];
-            let tcs = &st.tc[t * h..][..h];
-            let dh_rec = &s.hm[r * h..][..h];
-            let dc_next = &mut s.cm[r * h..][..h];
             let dzt = &mut s.zm[r * g4..][..g4];
-            for j in 0..h {
-                let dh = dout[j] + dh_rec[j];
-                let (i, f, g, o) = (gates[j], gates[h + j], gates[2 * h + j], gates[3 * h + j]);
-                let tc = tcs[j];
-                let dtc = dh * o;
-                let d_o = dh * tc;
-                let dc = dc_next[j] + dtc * (1.0 - tc * tc);
-                let di = dc * g;
-                let dg = dc * i;
-                let df = dc * c_prev.map_or(0.0, |c| c[j]);
-                dc_next[j] = dc * f;
-                dzt[j] = di * (i * (1.0 - i));
-                dzt[h + j] = df * (f * (1.0 - f));
-                dzt[2 * h + j] = dg * (1.0 - g * g);
-                dzt[3 * h + j] = d_o * (o * (1.0 - o));
+            CellBackward {
+                gates: &st.gates[t * g4..][..g4],
+                tc: &st.tc[t * h..][..h],
+                c_prev,
+                dh_out: dout,
+                dh_rec: &s.hm[r * h..][..h],
+                dc: &mut s.cm[r * h..][..h],
+                dz: &mut *dzt,
             }
+            .run_here(token);
             st.dz[t * g4..][..g4].copy_from_slice(dzt);
         }
         if step > 0 {

@@ -4,7 +4,6 @@
 //! clipping and AdamW (docs/recognizer.md, "The arithmetic contract"). The
 //! same bits on every kernel path, thread count and OS.
 
-pub mod cell;
 pub mod config;
 pub mod conv;
 pub mod ctc;

@@ -1,6 +1,7 @@
 //! The LSTM layer (one direction), forward and backward: see the module
 //! docs of `kernels::rnn` for the order of every operation.
 
+use super::cell::{CellBackward, CellForward};
 use super::*;
 
 /// What the LSTM forward keeps for backward, each [T, B, ·] by time index.
@@ -38,13 +39,13 @@ pub unsafe fn lstm_forward(
     let (xp, hp) = (work.xp.f32_ptr(), work.hp.f32_ptr());
     // SAFETY: c0 is [B, H].
     let mut c_buf = unsafe { initial_state(inp.c0, bh) };
-    let mut tanh_buf = scratch(h);
     let (hcur, ccur, act) = (
         f32s(&mut work.h, bh),
         f32s(&mut c_buf, bh),
         f32s(&mut work.act, b * g4),
     );
-    let tanh_row = f32s(&mut tanh_buf, h);
+    // SAFETY: the biases are [4H].
+    let (b_ih, b_hh) = unsafe { (bias(inp.b_ih, g4), bias(inp.b_hh, g4)) };
     for k in 0..t_len {
         let t = step_index(inp.reverse, t_len, k);
         // SAFETY: h_prev is [T, B, H]; hp is [B, 4H].
@@ -52,54 +53,67 @@ pub unsafe fn lstm_forward(
             let h_prev = saved.map(|s| s.h_prev.offset(t * bh));
             recurrent_product(token, mode, d, hcur, &work.w_hh_t, g4, hp, h_prev)
         };
-        for bi in 0..b {
-            let row = &mut act[bi * g4..(bi + 1) * g4];
-            for (j, slot) in row.iter_mut().enumerate() {
-                // SAFETY: indices lie inside xp [T·B, 4H], hp [B, 4H], biases [4H].
-                *slot = unsafe {
-                    let xv = xp.read((t * b + bi) * g4 + j);
-                    let hv = hp.read(bi * g4 + j);
-                    let xb = match inp.b_ih {
-                        Some(p) => xv + p.read(j),
-                        None => xv,
-                    };
-                    let hb = match inp.b_hh {
-                        Some(p) => hv + p.read(j),
-                        None => hv,
-                    };
-                    xb + hb
+        for (bi, (act_row, (crow, hrow))) in act
+            .chunks_exact_mut(g4)
+            .zip(ccur.chunks_exact_mut(h).zip(hcur.chunks_exact_mut(h)))
+            .enumerate()
+        {
+            let row = t * b + bi;
+            // SAFETY: row (t, bi) of xp [T·B, 4H], of the saved buffers
+            // ([T, B, ·]) and of `out` (rows `ld_out` apart), and row bi of
+            // hp [B, 4H], are this step's and this batch element's alone.
+            unsafe {
+                // The activated gates go straight to the saved buffer.
+                let z = match saved {
+                    Some(s) => s.gates.slice_mut(row * g4, g4),
+                    None => act_row,
                 };
-            }
-            activate(token, UnaryOp::Sigmoid, mode, &mut row[..2 * h]);
-            activate(token, UnaryOp::Tanh, mode, &mut row[2 * h..3 * h]);
-            activate(token, UnaryOp::Sigmoid, mode, &mut row[3 * h..]);
-            let crow = &mut ccur[bi * h..(bi + 1) * h];
-            for j in 0..h {
-                crow[j] = row[h + j] * crow[j] + row[j] * row[2 * h + j];
-            }
-            let trow = &mut tanh_row[..h];
-            trow.copy_from_slice(crow);
-            activate(token, UnaryOp::Tanh, mode, trow);
-            for j in 0..h {
-                hcur[bi * h + j] = row[3 * h + j] * trow[j];
-            }
-            if let Some(s) = saved {
-                // SAFETY: cells and tanh_c are [T, B, H]; row (t, bi) holds H elements.
-                unsafe {
-                    s.cells.slice_mut(t * bh + bi * h, h).copy_from_slice(crow);
-                    s.tanh_c.slice_mut(t * bh + bi * h, h).copy_from_slice(trow);
+                with_bias(z, xp.slice(row * g4, g4), b_ih);
+                let rec = hp.slice_mut(bi * g4, g4);
+                if let Some(bias) = b_hh {
+                    for (v, bv) in rec.iter_mut().zip(bias) {
+                        *v += *bv;
+                    }
                 }
+                CellForward {
+                    z,
+                    rec,
+                    c: crow,
+                    h: hrow,
+                    c_out: saved.map(|s| s.cells.slice_mut(row * h, h)),
+                    tc_out: saved.map(|s| s.tanh_c.slice_mut(row * h, h)),
+                    h_out: Some(out.slice_mut(row * ld_out, h)),
+                    exact: mode == Mode::Exact,
+                }
+                .run_here(token);
             }
         }
-        if let Some(s) = saved {
-            // SAFETY: gates is [T, B, 4H].
-            unsafe { s.gates.slice_mut(t * b * g4, b * g4).copy_from_slice(act) };
-        }
-        // SAFETY: out has T + 1 blocks of B rows, H elements each.
-        unsafe { store_rows(hcur, h, out, t * b, ld_out) };
     }
     // SAFETY: out's block T holds the final cell state.
     unsafe { store_rows(ccur, h, out, t_len * b, ld_out) };
+}
+
+/// An optional bias of `len` elements as a slice.
+///
+/// # Safety
+/// `p`, if any, must be valid for `len` reads, written by nothing meanwhile.
+unsafe fn bias<'a>(p: Option<Src>, len: usize) -> Option<&'a [f32]> {
+    // SAFETY: the caller's extent.
+    p.map(|p| unsafe { p.slice(0, len) })
+}
+
+/// `z = x + bias` element by element, or `z = x` without a bias (the input
+/// side of the pre-activations, `xp + b_ih`).
+#[inline(always)]
+fn with_bias(z: &mut [f32], x: &[f32], bias: Option<&[f32]>) {
+    match bias {
+        Some(bias) => {
+            for ((zv, xv), bv) in z.iter_mut().zip(x).zip(bias) {
+                *zv = *xv + *bv;
+            }
+        }
+        None => z.copy_from_slice(x),
+    }
 }
 
 /// LSTM backward through time. `inp.g_out` is the gradient of the
@@ -141,36 +155,20 @@ pub unsafe fn lstm_backward(
             )
         };
         for bi in 0..b {
-            let gate = saved.gates.offset(t * b * g4 + bi * g4);
-            let row = dz.offset(t * b * g4 + bi * g4);
-            for j in 0..h {
-                let e = bi * h + j;
-                // SAFETY: all indices lie inside their [T, B, ·] buffers.
-                unsafe {
-                    let (i, f, gg, o) = (
-                        gate.read(j),
-                        gate.read(h + j),
-                        gate.read(2 * h + j),
-                        gate.read(3 * h + j),
-                    );
-                    let tc = saved.tanh_c.read(t * bh + e);
-                    let cp = match c_prev {
-                        Some(p) => p.read(e),
-                        None => 0.0,
-                    };
-                    let dh = g_out.read((t * b + bi) * ld_g + j) + dh_rec[e];
-                    let dtc = dh * o;
-                    let d_o = dh * tc;
-                    let dc = dc_next[e] + dtc * (1.0 - tc * tc);
-                    let di = dc * gg;
-                    let dg = dc * i;
-                    let df = dc * cp;
-                    dc_next[e] = dc * f;
-                    row.write(j, di * (i * (1.0 - i)));
-                    row.write(h + j, df * (f * (1.0 - f)));
-                    row.write(2 * h + j, dg * (1.0 - gg * gg));
-                    row.write(3 * h + j, d_o * (o * (1.0 - o)));
+            let (row, e) = (t * b + bi, bi * h);
+            // SAFETY: row (t, bi) of the saved buffers and of dz ([T, B, ·]),
+            // of g_out (rows `ld_g` apart), and row bi of c_prev ([B, H]).
+            unsafe {
+                CellBackward {
+                    gates: saved.gates.slice(row * g4, g4),
+                    tc: saved.tanh_c.slice(row * h, h),
+                    c_prev: c_prev.map(|p| p.slice(e, h)),
+                    dh_out: g_out.slice(row * ld_g, h),
+                    dh_rec: &dh_rec[e..e + h],
+                    dc: &mut dc_next[e..e + h],
+                    dz: dz.slice_mut(row * g4, g4),
                 }
+                .run_here(token);
             }
         }
         // dh for the previous step: dz_t · W_hh.

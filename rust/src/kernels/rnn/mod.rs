@@ -11,8 +11,9 @@
 //!   ([T·B, I] × W_ihᵀ), each step's recurrent product one [B, H] × W_hhᵀ
 //!   GEMM, so every sum has one accumulator in increasing k;
 //! * gate sums and cell updates are plain f32 operations in the order written
-//!   below; activations are the fixed sigmoid and tanh of `crate::math`
-//!   (the same functions in both modes);
+//!   below (the LSTM's in [`cell`], which the recognizer's LSTM runs too);
+//!   activations are the fixed sigmoid and tanh of `crate::math` (the same
+//!   functions in both modes);
 //! * backward: per step in reverse visiting order the element-wise rules
 //!   below, the recurrent gradient one GEMM; after the loop the weight
 //!   gradients are one GEMM each over all (t, b) rows in increasing time
@@ -29,6 +30,7 @@ use crate::ptr::Ptr;
 use crate::simd::Token;
 use crate::storage::Buffer;
 
+pub mod cell;
 mod gru;
 pub mod layout;
 mod lstm;
