@@ -1,13 +1,23 @@
 //! The library's thread pool: its size, and the ways kernels hand it work
 //! (`par_chunks`, `join`, `serial`).
+//!
+//! A kernel's calling thread is one of its threads: it starts on the first
+//! chunk at once, and `threads - 1` helpers (a rayon pool) join in as they
+//! wake, taking the chunks left ([`share`]). On a virtual machine waking a
+//! sleeping thread takes tens of microseconds; a design where the caller
+//! hands everything to the pool and sleeps until it is done pays that twice
+//! per call, and made small steps slower at two threads than at one
+//! (docs/performance.md, "Threads never hurt").
 
 use super::FpEnvGuard;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, RwLock};
 
 struct Pool {
     threads: usize,
-    pool: Arc<rayon::ThreadPool>,
+    /// The `threads - 1` helper threads (none at one thread): the thread
+    /// that calls a kernel is always one of its `threads`.
+    helpers: Option<Arc<rayon::ThreadPool>>,
 }
 
 static POOL: OnceLock<RwLock<Pool>> = OnceLock::new();
@@ -26,27 +36,24 @@ fn default_threads() -> usize {
         .unwrap_or(1)
 }
 
-fn build_pool(threads: usize) -> Arc<rayon::ThreadPool> {
-    Arc::new(
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("onemodel-{i}"))
-            .build()
-            .expect("failed to start the onemodel thread pool"),
-    )
+fn new_pool(threads: usize) -> Pool {
+    let helpers = (threads > 1).then(|| {
+        Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads - 1)
+                .thread_name(|i| format!("onemodel-{}", i + 1))
+                .build()
+                .expect("failed to start the onemodel thread pool"),
+        )
+    });
+    Pool { threads, helpers }
 }
 
 fn pool_cell() -> &'static RwLock<Pool> {
-    POOL.get_or_init(|| {
-        let threads = default_threads();
-        RwLock::new(Pool {
-            threads,
-            pool: build_pool(threads),
-        })
-    })
+    POOL.get_or_init(|| RwLock::new(new_pool(default_threads())))
 }
 
-/// The number of threads kernels use.
+/// The number of threads kernels use (the calling thread included).
 pub fn threads() -> usize {
     pool_cell()
         .read()
@@ -63,20 +70,20 @@ pub fn set_threads(n: usize) -> crate::error::Result<()> {
     }
     let mut guard = pool_cell().write().unwrap_or_else(|e| e.into_inner());
     if guard.threads != n {
-        *guard = Pool {
-            threads: n,
-            pool: build_pool(n),
-        };
+        *guard = new_pool(n);
     }
     Ok(())
 }
 
-fn current_pool() -> Arc<rayon::ThreadPool> {
-    pool_cell()
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .pool
-        .clone()
+/// The helper pool and how many helpers a call of `tasks` tasks may use
+/// (`None`: run them all on the calling thread).
+fn helpers_for(tasks: usize) -> Option<(Arc<rayon::ThreadPool>, usize)> {
+    if tasks < 2 || SERIAL.with(|s| s.get()) {
+        return None;
+    }
+    let guard = pool_cell().read().unwrap_or_else(|e| e.into_inner());
+    let pool = guard.helpers.as_ref()?;
+    Some((pool.clone(), (guard.threads - 1).min(tasks - 1)))
 }
 
 /// Run `body(i)` for every chunk index `i < chunks`, on the library's pool,
@@ -85,6 +92,11 @@ fn current_pool() -> Arc<rayon::ThreadPool> {
 /// The caller decides the chunking from the shape alone; this function only
 /// decides which thread runs which chunk, which cannot change any result
 /// because chunks write disjoint outputs and never combine.
+///
+/// The calling thread takes chunks from the first moment, and helpers join
+/// in as they wake ([`share`]): a helper that wakes late finds the work
+/// gone and costs nothing but its wake-up, so a parallel call is never much
+/// slower than running its chunks inline.
 pub fn par_chunks<F>(chunks: usize, body: F)
 where
     F: Fn(usize) + Sync + Send,
@@ -93,20 +105,181 @@ where
         return;
     }
     record_chunks(chunks);
-    let pool = current_pool();
-    if chunks == 1 || pool.current_num_threads() == 1 || SERIAL.with(|s| s.get()) {
-        let _fp = FpEnvGuard::new();
-        for i in 0..chunks {
-            body(i);
+    match helpers_for(chunks) {
+        Some((pool, helpers)) => share(&pool, helpers, chunks, &body),
+        None => {
+            let _fp = FpEnvGuard::new();
+            for i in 0..chunks {
+                body(i);
+            }
         }
+    }
+}
+
+/// The chunk body, its lifetime erased so that a `'static` helper job can
+/// hold it. Only dereferenced by a helper registered in [`Share::helpers`]
+/// before the caller closed it, and [`share`] returns only once no helper
+/// is registered: the pointee outlives every use.
+struct Body(*const (dyn Fn(usize) + Sync));
+
+// SAFETY: the pointee is `Sync`, so calling it from several threads at once
+// is allowed; the registration protocol above keeps it alive while used.
+unsafe impl Send for Body {}
+// SAFETY: as for `Send`: shared calls of a `Sync` closure.
+unsafe impl Sync for Body {}
+
+/// [`Share::helpers`]: set once the caller has finished taking tasks.
+const CLOSED: usize = 1 << (usize::BITS - 1);
+
+/// How long a caller spins for its last helpers before it sleeps: waking a
+/// sleeping thread costs some 50–70 µs on the 2-vCPU KVM development
+/// machine (docs/performance.md, "Threads never hurt"), more than most
+/// chunks take, while a helper still inside the body is at most one chunk
+/// from done.
+const SPIN_BEFORE_SLEEP: std::time::Duration = std::time::Duration::from_micros(200);
+
+/// What the caller and its helpers share during one [`share`] call.
+struct Share {
+    next: AtomicUsize,
+    tasks: usize,
+    body: Body,
+    /// Helpers inside the body, plus [`CLOSED`].
+    helpers: AtomicUsize,
+    /// The first helper panic, resumed on the calling thread.
+    panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
+    /// A caller that has stopped spinning sleeps here until the last
+    /// registered helper leaves.
+    sleep: Mutex<()>,
+    idle: Condvar,
+}
+
+impl Share {
+    /// Take tasks until none is left.
+    ///
+    /// # Safety
+    /// `self.body` must point to a live closure.
+    unsafe fn take_tasks(&self) {
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            if i >= self.tasks {
+                return;
+            }
+            // SAFETY: the caller of `take_tasks` guarantees the pointee lives.
+            unsafe { (*self.body.0)(i) };
+        }
+    }
+
+    /// Register a helper; false once the caller has closed.
+    fn enter(&self) -> bool {
+        let mut now = self.helpers.load(Ordering::Acquire);
+        loop {
+            if now & CLOSED != 0 {
+                return false;
+            }
+            match self.helpers.compare_exchange_weak(
+                now,
+                now + 1,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return true,
+                Err(seen) => now = seen,
+            }
+        }
+    }
+
+    /// Deregister a helper (Release: its writes happen before the caller
+    /// returns), waking the caller if it was the last and the caller sleeps.
+    fn leave(&self) {
+        if self.helpers.fetch_sub(1, Ordering::AcqRel) == CLOSED | 1 {
+            let _g = self.sleep.lock().unwrap_or_else(|e| e.into_inner());
+            self.idle.notify_all();
+        }
+    }
+
+    /// Close (no helper registers after this) and wait until every
+    /// registered helper has left: spin first, then sleep.
+    fn close_and_wait(&self) {
+        if self.helpers.fetch_or(CLOSED, Ordering::AcqRel) == 0 {
+            return;
+        }
+        let busy = || self.helpers.load(Ordering::Acquire) != CLOSED;
+        let start = std::time::Instant::now();
+        while busy() {
+            if start.elapsed() > SPIN_BEFORE_SLEEP {
+                let mut g = self.sleep.lock().unwrap_or_else(|e| e.into_inner());
+                while busy() {
+                    g = self.idle.wait(g).unwrap_or_else(|e| e.into_inner());
+                }
+                return;
+            }
+            for _ in 0..64 {
+                std::hint::spin_loop();
+            }
+        }
+    }
+}
+
+/// A helper's job: register (unless the caller has closed), take tasks,
+/// deregister. A panic is caught and handed to the caller (and stops the
+/// handing out of tasks), so the caller never waits on a helper that died.
+fn help(share: Arc<Share>) {
+    if !share.enter() {
         return;
     }
-    pool.install(|| {
-        use rayon::prelude::*;
-        (0..chunks)
-            .into_par_iter()
-            .for_each_init(FpEnvGuard::new, |_fp, i| body(i));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _fp = FpEnvGuard::new();
+        // SAFETY: registered while not closed: `share` waits for us.
+        unsafe { share.take_tasks() }
+    }));
+    if let Err(payload) = result {
+        share.next.store(share.tasks, Ordering::Relaxed);
+        share
+            .panic
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert(payload);
+    }
+    share.leave();
+}
+
+/// Run `body(i)` for `i < tasks` on the calling thread and up to `helpers`
+/// helpers of `pool`, each task once, and return when all have run. The
+/// first panic (the caller's, else a helper's) is resumed here, after every
+/// helper has left the body.
+fn share(pool: &rayon::ThreadPool, helpers: usize, tasks: usize, body: &(dyn Fn(usize) + Sync)) {
+    // SAFETY: only the lifetime changes (same layout); see `Body` for why
+    // the pointee outlives every dereference.
+    let body: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(body) };
+    let share = Arc::new(Share {
+        next: AtomicUsize::new(0),
+        tasks,
+        body: Body(body),
+        helpers: AtomicUsize::new(0),
+        panic: Mutex::new(None),
+        sleep: Mutex::new(()),
+        idle: Condvar::new(),
     });
+    for _ in 0..helpers {
+        let share = share.clone();
+        pool.spawn(move || help(share));
+    }
+    let mine = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _fp = FpEnvGuard::new();
+        // SAFETY: `body` is borrowed for this whole call.
+        unsafe { share.take_tasks() }
+    }));
+    if mine.is_err() {
+        share.next.store(tasks, Ordering::Relaxed);
+    }
+    share.close_and_wait();
+    if let Err(payload) = mine {
+        std::panic::resume_unwind(payload);
+    }
+    let theirs = share.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(payload) = theirs {
+        std::panic::resume_unwind(payload);
+    }
 }
 
 /// [`par_chunks`] over `items` in runs of `per_run` (the last may be
@@ -159,10 +332,12 @@ pub fn reset_chunk_stats() {
 }
 
 /// Element steps below which [`par_chunks_sized`] keeps a kernel's chunks on
-/// the calling thread: waking the pool and joining it costs some 10–30 µs
-/// on the 2-vCPU development VM (docs/performance.md, "Threads never
-/// hurt"), about what 2^15 element steps of a row kernel take on one core,
-/// so below this a second thread cannot win back its hand-off.
+/// the calling thread. The caller no longer waits for a helper to wake
+/// ([`share`]), but a call still costs a job per helper (≈ 0.7 µs on the
+/// 2-vCPU development VM, `examples/handoff_bench.rs`) and a helper that
+/// arrives late splits the last chunk's cache lines with the caller: below
+/// 2^15 element steps of a row kernel (some 10–30 µs on one core) a second
+/// thread has too little to win back.
 pub const INLINE_WORK: usize = 1 << 15;
 
 /// [`par_chunks`] for a kernel that knows its total work (`work` element
@@ -180,12 +355,13 @@ where
     }
 }
 
-/// Run `a` and `b`, each with the IEEE floating-point environment, on two
-/// threads of the library's pool when it has more than one (else, or inside
-/// [`serial`], `a` then `b` on the calling thread). For independent jobs
-/// that each write their own outputs, such as the two directions of a
-/// recurrent layer: which thread runs which cannot change a bit. Their own
-/// [`par_chunks`] calls still spread over the pool.
+/// Run `a` and `b`, each with the IEEE floating-point environment: the
+/// calling thread starts `a` while a helper (when the pool has one, and not
+/// inside [`serial`]) takes `b`, or the caller runs `b` after `a` if no
+/// helper has come for it. For independent jobs that each write their own
+/// outputs, such as the two directions of a recurrent layer: which thread
+/// runs which cannot change a bit. Their own [`par_chunks`] calls still
+/// spread over the pool.
 pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -193,11 +369,28 @@ where
     RA: Send,
     RB: Send,
 {
-    let pool = current_pool();
-    if pool.current_num_threads() == 1 || SERIAL.with(|s| s.get()) {
+    let Some((pool, _)) = helpers_for(2) else {
         return (with_ieee(a), with_ieee(b));
-    }
-    pool.install(|| rayon::join(|| with_ieee(a), || with_ieee(b)))
+    };
+    let (a, b) = (Mutex::new(Some(a)), Mutex::new(Some(b)));
+    let (ra, rb) = (Mutex::new(None), Mutex::new(None));
+    share(&pool, 1, 2, &|i| {
+        if i == 0 {
+            let a = a.lock().unwrap_or_else(|e| e.into_inner()).take();
+            *ra.lock().unwrap_or_else(|e| e.into_inner()) = a.map(|a| a());
+        } else {
+            let b = b.lock().unwrap_or_else(|e| e.into_inner()).take();
+            *rb.lock().unwrap_or_else(|e| e.into_inner()) = b.map(|b| b());
+        }
+    });
+    (taken(ra), taken(rb))
+}
+
+/// The result a task of [`join`] left (each runs exactly once).
+fn taken<R>(r: Mutex<Option<R>>) -> R {
+    r.into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .expect("join: each task runs once")
 }
 
 thread_local! {
@@ -230,7 +423,7 @@ pub fn with_ieee<R>(body: impl FnOnce() -> R) -> R {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::Ordering;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     #[test]
     fn serial_runs_every_chunk_on_the_calling_thread() {
@@ -275,6 +468,100 @@ mod tests {
             )
         });
         assert_eq!(order.into_inner().unwrap(), vec![('a', me), ('b', me)]);
+    }
+
+    #[test]
+    fn a_panic_in_any_task_reaches_the_caller_with_its_payload() {
+        let _lock = crate::dispatch::settings_lock();
+        let before = threads();
+        set_threads(3).unwrap();
+        for bad in [0, 5, 63] {
+            let ran = AtomicUsize::new(0);
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                par_chunks(64, |i| {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                    if i == bad {
+                        std::panic::panic_any(i);
+                    }
+                    std::thread::sleep(std::time::Duration::from_micros(50));
+                })
+            }));
+            let payload = caught.expect_err("the task's panic is resumed");
+            assert_eq!(payload.downcast_ref::<usize>(), Some(&bad));
+            assert!(ran.load(Ordering::Relaxed) <= 64);
+        }
+        let caught = std::panic::catch_unwind(|| join(|| 1, || -> i32 { panic!("b failed") }));
+        assert_eq!(
+            caught.expect_err("b's panic").downcast_ref::<&str>(),
+            Some(&"b failed")
+        );
+        // The pool still works afterwards.
+        let hits: Vec<AtomicUsize> = (0..100).map(|_| AtomicUsize::new(0)).collect();
+        par_chunks(100, |i| {
+            hits[i].fetch_add(1, Ordering::Relaxed);
+        });
+        assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+        set_threads(before).unwrap();
+    }
+
+    #[test]
+    fn nested_calls_and_joins_run_every_task_once_at_every_thread_count() {
+        let _lock = crate::dispatch::settings_lock();
+        let before = threads();
+        for t in [1, 2, 3, 8] {
+            set_threads(t).unwrap();
+            let hits: Vec<AtomicUsize> = (0..12 * 9).map(|_| AtomicUsize::new(0)).collect();
+            let (left, right) = join(
+                || {
+                    par_chunks(6, |i| {
+                        par_chunks(9, |j| {
+                            hits[i * 9 + j].fetch_add(1, Ordering::Relaxed);
+                        })
+                    });
+                    "left"
+                },
+                || {
+                    par_chunks(6, |i| {
+                        let (x, y) = join(|| i, || 9 - i);
+                        assert_eq!(x + y, 9);
+                        par_chunks(9, |j| {
+                            hits[(6 + i) * 9 + j].fetch_add(1, Ordering::Relaxed);
+                        })
+                    });
+                    "right"
+                },
+            );
+            assert_eq!((left, right), ("left", "right"));
+            assert!(
+                hits.iter().all(|h| h.load(Ordering::Relaxed) == 1),
+                "threads {t}"
+            );
+        }
+        set_threads(before).unwrap();
+    }
+
+    #[test]
+    fn tasks_spread_over_helpers_when_they_are_long() {
+        let _lock = crate::dispatch::settings_lock();
+        let before = threads();
+        set_threads(2).unwrap();
+        let me = std::thread::current().id();
+        let mut spread = false;
+        for _ in 0..50 {
+            let others = AtomicUsize::new(0);
+            par_chunks(4, |_| {
+                if std::thread::current().id() != me {
+                    others.fetch_add(1, Ordering::Relaxed);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            });
+            if others.load(Ordering::Relaxed) > 0 {
+                spread = true;
+                break;
+            }
+        }
+        set_threads(before).unwrap();
+        assert!(spread, "no helper ever took a 2 ms task at two threads");
     }
 
     #[test]
