@@ -43,20 +43,8 @@ fn product(m: usize, k: usize, n: usize) -> impl FnMut() {
     let mut c = vec![0f32; m * n];
     let tok = Token::current();
     move || {
-        let ar = MatRef {
-            ptr: a.as_ptr(),
-            rows: m,
-            cols: k,
-            rs: k as isize,
-            cs: 1,
-        };
-        let br = MatRef {
-            ptr: b.as_ptr(),
-            rows: k,
-            cols: n,
-            rs: n as isize,
-            cs: 1,
-        };
+        let ar = MatRef::row_major(a.as_ptr(), m, k, k);
+        let br = MatRef::row_major(b.as_ptr(), k, n, n);
         // SAFETY: the views lie inside a and b; c holds m × n.
         unsafe { gemm(tok, Mode::Fast, &Product::views(ar, br, c.as_mut_ptr(), n)) };
     }
