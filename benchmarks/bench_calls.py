@@ -5,7 +5,8 @@ kernels, with and without autograd recording; then a few small training
 steps (a 784-256-10 MLP with AdamW, a small conv, a bi-LSTM) at each
 thread count.
 
-    python benchmarks/bench_calls.py [--rounds 15] [--threads 1 2] [--extra-site DIR] [--json FILE]
+    python benchmarks/bench_calls.py [--rounds 15] [--threads 1 2] [--interleave-threads]
+        [--only ops|steps] [--extra-site DIR] [--json FILE]
 
 Each case is written once against the torch API and run with `lib` =
 onemodel and `lib` = torch (same data, from numpy). In each of --rounds
@@ -107,12 +108,15 @@ def step_cases(lib):
     ]
 
 
-def interleaved_us(fns, calls, rounds, clock=time.perf_counter, budget=0.05):
+def interleaved_us(fns, calls, rounds, clock=time.perf_counter, budget=0.05, setups=None):
     """Median µs per call of each function over `rounds` interleaved rounds
     of `calls` calls each, fewer when the slowest function would take more
-    than `budget` seconds for them (the same count for every function)."""
+    than `budget` seconds for them (the same count for every function).
+    `setups[i]()`, when given, runs (untimed) before each block of fns[i]."""
+    setups = setups or [lambda: None] * len(fns)
     slowest = 0.0
-    for fn in fns:
+    for fn, setup in zip(fns, setups):
+        setup()
         warm = []
         for _ in range(max(3, calls // 10)):
             t0 = time.perf_counter()
@@ -122,7 +126,8 @@ def interleaved_us(fns, calls, rounds, clock=time.perf_counter, budget=0.05):
     calls = max(1, min(calls, int(budget / max(slowest, 1e-9))))
     samples = [[] for _ in fns]
     for _ in range(rounds):
-        for s, fn in zip(samples, fns):
+        for s, fn, setup in zip(samples, fns, setups):
+            setup()
             t0 = clock()
             for _ in range(calls):
                 fn()
@@ -139,6 +144,10 @@ def main():
                     help="thread: rows at 1 thread are timed in CPU time of the calling thread (both libraries "
                     "compute there at 1 thread), which leaves out the time other processes hold the core; "
                     "rows at more threads always use the wall clock")
+    ap.add_argument("--interleave-threads", action="store_true",
+                    help="time every thread count of a case in the same rounds (wall clock), so that a slow "
+                    "spell of the machine cannot fall on one thread count only: the comparison of issue 22's "
+                    "'threads never hurt'")
     add_harness_args(ap)
     args = ap.parse_args()
     torch = import_torch(args.extra_site)
@@ -146,8 +155,15 @@ def main():
     groups = [g for g in ("ops", "steps") if args.only in (None, g)]
     rows = []
     print(f"torch {torch.__version__ if torch else 'not importable'}; {thread_note()}; load average {_load():.2f}")
-    print("| case | threads | onemodel µs | torch µs | onemodel/torch |")
-    print("|---|---|---|---|---|")
+    if args.interleave_threads:
+        print(f"| case | threads | onemodel µs | torch µs | onemodel/torch | onemodel / at {args.threads[0]} thread(s) |")
+        print("|---|---|---|---|---|---|")
+    else:
+        print("| case | threads | onemodel µs | torch µs | onemodel/torch |")
+        print("|---|---|---|---|---|")
+    if args.interleave_threads:
+        rows = threads_interleaved(args, libs, groups, torch)
+        args.threads = []
     for th in args.threads:
         for lib in libs:
             pin_threads(th, torch)
@@ -161,9 +177,31 @@ def main():
             ratio = f"{us[0] / us[1]:.2f}×" if torch else "—"
             tcol = f"{us[1]:.2f}" if torch else "—"
             print(f"| {name} | {th} | {us[0]:.2f} | {tcol} | {ratio} |", flush=True)
+    clock = "wall clock" if args.clock == "wall" or args.interleave_threads else "1-thread rows in thread CPU time"
     write_json(args.json_out, "calls", "µs per call", rows,
-               note=f"median of {args.rounds} interleaved rounds; onemodel fast mode; "
-               + ("1-thread rows in thread CPU time" if args.clock == "thread" else "wall clock"))
+               note=f"median of {args.rounds} interleaved rounds; onemodel fast mode; " + clock
+               + ("; thread counts interleaved" if args.interleave_threads else ""))
+
+
+def threads_interleaved(args, libs, groups, torch):
+    """Rows of every (case, thread count), the thread counts of a case timed
+    in the same rounds; then onemodel's time at each count against its
+    time at the first."""
+    built = {id(lib): [c for g in groups for c in (op_cases(lib) if g == "ops" else step_cases(lib))] for lib in libs}
+    rows = []
+    for i, (name, _, calls) in enumerate(built[id(om)]):
+        pairs = [(th, lib) for th in args.threads for lib in libs]
+        fns = [built[id(lib)][i][1] for _, lib in pairs]
+        setups = [lambda th=th: pin_threads(th, torch) for th, _ in pairs]
+        us = dict(zip([(th, id(lib)) for th, lib in pairs], interleaved_us(fns, calls, args.rounds, setups=setups)))
+        first = us[(args.threads[0], id(om))]
+        for th in args.threads:
+            mine, theirs = us[(th, id(om))], us.get((th, id(torch))) if torch else None
+            rows.append({"case": name, "threads": th, "values": {"onemodel": mine, "torch": theirs}})
+            ratio = f"{mine / theirs:.2f}×" if theirs else "—"
+            tcol = f"{theirs:.2f}" if theirs else "—"
+            print(f"| {name} | {th} | {mine:.2f} | {tcol} | {ratio} | {mine / first:.2f} |", flush=True)
+    return rows
 
 
 def _load() -> float:

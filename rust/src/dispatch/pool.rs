@@ -282,16 +282,18 @@ fn share(pool: &rayon::ThreadPool, helpers: usize, tasks: usize, body: &(dyn Fn(
     }
 }
 
-/// [`par_chunks`] over `items` in runs of `per_run` (the last may be
+/// [`par_chunks_sized`] over `items` in runs of `per_run` (the last may be
 /// shorter): `body(scratch, i)` for every `i < items`, in order within a
 /// run, with one `scratch()` per run so that a buffer serves all its items.
-/// The runs depend on the sizes only, so the bits do not depend on threads.
-pub fn par_runs<S, M, F>(items: usize, per_run: usize, scratch: M, body: F)
+/// `work` is the call's element steps (below [`INLINE_WORK`] every run is
+/// on the calling thread). The runs depend on the sizes only, so the bits
+/// do not depend on threads.
+pub fn par_runs<S, M, F>(items: usize, per_run: usize, work: usize, scratch: M, body: F)
 where
     M: Fn() -> S + Sync + Send,
     F: Fn(&mut S, usize) + Sync + Send,
 {
-    par_chunks(items.div_ceil(per_run), |run| {
+    par_chunks_sized(items.div_ceil(per_run), work, |run| {
         let mut s = scratch();
         for i in run * per_run..((run + 1) * per_run).min(items) {
             body(&mut s, i);
@@ -352,6 +354,47 @@ where
         serial(|| par_chunks(chunks, body))
     } else {
         par_chunks(chunks, body)
+    }
+}
+
+/// Multiply-adds below which a product's chunks stay on the calling thread
+/// ([`par_chunks_macs`], [`join_macs`], and the GEMM itself): 30–50 µs of
+/// one AVX2 core at the 20–35 G multiply-adds per second the GEMM reaches
+/// on this project's development VM (docs/performance.md). Below that a
+/// helper that wakes 50–70 µs after the call (the VM's measured wake-up)
+/// finds the work done, and one that wakes sooner takes a chunk the caller
+/// would have finished as fast.
+pub const INLINE_MACS: usize = 1 << 20;
+
+/// [`par_chunks`] for a kernel of products that knows its multiply-adds
+/// (`macs`, a function of the shape): below [`INLINE_MACS`] every chunk,
+/// and every parallel call inside one, runs on the calling thread. Same
+/// chunks, same bits.
+pub fn par_chunks_macs<F>(chunks: usize, macs: usize, body: F)
+where
+    F: Fn(usize) + Sync + Send,
+{
+    if macs < INLINE_MACS {
+        serial(|| par_chunks(chunks, body))
+    } else {
+        par_chunks(chunks, body)
+    }
+}
+
+/// [`join`] for two jobs of `macs` multiply-adds together: below
+/// [`INLINE_MACS`] both run on the calling thread, `a` then `b` (the small
+/// recurrent layers, whose per-step products are already serial).
+pub fn join_macs<A, B, RA, RB>(macs: usize, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    if macs < INLINE_MACS {
+        serial(|| join(a, b))
+    } else {
+        join(a, b)
     }
 }
 

@@ -160,7 +160,5 @@ unsafe fn run_job(token: Token, mut job: loops::Job) {
     }
 }
 
-/// Multiply-adds below which a product does not use the thread pool: 30–50
-/// µs of one AVX2 core at the 20–35 G multiply-adds per second the GEMM
-/// reaches on this project's development VM (docs/performance.md).
-const INLINE_BELOW: u128 = 1 << 20;
+/// Multiply-adds below which a product does not use the thread pool.
+const INLINE_BELOW: u128 = crate::dispatch::INLINE_MACS as u128;

@@ -111,8 +111,14 @@ impl Pool2d {
     }
 }
 
-fn planes_par(planes: usize, body: impl Fn(usize) + Sync + Send) {
-    par_runs(planes, PLANES_PER_CHUNK, || (), |_, pl| body(pl));
+/// `body(plane)` for every plane, in runs of [`PLANES_PER_CHUNK`]; on the
+/// calling thread when the call reads and writes fewer than
+/// `dispatch::INLINE_WORK` elements (every tap of every output, and the
+/// input once).
+fn planes_par(s: &Pool2d, body: impl Fn(usize) + Sync + Send) {
+    let taps = s.output_len().saturating_mul(s.kernel.0 * s.kernel.1);
+    let work = taps.saturating_add(s.input_len());
+    par_runs(s.planes, PLANES_PER_CHUNK, work, || (), |_, pl| body(pl));
 }
 
 /// The outputs `lo..hi` along one axis whose whole window lies inside the
@@ -237,7 +243,7 @@ pub unsafe fn max_forward(s: &Pool2d, x: *const f32, out: *mut f32, idx: *mut i6
     let (k, st, pad, dil) = (s.kernel, s.stride, s.padding, s.dilation);
     let ys = inside(s.oh, s.h, k.0, st.0, pad.0, dil.0);
     let xs = inside(s.ow, s.w, k.1, st.1, pad.1, dil.1);
-    planes_par(s.planes, |pl| {
+    planes_par(s, |pl| {
         let plane = x.offset(pl * s.h * s.w);
         for oy in 0..s.oh {
             let o_row = (pl * s.oh + oy) * s.ow;
@@ -280,7 +286,7 @@ pub unsafe fn max_backward(s: &Pool2d, g: *const f32, idx: *const i64, dx: *mut 
     let (g, idx) = (Ptr::new(g, s.output_len()), Ptr::new(idx, s.output_len()));
     let dx = Ptr::new(dx, s.input_len());
     let (hw, p) = (s.h * s.w, s.oh * s.ow);
-    planes_par(s.planes, |pl| {
+    planes_par(s, |pl| {
         // SAFETY: the plane's slices lie inside the buffers; each plane is
         // written by one chunk.
         let (d, gp, ip) = unsafe {
@@ -341,7 +347,7 @@ pub unsafe fn avg_forward(
     divisor_override: Option<usize>,
 ) {
     let (x, out) = (Ptr::new(x, s.input_len()), Ptr::new(out, s.output_len()));
-    planes_par(s.planes, |pl| {
+    planes_par(s, |pl| {
         // SAFETY: the plane lies inside x.
         let plane = unsafe { x.slice(pl * s.h * s.w, s.h * s.w) };
         for oy in 0..s.oh {
@@ -374,7 +380,7 @@ pub unsafe fn avg_backward(
 ) {
     let (g, dx) = (Ptr::new(g, s.output_len()), Ptr::new(dx, s.input_len()));
     let hw = s.h * s.w;
-    planes_par(s.planes, |pl| {
+    planes_par(s, |pl| {
         let mut acc = crate::storage::scratch_vec(hw, 0f64);
         for oy in 0..s.oh {
             for ox in 0..s.ow {

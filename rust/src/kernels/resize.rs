@@ -166,7 +166,9 @@ pub unsafe fn forward(r: &Resize2d, x: *const f32, out: *mut f32) {
     let Resize2d { planes, h, w, ref ay, ref ax, nearest } = *r;
     let (oh, ow) = (ay.i0.len(), ax.i0.len());
     let (x, out) = (Ptr::new(x, planes * h * w), Ptr::new(out, planes * oh * ow));
-    par_runs(planes, PLANES_PER_CHUNK, || (), |_, pl| {
+    // Four taps per output.
+    let work = (planes * oh * ow).saturating_mul(4);
+    par_runs(planes, PLANES_PER_CHUNK, work, || (), |_, pl| {
         // SAFETY: the plane slices lie inside the buffers; each output
         // plane is written by one chunk.
         let (src, dst) = unsafe {
@@ -200,7 +202,9 @@ pub unsafe fn backward(r: &Resize2d, g: *const f32, dx: *mut f32) {
     let (oh, ow) = (ay.i0.len(), ax.i0.len());
     let (g, dx) = (Ptr::new(g, planes * oh * ow), Ptr::new(dx, planes * h * w));
     let acc = || scratch_vec(scratch_elems(&[h, w]), 0f64);
-    par_runs(planes, PLANES_PER_CHUNK, acc, |acc: &mut Vec<f64>, pl| {
+    // Four taps per output gradient, then the input plane written once.
+    let work = (planes * oh * ow).saturating_mul(4).saturating_add(planes * h * w);
+    par_runs(planes, PLANES_PER_CHUNK, work, acc, |acc: &mut Vec<f64>, pl| {
         // A slice, so that the inner loop keeps its pointer and length.
         let acc = acc.as_mut_slice();
         acc.fill(0.0);

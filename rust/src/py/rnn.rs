@@ -239,19 +239,20 @@ fn call<D: Direction>(
         ld: layout.directions * layout.dims.h,
     };
     super::kernel::detach(py, || {
-        run_directions(directions, |k, dir| run(&settings, k, dir))
+        run_directions(layout.macs(), directions, |k, dir| run(&settings, k, dir))
     })
 }
 
 /// Run `run(k, direction)` for each direction: a lone one on this thread,
-/// two at once on two threads of the pool ([`dispatch::join`]). Each writes
-/// only its own buffers and its own H columns of the shared output, so the
-/// bits do not depend on which runs where.
-fn run_directions<T: Sync>(dirs: &[T], run: impl Fn(usize, &T) + Sync) {
+/// two at once on two threads of the pool ([`dispatch::join_macs`]: unless
+/// the layer is too small for a helper to help, `macs` being the forward's
+/// multiply-adds). Each writes only its own buffers and its own H columns
+/// of the shared output, so the bits do not depend on which runs where.
+fn run_directions<T: Sync>(macs: usize, dirs: &[T], run: impl Fn(usize, &T) + Sync) {
     match dirs {
         [only] => dispatch::with_ieee(|| run(0, only)),
         [a, b] => {
-            dispatch::join(|| run(0, a), || run(1, b));
+            dispatch::join_macs(macs, || run(0, a), || run(1, b));
         }
         _ => unreachable!("checked: one or two directions"),
     }

@@ -3,7 +3,7 @@
 
 use super::im2col::col2im;
 use super::Conv2d;
-use crate::dispatch::{par_chunks, Mode};
+use crate::dispatch::{par_chunks_macs, par_chunks_sized, Mode};
 use crate::gemm::{gemm, MatRef, OffsetCols, Product, Start, A, B};
 use crate::ptr::Ptr;
 use crate::simd::Token;
@@ -25,7 +25,7 @@ pub unsafe fn input_grad(
     let (og, k, p) = (s.og(), s.k(), s.p());
     let (dy, wt) = (Ptr::new(dy, s.output_len()), Ptr::new(wt, s.weight_len()));
     let dx = Ptr::new(dx, s.input_len());
-    par_chunks(s.n * s.groups, |idx| {
+    par_chunks_macs(s.n * s.groups, s.macs(), |idx| {
         let (ni, g) = (idx / s.groups, idx % s.groups);
         let dcols = Buffer::new(k * p * 4);
         // SAFETY: as for `forward`; each (item, group) writes the planes of
@@ -97,7 +97,7 @@ pub unsafe fn weight_grad(
         Vec::new()
     };
     let (hp, wp) = s.padded_hw();
-    par_chunks(s.n * s.groups, |idx| {
+    par_chunks_macs(s.n * s.groups, s.macs(), |idx| {
         let (ni, g) = (idx / s.groups, idx % s.groups);
         let scratch = Buffer::new(if in_place {
             s.cg() * hp * wp * 4
@@ -155,7 +155,7 @@ pub unsafe fn weight_grad(
     });
     let total = s.groups * per;
     let (parts_in, dw, n, groups) = (parts_ptr.as_const(), Ptr::new(dw, total), s.n, s.groups);
-    par_chunks(total.div_ceil(SUM_CHUNK), |chunk| {
+    par_chunks_sized(total.div_ceil(SUM_CHUNK), total * s.n, |chunk| {
         for e in chunk * SUM_CHUNK..((chunk + 1) * SUM_CHUNK).min(total) {
             let (g, r) = (e / per, e % per);
             let mut acc = 0f32;

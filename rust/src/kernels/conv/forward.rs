@@ -2,7 +2,7 @@
 //! zero-padded copy of the input in place.
 
 use super::Conv2d;
-use crate::dispatch::{par_chunks, Mode};
+use crate::dispatch::{par_chunks_macs, Mode};
 use crate::gemm::{gemm, OffsetRows, PackedA, Product, A, B};
 use crate::ptr::Ptr;
 use crate::simd::Token;
@@ -76,7 +76,7 @@ pub(super) unsafe fn forward_padded(
         .collect();
     let (x, out) = (Ptr::new(x, s.input_len()), Ptr::new(out, s.output_len()));
     let bias = bias.map(|b| Ptr::new(b, s.c_out));
-    par_chunks(s.n * s.groups, |idx| {
+    par_chunks_macs(s.n * s.groups, s.macs(), |idx| {
         let (ni, g) = (idx / s.groups, idx % s.groups);
         let padded = Buffer::new(cg * hp * wp * 4);
         let xp = padded.f32_ptr();
@@ -126,7 +126,7 @@ unsafe fn forward_im2col(
     let (x, wt) = (Ptr::new(x, s.input_len()), Ptr::new(wt, s.weight_len()));
     let out = Ptr::new(out, s.output_len());
     let bias = bias.map(|b| Ptr::new(b, s.c_out));
-    par_chunks(s.n * s.groups * blocks, |idx| {
+    par_chunks_macs(s.n * s.groups * blocks, s.macs(), |idx| {
         let (ni, g, blk) = (
             idx / (s.groups * blocks),
             idx / blocks % s.groups,

@@ -100,6 +100,11 @@ impl Conv2d {
     pub fn p(&self) -> usize {
         self.oh * self.ow
     }
+    /// Multiply-adds of the forward (and of each gradient): every output
+    /// is a sum over k. What the kernels' thread thresholds compare.
+    pub fn macs(&self) -> usize {
+        self.output_len().saturating_mul(self.k())
+    }
     /// Elements of the input, the weight and the output.
     pub fn input_len(&self) -> usize {
         self.n * self.c_in * self.h * self.w

@@ -95,6 +95,16 @@ pub enum Buffer {
 }
 
 impl Layout {
+    /// Multiply-adds of the forward over every direction: G·H outputs per
+    /// step and line, each a sum over I + H. What the thread threshold of
+    /// the two directions compares (`dispatch::join_macs`).
+    pub fn macs(&self) -> usize {
+        let Dims { t, b, i, h } = self.dims;
+        [self.directions, t, b, self.cell.gates() * h, i + h]
+            .iter()
+            .fold(1usize, |acc, &f| acc.saturating_mul(f))
+    }
+
     /// The call over x [T, B, I] with W_hh [G·H, H] and `directions`
     /// directions (1 or 2). Refuses a size whose buffers could not exist.
     pub fn new(cell: Cell, x: &[usize], w_hh: &[usize], directions: usize) -> Result<Layout> {
