@@ -350,10 +350,16 @@ pub fn par_chunks_sized<F>(chunks: usize, work: usize, body: F)
 where
     F: Fn(usize) + Sync + Send,
 {
-    if work < INLINE_WORK {
-        serial(|| par_chunks(chunks, body))
+    serial_below(work, INLINE_WORK, || par_chunks(chunks, body))
+}
+
+/// `run()`, inside [`serial`] when `work < limit`: the one place the size
+/// thresholds are applied.
+fn serial_below<R>(work: usize, limit: usize, run: impl FnOnce() -> R) -> R {
+    if work < limit {
+        serial(run)
     } else {
-        par_chunks(chunks, body)
+        run()
     }
 }
 
@@ -374,11 +380,7 @@ pub fn par_chunks_macs<F>(chunks: usize, macs: usize, body: F)
 where
     F: Fn(usize) + Sync + Send,
 {
-    if macs < INLINE_MACS {
-        serial(|| par_chunks(chunks, body))
-    } else {
-        par_chunks(chunks, body)
-    }
+    serial_below(macs, INLINE_MACS, || par_chunks(chunks, body))
 }
 
 /// [`join`] for two jobs of `macs` multiply-adds together: below
@@ -391,11 +393,7 @@ where
     RA: Send,
     RB: Send,
 {
-    if macs < INLINE_MACS {
-        serial(|| join(a, b))
-    } else {
-        join(a, b)
-    }
+    serial_below(macs, INLINE_MACS, || join(a, b))
 }
 
 /// Run `a` and `b`, each with the IEEE floating-point environment: the

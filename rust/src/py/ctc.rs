@@ -36,8 +36,13 @@ fn work(targets: &[Vec<i64>], input_lengths: &[usize], classes: usize, with_grad
         .iter()
         .zip(input_lengths)
         .map(|(l, &t)| {
-            let per_frame = 2 * l.len() + 1;
-            t.saturating_mul(if with_grad { 2 * per_frame + classes } else { per_frame })
+            let labels = 2 * l.len() + 1;
+            let per_frame = if with_grad {
+                2 * labels + classes
+            } else {
+                labels
+            };
+            t.saturating_mul(per_frame)
         })
         .fold(0, usize::saturating_add);
     cells.saturating_mul(CELL_STEPS)
