@@ -354,8 +354,8 @@ where
 }
 
 /// `run()`, inside [`serial`] when `work < limit`: the one place the size
-/// thresholds are applied.
-fn serial_below<R>(work: usize, limit: usize, run: impl FnOnce() -> R) -> R {
+/// thresholds are applied (the GEMM's too).
+pub fn serial_below<R>(work: usize, limit: usize, run: impl FnOnce() -> R) -> R {
     if work < limit {
         serial(run)
     } else {

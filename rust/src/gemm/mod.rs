@@ -147,18 +147,8 @@ unsafe fn run_job(token: Token, mut job: loops::Job) {
     // pool costs about what it would save (measured on the recurrent
     // layers' per-step [8, 128] × [128, 512] products, where the 2-thread
     // LSTM was slower than the 1-thread one). Same chunks, same bits.
-    let (b, m, n, k) = (
-        plan.batch as u128,
-        plan.m as u128,
-        plan.n as u128,
-        plan.k as u128,
-    );
-    if b * m * n * k < INLINE_BELOW {
-        crate::dispatch::serial(run)
-    } else {
-        run()
-    }
+    let macs = [plan.batch, plan.m, plan.n, plan.k]
+        .iter()
+        .fold(1usize, |acc, &f| acc.saturating_mul(f));
+    crate::dispatch::serial_below(macs, crate::dispatch::INLINE_MACS, run)
 }
-
-/// Multiply-adds below which a product does not use the thread pool.
-const INLINE_BELOW: u128 = crate::dispatch::INLINE_MACS as u128;

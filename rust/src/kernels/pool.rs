@@ -116,7 +116,8 @@ impl Pool2d {
 /// `dispatch::INLINE_WORK` elements (every tap of every output, and the
 /// input once).
 fn planes_par(s: &Pool2d, body: impl Fn(usize) + Sync + Send) {
-    let taps = s.output_len().saturating_mul(s.kernel.0 * s.kernel.1);
+    let window = s.kernel.0.saturating_mul(s.kernel.1);
+    let taps = s.output_len().saturating_mul(window);
     let work = taps.saturating_add(s.input_len());
     par_runs(s.planes, PLANES_PER_CHUNK, work, || (), |_, pl| body(pl));
 }

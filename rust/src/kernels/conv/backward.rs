@@ -155,7 +155,9 @@ pub unsafe fn weight_grad(
     });
     let total = s.groups * per;
     let (parts_in, dw, n, groups) = (parts_ptr.as_const(), Ptr::new(dw, total), s.n, s.groups);
-    par_chunks_sized(total.div_ceil(SUM_CHUNK), total * s.n, |chunk| {
+    // n terms per element of dw.
+    let work = total.saturating_mul(n);
+    par_chunks_sized(total.div_ceil(SUM_CHUNK), work, |chunk| {
         for e in chunk * SUM_CHUNK..((chunk + 1) * SUM_CHUNK).min(total) {
             let (g, r) = (e / per, e % per);
             let mut acc = 0f32;
