@@ -11,10 +11,21 @@ import onemodel as om
 
 @pytest.fixture(autouse=True)
 def _restore_compute_settings():
-    """Every test starts and ends with the default mode, best path, 2 threads."""
+    """Every test starts and ends with the default mode, best path, 2 threads.
+
+    And with the kernels' size thresholds off: below them a kernel runs its
+    chunks on the calling thread, which is right for speed but would make
+    most of this suite's shapes serial, so that "the same bits at 1, 3 and 8
+    threads" would compare one serial run three times. The thresholds choose
+    only which thread runs a chunk, never the chunks, so turning them off
+    changes no result; it makes every kernel's parallel path run on the
+    suite's small shapes. (Production keeps them on; test_compute.py checks
+    the switch and that they are on by default.)"""
     prev = (om.compute.get_mode(), om.compute.get_threads())
     om.compute.set_kernel_path(None)
+    om._core.set_size_thresholds(False)
     yield
+    om._core.set_size_thresholds(True)
     om.compute.set_mode(prev[0])
     om.compute.set_threads(prev[1])
     om.compute.set_kernel_path(None)
@@ -57,7 +68,8 @@ def assert_splits(run, at_least=None):
     """Run ``run()`` and assert that some kernel of it split its work into at
     least ``at_least`` chunks (default: the largest thread count tested), so
     that "the same bits at 1, 3 and 8 threads" compares real parallel runs,
-    not one serial run three times."""
+    not one serial run three times. Calls kept on the calling thread (inside
+    ``dispatch::serial``) are not counted."""
     at_least = max(THREAD_COUNTS) if at_least is None else at_least
     with chunk_count() as stats:
         run()

@@ -77,6 +77,28 @@ def test_environment_variables_set_path_and_threads():
     assert bad.stdout.strip() == om.compute.best_kernel_path()
 
 
+def test_size_thresholds_are_on_by_default_and_keep_small_work_off_the_counts():
+    # A fresh process: the suite's fixture turns the thresholds off here.
+    assert _run("import onemodel as om; print(om._core.size_thresholds())") == "True"
+    a = om.ones(64, 64)
+    from conftest import chunk_count
+    with om.compute.threads(3):
+        _core.set_size_thresholds(True)
+        try:
+            with chunk_count() as on:
+                a @ a  # 64³ multiply-adds: below the GEMM's threshold
+        finally:
+            _core.set_size_thresholds(False)
+        with chunk_count() as off:
+            b = a @ a
+    # Kept on the calling thread, the product is not counted as a parallel
+    # call; with the thresholds off the same product is (its chunks are a
+    # function of the shape), and gives the same values (64 each).
+    assert on["calls"] == 0, on
+    assert off["calls"] >= 1, off
+    assert np.array_equal(b.numpy(), np.full((64, 64), 64.0, np.float32))
+
+
 @pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="MXCSR exists on x86-64 only")
 def test_results_do_not_depend_on_flush_to_zero_left_set_by_the_caller():
     ftz_daz = (1 << 15) | (1 << 6)

@@ -71,6 +71,8 @@ def _wide_mlp_gradients():
 
 
 def test_one_chunk_mlp_is_serial_at_every_thread_count():
+    # (The suite runs with the size thresholds off, so every kernel call is
+    # counted: each has one chunk.)
     with om.compute.mode("exact"), chunk_count() as stats:
         _mlp_gradients()
     assert stats["most"] == 1  # why the wide MLP below carries the thread claim

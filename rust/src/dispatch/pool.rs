@@ -10,7 +10,7 @@
 //! (docs/performance.md, "The calling thread as one of the threads").
 
 use super::FpEnvGuard;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, RwLock};
 
 struct Pool {
@@ -104,7 +104,9 @@ where
     if chunks == 0 {
         return;
     }
-    record_chunks(chunks);
+    if !SERIAL.with(|s| s.get()) {
+        record_chunks(chunks);
+    }
     match helpers_for(chunks) {
         Some((pool, helpers)) => share(&pool, helpers, chunks, &body),
         None => {
@@ -305,7 +307,12 @@ where
 /// [`par_chunks`], the calls with more than one chunk, and the most chunks
 /// one call had. The tests that claim "the same bits at 1, 3 and 8 threads"
 /// read it to show that their shapes really split (one chunk would be a
-/// serial run at every thread count). Relaxed atomics: a count, not a sync.
+/// serial run at every thread count). A call made inside [`serial`] (below a
+/// size threshold, or a caller's own serial section) is not counted: its
+/// chunks run on the calling thread at every thread count, so it shows
+/// nothing about parallel runs. Whether a call is serial is a function of
+/// the shape, so the counts are the same at every thread count. Relaxed
+/// atomics: a count, not a sync.
 static CHUNK_CALLS: AtomicU64 = AtomicU64::new(0);
 static SPLIT_CALLS: AtomicU64 = AtomicU64::new(0);
 static MAX_CHUNKS: AtomicU64 = AtomicU64::new(0);
@@ -353,14 +360,33 @@ where
     serial_below(work, INLINE_WORK, || par_chunks(chunks, body))
 }
 
-/// `run()`, inside [`serial`] when `work < limit`: the one place the size
-/// thresholds are applied (the GEMM's too).
+/// `run()`, inside [`serial`] when `work < limit` (and the thresholds are
+/// on, [`set_size_thresholds`]): the one place the size thresholds are
+/// applied (the GEMM's too).
 pub fn serial_below<R>(work: usize, limit: usize, run: impl FnOnce() -> R) -> R {
-    if work < limit {
+    if work < limit && SIZE_THRESHOLDS.load(Ordering::Relaxed) {
         serial(run)
     } else {
         run()
     }
+}
+
+/// Whether [`serial_below`] keeps small work on the calling thread (the
+/// default).
+static SIZE_THRESHOLDS: AtomicBool = AtomicBool::new(true);
+
+/// Turn the size thresholds off (`false`) or back on. They decide only which
+/// thread runs a chunk, never the chunks, so no result changes; the test
+/// suite turns them off so that its small shapes run their chunks on the
+/// pool too, and "the same bits at 1, 3 and 8 threads" compares parallel
+/// runs of every kernel rather than serial ones (tests/conftest.py).
+pub fn set_size_thresholds(on: bool) {
+    SIZE_THRESHOLDS.store(on, Ordering::Relaxed);
+}
+
+/// Whether the size thresholds are on.
+pub fn size_thresholds() -> bool {
+    SIZE_THRESHOLDS.load(Ordering::Relaxed)
 }
 
 /// Multiply-adds below which a product's chunks stay on the calling thread
@@ -606,6 +632,18 @@ mod tests {
         }
         set_threads(before).unwrap();
         assert!(spread, "no helper ever took a 2 ms task at two threads");
+    }
+
+    #[test]
+    fn serial_below_is_serial_only_while_the_thresholds_are_on() {
+        let inside = || SERIAL.with(|s| s.get());
+        assert!(serial_below(1, 2, inside));
+        assert!(!serial_below(2, 2, inside));
+        set_size_thresholds(false);
+        let off = serial_below(1, 2, inside);
+        set_size_thresholds(true);
+        assert!(!off, "below the limit but the thresholds were off");
+        assert!(size_thresholds());
     }
 
     #[test]

@@ -147,9 +147,23 @@ pub fn reset_chunk_stats() {
     dispatch::reset_chunk_stats()
 }
 
+/// Turn the kernels' size thresholds (small work on the calling thread) off
+/// or on; no result depends on them (the test suite turns them off).
+#[pyfunction]
+pub fn set_size_thresholds(on: bool) {
+    dispatch::set_size_thresholds(on)
+}
+
+#[pyfunction]
+pub fn size_thresholds() -> bool {
+    dispatch::size_thresholds()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(chunk_stats, m)?)?;
     m.add_function(wrap_pyfunction!(reset_chunk_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(set_size_thresholds, m)?)?;
+    m.add_function(wrap_pyfunction!(size_thresholds, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(best_kernel_path, m)?)?;
     m.add_function(wrap_pyfunction!(available_kernel_paths, m)?)?;
