@@ -51,6 +51,13 @@ use crate::storage::Buffer;
 pub use operand::{MatRef, OffsetCols, OffsetRows, PackedA, Product, Start, A, B};
 pub use peak::peak_gflops;
 
+/// The register tile's width NR on `path`: the columns of C one B sliver
+/// covers (a product of n columns computes n rounded up to a multiple of
+/// it), for callers that choose between two shapes of the same product.
+pub fn tile_cols(path: crate::dispatch::KernelPath) -> usize {
+    tile::blocking(path).nr
+}
+
 /// Run `p` on the kernel path of `token` in `mode`: the one entry point of
 /// every product.
 ///

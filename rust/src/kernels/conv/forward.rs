@@ -3,7 +3,7 @@
 
 use super::Conv2d;
 use crate::dispatch::{par_chunks_macs, Mode};
-use crate::gemm::{gemm, OffsetRows, PackedA, Product, A, B};
+use crate::gemm::{gemm, tile_cols, OffsetRows, PackedA, Product, A, B};
 use crate::ptr::Ptr;
 use crate::simd::Token;
 use crate::storage::Buffer;
@@ -56,6 +56,18 @@ unsafe fn add_bias(c: *mut f32, bias: *const f32, og: usize, p: usize, pc: usize
 /// +0 included) and their order are those of the im2col product, so the
 /// bits are too.
 ///
+/// Two shapes of the same product, chosen by how many columns of C each
+/// computes for nothing:
+/// * per output row (a batch of oh products of ow columns), writing the
+///   output in place: ow rounded up to the register tile's width NR, so a
+///   third of the work is wasted at ow = 64 with NR = 48;
+/// * all rows at once over the padded row width (one product of
+///   (oh − 1)·wp + ow columns, position q = oy·wp + ox reading the padded
+///   input at q + offset): the wp − ow columns between rows read across the
+///   row's end and are dropped when the result is copied out (with the
+///   bias). Each real output reads the same elements in the same order as
+///   in the first shape.
+///
 /// # Safety
 /// As [`forward`], with stride (1, 1).
 pub(super) unsafe fn forward_padded(
@@ -67,9 +79,13 @@ pub(super) unsafe fn forward_padded(
     bias: Option<*const f32>,
     out: *mut f32,
 ) {
-    let (og, cg, p, ow) = (s.og(), s.cg(), s.p(), s.ow);
+    let (og, cg, p, ow, oh) = (s.og(), s.cg(), s.p(), s.ow, s.oh);
     let (hp, wp) = s.padded_hw();
     let offsets = s.padded_offsets();
+    let wide = wide_product(s, token.path());
+    // Columns of the one wide product: the last row's wrap-around columns
+    // are not computed, so no read passes the end of the padded planes.
+    let n_wide = (oh - 1) * wp + ow;
     // SAFETY: each group's weight rows lie inside `wt`.
     let packed: Vec<PackedA> = (0..s.groups)
         .map(|g| unsafe { PackedA::new(token, s.weight(wt, g)) })
@@ -84,27 +100,83 @@ pub(super) unsafe fn forward_padded(
         // group) writes its own og × p block of `out`. The offsets keep
         // every read of the product inside the padded planes: output
         // (oy, ox) of tap (c, ky, kx) reads row oy + ky·dh < hp, column
-        // ox + kx·dw < wp.
+        // ox + kx·dw < wp, and in the wide product column q < n_wide reads
+        // at most q + offset ≤ (oh − 1)·wp + ow − 1 + (cg − 1)·hp·wp +
+        // (kh − 1)·dh·wp + (kw − 1)·dw = cg·hp·wp − 1.
         unsafe {
             s.pad_group(x, ni, g, xp);
-            let c = out.offset((ni * s.c_out + g * og) * p).get();
-            let b = OffsetRows {
-                ptr: xp.get(),
-                offsets: &offsets,
-                cols: ow,
-            };
-            // Output row oy is item oy: B's rows wp further on, C's ow.
-            let prod = Product::new(A::Packed(&packed[g]), B::OffsetRows(b), c, p);
-            gemm(
-                token,
-                mode,
-                &prod.batched(s.oh, 0, wp as isize).c_stride(ow),
-            );
-            if let Some(b) = bias {
-                add_bias(c, b.offset(g * og).get(), og, p, p);
+            let c = out.offset((ni * s.c_out + g * og) * p);
+            let bias = bias.map(|b| b.offset(g * og).get());
+            if wide {
+                let b = OffsetRows {
+                    ptr: xp.get(),
+                    offsets: &offsets,
+                    cols: n_wide,
+                };
+                let tmp = Buffer::new(og * n_wide * 4);
+                let t = tmp.f32_ptr();
+                let prod = Product::new(A::Packed(&packed[g]), B::OffsetRows(b), t.get(), n_wide);
+                gemm(token, mode, &prod);
+                copy_rows_out(t.as_const(), n_wide, wp, c, og, oh, ow, bias);
+            } else {
+                let b = OffsetRows {
+                    ptr: xp.get(),
+                    offsets: &offsets,
+                    cols: ow,
+                };
+                // Output row oy is item oy: B's rows wp further on, C's ow.
+                let prod = Product::new(A::Packed(&packed[g]), B::OffsetRows(b), c.get(), p);
+                gemm(token, mode, &prod.batched(oh, 0, wp as isize).c_stride(ow));
+                if let Some(b) = bias {
+                    add_bias(c.get(), b, og, p, p);
+                }
             }
         }
     });
+}
+
+/// Whether [`forward_padded`] runs one product over the padded row width
+/// on `path`: when that computes fewer columns for nothing (wp − ow per
+/// row) than rounding each row's ow columns up to the tile width does.
+pub(super) fn wide_product(s: &Conv2d, path: crate::dispatch::KernelPath) -> bool {
+    let (_, wp) = s.padded_hw();
+    wp - s.ow < s.ow.next_multiple_of(tile_cols(path)) - s.ow
+}
+
+/// `c[o][oy·ow + ox] = t[o][oy·wp + ox] (+ bias[o])`: the wide product's
+/// real columns, each output's bias one IEEE add after its sum.
+///
+/// # Safety
+/// `t` holds og rows of `ld` ≥ (oh − 1)·wp + ow; `c` og·oh·ow elements;
+/// `bias` (if any) og values.
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_rows_out(
+    t: Ptr<*const f32>,
+    ld: usize,
+    wp: usize,
+    c: Ptr<*mut f32>,
+    og: usize,
+    oh: usize,
+    ow: usize,
+    bias: Option<*const f32>,
+) {
+    for o in 0..og {
+        // SAFETY: as the caller promised.
+        let bv = bias.map(|b| unsafe { *b.add(o) });
+        for oy in 0..oh {
+            // SAFETY: row o of t from column oy·wp, and row oy of channel o
+            // of c, each ow elements, lie inside the caller's extents.
+            let (src, dst) = unsafe { (t.slice(o * ld + oy * wp, ow), c.slice_mut((o * oh + oy) * ow, ow)) };
+            match bv {
+                Some(b) => {
+                    for (d, v) in dst.iter_mut().zip(src) {
+                        *d = *v + b;
+                    }
+                }
+                None => dst.copy_from_slice(src),
+            }
+        }
+    }
 }
 
 /// The forward through an im2col matrix, a block of output rows at a time.

@@ -1,4 +1,4 @@
-use super::forward::forward_padded;
+use super::forward::{forward_padded, wide_product};
 use super::*;
 use crate::dispatch::Mode;
 use crate::ptr::Ptr;
@@ -354,6 +354,15 @@ fn padded_forward_gives_the_im2col_products_bits() {
         geometry(2, 16, 5, 5, 9, 3, 1, 1, 1, 1),
         geometry(1, 32, 4, 20, 7, 3, 1, 1, 1, 1),
     ];
+    // Both shapes of the product run: per output row on some (case, path)
+    // pairs, over the padded row width on others (the tile widths are 4,
+    // 8, 16 and 48 columns).
+    let paths = crate::dispatch::available_paths();
+    let wide: Vec<bool> = cases.iter().flat_map(|s| paths.iter().map(|&p| wide_product(s, p))).collect();
+    assert!(wide.contains(&true), "no case runs the wide product");
+    if paths.len() > 1 {
+        assert!(wide.contains(&false), "no case runs the per-row product");
+    }
     for s in cases {
         assert!(s.reads_padded_input(), "{s:?} takes the im2col path");
         let x = values(s.n * s.c_in * s.h * s.w, 0.3);
