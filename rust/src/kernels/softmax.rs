@@ -1,6 +1,9 @@
 //! The softmax row kernel (softmax and log-softmax over the last dimension
-//! of a contiguous `[rows, d]`), forward and backward, with the mode's
-//! `exp`/`log` passed in (the fixed functions in exact mode).
+//! of a contiguous `[rows, d]`), forward and backward, on the lane loops of
+//! the kernel path, with the fixed exp and log (`crate::math::fixed`) in
+//! both modes, as the element-wise kernels use them (the vector forms give
+//! the scalar definition's bits, and they are several times faster than a
+//! libm call per element).
 //!
 //! Forward, per row: `m = max x` (first maximum, f32 compares; a NaN
 //! propagates through the subtraction), `e_i = exp(x_i − m)`,
@@ -9,49 +12,33 @@
 //!
 //! Backward, per row: softmax `dx_i = y_i·(g_i − Σ g_j·y_j)`, log-softmax
 //! `dx_i = g_i − exp(y_i)·Σ g_j`; the row sums are f64 in increasing j and
-//! each element is evaluated in f64 and rounded once.
+//! each element is evaluated in f64 (a rounded multiply, then a rounded
+//! subtract: no fma) and rounded once.
 //!
 //! Threads take fixed chunks of rows. In exact mode NaN results are written
 //! as the canonical NaN.
 
 use super::canonical;
-use crate::dispatch::{par_chunks_sized, Mode};
+use crate::dispatch::par_chunks_sized;
+use crate::math::fixed;
 use crate::ptr::Ptr;
+use crate::simd::{run_on, LaneFn, Lanes, Token};
 
 const ROWS_PER_CHUNK: usize = 16;
-
-/// The transcendental pair of one arithmetic mode.
-#[derive(Clone, Copy)]
-pub struct Fns {
-    pub exp: fn(f32) -> f32,
-    pub log: fn(f32) -> f32,
-    pub exact: bool,
-}
-
-impl Fns {
-    /// The pair of `mode`: the platform's exp/log in fast mode, the fixed
-    /// ones (`crate::math`) in exact mode.
-    pub fn of(mode: Mode) -> Fns {
-        match mode {
-            Mode::Fast => Fns {
-                exp: f32::exp,
-                log: f32::ln,
-                exact: false,
-            },
-            Mode::Exact => Fns {
-                exp: crate::math::exp,
-                log: crate::math::log,
-                exact: true,
-            },
-        }
-    }
-}
 
 /// Forward of softmax (`log = false`) or log-softmax over rows.
 ///
 /// # Safety
 /// `x` and `y` hold rows·d elements (they may be the same buffer).
-pub unsafe fn forward(rows: usize, d: usize, x: *const f32, y: *mut f32, log: bool, f: Fns) {
+pub unsafe fn forward(
+    token: Token,
+    rows: usize,
+    d: usize,
+    x: *const f32,
+    y: *mut f32,
+    log: bool,
+    exact: bool,
+) {
     let (x, y) = (Ptr::new(x, rows * d), Ptr::new(y, rows * d));
     par_chunks_sized(rows.div_ceil(ROWS_PER_CHUNK), rows * d, |chunk| {
         let mut e = crate::storage::scratch_vec(d, 0f32);
@@ -59,57 +46,139 @@ pub unsafe fn forward(rows: usize, d: usize, x: *const f32, y: *mut f32, log: bo
             // The row is read whole into `e` before it is written, so x and
             // y may be one buffer.
             // SAFETY: row r lies inside x.
-            row_forward(unsafe { x.slice(r * d, d) }, &mut e, log, f);
+            row_forward(token, unsafe { x.slice(r * d, d) }, &mut e, log, exact);
             // SAFETY: row r lies inside y and is written by this chunk only.
-            let yr = unsafe { y.slice_mut(r * d, d) };
-            for (o, v) in yr.iter_mut().zip(&e) {
-                *o = *v;
-            }
+            unsafe { y.slice_mut(r * d, d) }.copy_from_slice(&e);
         }
     });
 }
 
-/// One row of the forward into `out` (used by attention too).
-pub fn row_forward(x: &[f32], out: &mut [f32], log: bool, f: Fns) {
+/// `out[i] = f(x[i])` for a lane function `f` over a row: the vector loop
+/// of `token`'s path, the tail by the scalar instantiation of the same `f`.
+struct Map<'a, F> {
+    x: &'a [f32],
+    out: &'a mut [f32],
+    f: F,
+}
+
+/// A function applied lane by lane (the same operations for every `L`).
+trait LaneMap: Copy {
+    /// # Safety
+    /// L's features are enabled.
+    unsafe fn apply<L: Lanes>(self, v: L) -> L;
+}
+
+impl<F: LaneMap> LaneFn for Map<'_, F> {
+    type Output = ();
+    #[inline(always)]
+    fn run<L: Lanes>(self) {
+        let n = self.x.len().min(self.out.len());
+        let body = n / L::N * L::N;
+        let (x, out) = (Ptr::new(self.x.as_ptr(), n), Ptr::new(self.out.as_mut_ptr(), n));
+        // SAFETY: every vector access covers elements < body ≤ n of both
+        // slices; L's features are enabled (inside run_on).
+        unsafe {
+            let mut i = 0;
+            while i < body {
+                self.f.apply(L::load(x.range(i, L::N))).store(out.range(i, L::N));
+                i += L::N;
+            }
+            for i in body..n {
+                out.write(i, self.f.apply(x.read(i)));
+            }
+        }
+    }
+}
+
+fn map(token: Token, x: &[f32], out: &mut [f32], f: impl LaneMap) {
+    run_on(token, Map { x, out, f });
+}
+
+/// `exp(v − m)`.
+#[derive(Clone, Copy)]
+struct ExpShifted(f32);
+impl LaneMap for ExpShifted {
+    #[inline(always)]
+    unsafe fn apply<L: Lanes>(self, v: L) -> L {
+        // SAFETY: forwarded.
+        unsafe { fixed::exp(v.sub(L::splat(self.0))) }
+    }
+}
+
+/// `(v − m) − ls`, the canonical NaN in exact mode.
+#[derive(Clone, Copy)]
+struct LogOut {
+    m: f32,
+    ls: f32,
+    exact: bool,
+}
+impl LaneMap for LogOut {
+    #[inline(always)]
+    unsafe fn apply<L: Lanes>(self, v: L) -> L {
+        // SAFETY: forwarded.
+        unsafe {
+            let r = v.sub(L::splat(self.m)).sub(L::splat(self.ls));
+            if self.exact {
+                r.canonicalize_nan()
+            } else {
+                r
+            }
+        }
+    }
+}
+
+/// `exp(v)`.
+#[derive(Clone, Copy)]
+struct Exp;
+impl LaneMap for Exp {
+    #[inline(always)]
+    unsafe fn apply<L: Lanes>(self, v: L) -> L {
+        // SAFETY: forwarded.
+        unsafe { fixed::exp(v) }
+    }
+}
+
+/// One row of the forward into `out` (`out` and `x` distinct).
+pub fn row_forward(token: Token, x: &[f32], out: &mut [f32], log: bool, exact: bool) {
     let mut m = f32::NEG_INFINITY;
     for &v in x {
         if v > m || v.is_nan() && !m.is_nan() {
             m = v;
         }
     }
+    map(token, x, out, ExpShifted(m));
     let mut s = 0f64;
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = (f.exp)(v - m);
-        s += *o as f64;
+    for &e in out.iter() {
+        s += e as f64;
     }
     if log {
-        let ls = (f.log)(s as f32);
-        for (o, &v) in out.iter_mut().zip(x) {
-            *o = canonical((v - m) - ls, f.exact);
-        }
+        let ls = crate::math::log(s as f32);
+        map(token, x, out, LogOut { m, ls, exact });
     } else {
         for o in out.iter_mut() {
-            *o = canonical((*o as f64 / s) as f32, f.exact);
+            *o = canonical((*o as f64 / s) as f32, exact);
         }
     }
 }
 
 /// One row of the backward: `dx` from the output `y` and its gradient `g`.
-pub fn row_backward(y: &[f32], g: &[f32], dx: &mut [f32], log: bool, f: Fns) {
+pub fn row_backward(token: Token, y: &[f32], g: &[f32], dx: &mut [f32], log: bool, exact: bool) {
     let mut s = 0f64;
     if log {
         for &gv in g {
             s += gv as f64;
         }
-        for ((d, &yv), &gv) in dx.iter_mut().zip(y).zip(g) {
-            *d = canonical((gv as f64 - (f.exp)(yv) as f64 * s) as f32, f.exact);
+        // exp(y) on the lanes into dx, then the f64 rule element by element.
+        map(token, y, dx, Exp);
+        for (d, &gv) in dx.iter_mut().zip(g) {
+            *d = canonical((gv as f64 - *d as f64 * s) as f32, exact);
         }
     } else {
         for (&yv, &gv) in y.iter().zip(g) {
             s += gv as f64 * yv as f64;
         }
         for ((d, &yv), &gv) in dx.iter_mut().zip(y).zip(g) {
-            *d = canonical((yv as f64 * (gv as f64 - s)) as f32, f.exact);
+            *d = canonical((yv as f64 * (gv as f64 - s)) as f32, exact);
         }
     }
 }
@@ -118,14 +187,16 @@ pub fn row_backward(y: &[f32], g: &[f32], dx: &mut [f32], log: bool, f: Fns) {
 ///
 /// # Safety
 /// `y`, `g`, `dx` hold rows·d elements; `dx` overlaps neither input.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn backward(
+    token: Token,
     rows: usize,
     d: usize,
     y: *const f32,
     g: *const f32,
     dx: *mut f32,
     log: bool,
-    f: Fns,
+    exact: bool,
 ) {
     let (y, g) = (Ptr::new(y, rows * d), Ptr::new(g, rows * d));
     let dx = Ptr::new(dx, rows * d);
@@ -135,11 +206,12 @@ pub unsafe fn backward(
             // input and its row is written by this chunk only.
             unsafe {
                 row_backward(
+                    token,
                     y.slice(r * d, d),
                     g.slice(r * d, d),
                     dx.slice_mut(r * d, d),
                     log,
-                    f,
+                    exact,
                 )
             };
         }
@@ -149,21 +221,39 @@ pub unsafe fn backward(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dispatch::available_paths;
 
-    const LIBM: Fns = Fns {
-        exp: f32::exp,
-        log: f32::ln,
-        exact: false,
-    };
+    /// The definition: the scalar rules with the scalar fixed functions.
+    fn forward_definition(x: &[f32], log: bool, exact: bool) -> Vec<f32> {
+        let mut m = f32::NEG_INFINITY;
+        for &v in x {
+            if v > m || v.is_nan() && !m.is_nan() {
+                m = v;
+            }
+        }
+        let e: Vec<f32> = x.iter().map(|&v| crate::math::exp(v - m)).collect();
+        let s: f64 = e.iter().fold(0.0, |s, &v| s + v as f64);
+        if log {
+            let ls = crate::math::log(s as f32);
+            x.iter().map(|&v| canonical((v - m) - ls, exact)).collect()
+        } else {
+            e.iter().map(|&v| canonical((v as f64 / s) as f32, exact)).collect()
+        }
+    }
+
+    fn same(a: f32, b: f32) -> bool {
+        a.to_bits() == b.to_bits()
+    }
 
     #[test]
     fn rows_sum_to_one_and_log_matches() {
+        let token = Token::current();
         let x = [1.0f32, 2.0, 3.0, -1.0, 1000.0, 1000.0];
         let (mut y, mut l) = ([0f32; 6], [0f32; 6]);
         // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
-            forward(2, 3, x.as_ptr(), y.as_mut_ptr(), false, LIBM);
-            forward(2, 3, x.as_ptr(), l.as_mut_ptr(), true, LIBM);
+            forward(token, 2, 3, x.as_ptr(), y.as_mut_ptr(), false, false);
+            forward(token, 2, 3, x.as_ptr(), l.as_mut_ptr(), true, false);
         }
         assert!((y[0] + y[1] + y[2] - 1.0).abs() < 1e-6);
         assert_eq!(y[4], 0.5);
@@ -175,15 +265,89 @@ mod tests {
         // SAFETY: the test's buffers hold every element the call reaches.
         unsafe {
             backward(
+                token,
                 2,
                 3,
                 y.as_ptr(),
                 [1f32; 6].as_ptr(),
                 dx.as_mut_ptr(),
                 false,
-                LIBM,
+                false,
             )
         };
         assert!(dx.iter().all(|v| v.abs() < 1e-6));
+    }
+
+    /// Every path gives the scalar definition's bits, forward and log
+    /// backward, on rows of every length 1..40 (vector bodies and tails),
+    /// with special values (NaN, ±inf, −0, subnormals, huge) in some rows.
+    #[test]
+    fn every_path_gives_the_definition_bits() {
+        let mut state = 0x1234_5678_9abc_def0u64;
+        let mut next = || {
+            state = state.wrapping_add(crate::splitmix::GAMMA);
+            crate::splitmix::mix(state)
+        };
+        for d in 1..40 {
+            for special in [false, true] {
+                let x: Vec<f32> = (0..d)
+                    .map(|i| {
+                        let r = next();
+                        match (special, r % 9) {
+                            (true, 0) => f32::NAN,
+                            (true, 1) => f32::INFINITY,
+                            (true, 2) => f32::NEG_INFINITY,
+                            (true, 3) => -0.0,
+                            (true, 4) => 1e-41,
+                            (true, 5) => 3e38,
+                            _ => ((r >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 40.0 + i as f32 * 0.01,
+                        }
+                    })
+                    .collect();
+                let g: Vec<f32> = (0..d).map(|_| ((next() >> 40) as f32 / (1u64 << 24) as f32) - 0.5).collect();
+                for log in [false, true] {
+                    for exact in [false, true] {
+                        let want = forward_definition(&x, log, exact);
+                        let want_dx: Vec<f32> = if log {
+                            let s: f64 = g.iter().fold(0.0, |s, &v| s + v as f64);
+                            want.iter()
+                                .zip(&g)
+                                .map(|(&yv, &gv)| {
+                                    canonical((gv as f64 - crate::math::exp(yv) as f64 * s) as f32, exact)
+                                })
+                                .collect()
+                        } else {
+                            Vec::new()
+                        };
+                        for path in available_paths() {
+                            let token = Token::new(path).unwrap();
+                            let mut y = vec![0f32; d];
+                            row_forward(token, &x, &mut y, log, exact);
+                            for i in 0..d {
+                                assert!(
+                                    same(y[i], want[i]) || !exact && y[i].is_nan() && want[i].is_nan(),
+                                    "{path:?} d {d} log {log} exact {exact} y[{i}]: {} vs {}",
+                                    y[i],
+                                    want[i]
+                                );
+                            }
+                            if log {
+                                let mut dx = vec![0f32; d];
+                                row_backward(token, &want, &g, &mut dx, true, exact);
+                                for i in 0..d {
+                                    assert!(
+                                        same(dx[i], want_dx[i])
+                                            || !exact && dx[i].is_nan() && want_dx[i].is_nan(),
+                                        "{path:?} d {d} exact {exact} dx[{i}]: {} vs {}",
+                                        dx[i],
+                                        want_dx[i]
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -24,18 +24,19 @@ pub fn softmax_rows(
         return Err(Error::Value(format!("{op}: a 0-D tensor has no rows")).into());
     };
     let rows = if d == 0 { 0 } else { out.numel() / d };
-    let f = softmax::Fns::of(dispatch::mode());
+    let (token, mode) = super::settings();
+    let exact = mode == dispatch::Mode::Exact;
     if backward {
         let g = b.ok_or_else(|| Error::Value(format!("{op}: backward needs the gradient")))?;
         expect_shape(op, "gradient", g.shape(), out.shape())?;
         super::kernel::detach(py, || {
             // SAFETY: three buffers of one contiguous shape; out is fresh.
-            unsafe { softmax::backward(rows, d, a.ptr(), g.ptr(), out.mut_ptr(), log, f) }
+            unsafe { softmax::backward(token, rows, d, a.ptr(), g.ptr(), out.mut_ptr(), log, exact) }
         })?;
     } else {
         super::kernel::detach(py, || {
             // SAFETY: two buffers of one contiguous shape.
-            unsafe { softmax::forward(rows, d, a.ptr(), out.mut_ptr(), log, f) }
+            unsafe { softmax::forward(token, rows, d, a.ptr(), out.mut_ptr(), log, exact) }
         })?;
     }
     Ok(())
