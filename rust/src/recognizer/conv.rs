@@ -5,7 +5,8 @@
 
 use super::dot16::{gemm_nt, rowsum16};
 use crate::kernels::transpose::{transpose, transpose_ld};
-use crate::simd::Token;
+use crate::ptr::Ptr;
+use crate::simd::{run_on, LaneFn, Lanes, Token};
 
 /// No positive value in the window: the pooled output is 0 and passes no
 /// gradient.
@@ -116,7 +117,10 @@ pub fn im2col_t(token: Token, g: &Geom, x: &[f32], planes: &mut Vec<f32>, colt: 
 /// output `y[py][px][o]` = the running maximum over the window (rows, then
 /// columns) starting from 0 and replaced only when strictly greater, and
 /// `win[...]` = the winner's flat index `p * O + o` in the convolution
-/// output, or [`NONE`]. Trailing partial windows are dropped.
+/// output, or [`NONE`]. Trailing partial windows are dropped. `conv`
+/// receives the product without the bias: the pooling adds it (the same
+/// one rounding per element) as it reads each value, since nothing else
+/// reads the convolution output.
 #[allow(clippy::too_many_arguments)]
 pub fn forward(
     token: Token,
@@ -133,32 +137,88 @@ pub fn forward(
     im2col(g, x, col);
     super::reuse(conv, p * o, 0.0);
     gemm_nt(token, p, o, kp, col, kp, w, kp, conv, o);
-    for row in conv.chunks_exact_mut(o) {
-        for (v, bias) in row.iter_mut().zip(b) {
-            *v += *bias;
-        }
-    }
-    let (oh, ow) = (g.out_h(), g.out_w());
-    super::reuse(y, oh * ow * o, 0.0);
-    super::reuse(win, oh * ow * o, NONE);
-    for py in 0..oh {
-        for px in 0..ow {
-            let out = (py * ow + px) * o;
-            for ch in 0..o {
-                let mut best = 0.0f32;
-                let mut at = NONE;
-                for dy in 0..g.ph {
-                    for dx in 0..g.pw {
-                        let idx = ((py * g.ph + dy) * g.w + px * g.pw + dx) * o + ch;
-                        let v = conv[idx];
-                        if v > best {
-                            best = v;
-                            at = idx as u32;
+    let n = g.out_h() * g.out_w() * o;
+    super::reuse(y, n, 0.0);
+    super::reuse(win, n, NONE);
+    run_on(
+        token,
+        PoolForward {
+            g: *g,
+            conv: Ptr::new(conv.as_ptr(), p * o),
+            b: Ptr::new(b.as_ptr(), o),
+            y: Ptr::new(y.as_mut_ptr(), n),
+            // The winners travel as the bit patterns of f32 lanes (select
+            // and store move bits, never values).
+            win: Ptr::new(win.as_mut_ptr().cast::<f32>(), n),
+        },
+    );
+}
+
+/// Max pooling with ReLU and the bias of [`forward`], channels on the
+/// lanes: per window position a vector compare (strictly greater, so a
+/// NaN or an equal value never wins) and two selects, the scalar rule
+/// lane by lane.
+struct PoolForward {
+    g: Geom,
+    conv: Ptr<*const f32>,
+    b: Ptr<*const f32>,
+    y: Ptr<*mut f32>,
+    win: Ptr<*mut f32>,
+}
+
+/// 0, 1, …, 15 as bit patterns: lane l's channel offset.
+static LANE_BITS: [u32; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+impl LaneFn for PoolForward {
+    type Output = ();
+    #[inline(always)]
+    fn run<L: Lanes>(self) {
+        let g = self.g;
+        let (o, ow) = (g.o, g.out_w());
+        let vec_end = o / L::N * L::N;
+        // SAFETY: every index is < P·O for conv and < out_h·out_w·O for y
+        // and win (the window lies inside the image; channels < O); L's
+        // features are enabled (inside run_on).
+        unsafe {
+            let lanes = L::load(LANE_BITS.as_ptr().cast::<f32>());
+            for py in 0..g.out_h() {
+                for px in 0..ow {
+                    let out = (py * ow + px) * o;
+                    let first = (py * g.ph * g.w + px * g.pw) * o;
+                    let mut ch = 0;
+                    while ch < vec_end {
+                        let bias = L::load(self.b.range(ch, L::N));
+                        let (mut best, mut at) = (L::zero(), L::splat_bits(NONE));
+                        for dy in 0..g.ph {
+                            for dx in 0..g.pw {
+                                let idx = first + (dy * g.w + dx) * o + ch;
+                                let v = L::load(self.conv.range(idx, L::N)).add(bias);
+                                let m = v.gt(best);
+                                best = L::select(m, v, best);
+                                at = L::select(m, L::splat_bits(idx as u32).add_i32(lanes), at);
+                            }
                         }
+                        best.store(self.y.range(out + ch, L::N));
+                        at.store(self.win.range(out + ch, L::N));
+                        ch += L::N;
+                    }
+                    for ch in vec_end..o {
+                        let bias = self.b.read(ch);
+                        let (mut best, mut at) = (0.0f32, NONE);
+                        for dy in 0..g.ph {
+                            for dx in 0..g.pw {
+                                let idx = first + (dy * g.w + dx) * o + ch;
+                                let v = self.conv.read(idx) + bias;
+                                if v > best {
+                                    best = v;
+                                    at = idx as u32;
+                                }
+                            }
+                        }
+                        self.y.write(out + ch, best);
+                        self.win.write(out + ch, f32::from_bits(at));
                     }
                 }
-                y[out + ch] = best;
-                win[out + ch] = at;
             }
         }
     }
