@@ -74,13 +74,18 @@ impl<F: LaneMap> LaneFn for Map<'_, F> {
     fn run<L: Lanes>(self) {
         let n = self.x.len().min(self.out.len());
         let body = n / L::N * L::N;
-        let (x, out) = (Ptr::new(self.x.as_ptr(), n), Ptr::new(self.out.as_mut_ptr(), n));
+        let (x, out) = (
+            Ptr::new(self.x.as_ptr(), n),
+            Ptr::new(self.out.as_mut_ptr(), n),
+        );
         // SAFETY: every vector access covers elements < body ≤ n of both
         // slices; L's features are enabled (inside run_on).
         unsafe {
             let mut i = 0;
             while i < body {
-                self.f.apply(L::load(x.range(i, L::N))).store(out.range(i, L::N));
+                self.f
+                    .apply(L::load(x.range(i, L::N)))
+                    .store(out.range(i, L::N));
                 i += L::N;
             }
             for i in body..n {
@@ -237,7 +242,9 @@ mod tests {
             let ls = crate::math::log(s as f32);
             x.iter().map(|&v| canonical((v - m) - ls, exact)).collect()
         } else {
-            e.iter().map(|&v| canonical((v as f64 / s) as f32, exact)).collect()
+            e.iter()
+                .map(|&v| canonical((v as f64 / s) as f32, exact))
+                .collect()
         }
     }
 
@@ -300,11 +307,16 @@ mod tests {
                             (true, 3) => -0.0,
                             (true, 4) => 1e-41,
                             (true, 5) => 3e38,
-                            _ => ((r >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 40.0 + i as f32 * 0.01,
+                            _ => {
+                                ((r >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 40.0
+                                    + i as f32 * 0.01
+                            }
                         }
                     })
                     .collect();
-                let g: Vec<f32> = (0..d).map(|_| ((next() >> 40) as f32 / (1u64 << 24) as f32) - 0.5).collect();
+                let g: Vec<f32> = (0..d)
+                    .map(|_| ((next() >> 40) as f32 / (1u64 << 24) as f32) - 0.5)
+                    .collect();
                 for log in [false, true] {
                     for exact in [false, true] {
                         let want = forward_definition(&x, log, exact);
@@ -313,7 +325,10 @@ mod tests {
                             want.iter()
                                 .zip(&g)
                                 .map(|(&yv, &gv)| {
-                                    canonical((gv as f64 - crate::math::exp(yv) as f64 * s) as f32, exact)
+                                    canonical(
+                                        (gv as f64 - crate::math::exp(yv) as f64 * s) as f32,
+                                        exact,
+                                    )
                                 })
                                 .collect()
                         } else {
@@ -325,7 +340,8 @@ mod tests {
                             row_forward(token, &x, &mut y, log, exact);
                             for i in 0..d {
                                 assert!(
-                                    same(y[i], want[i]) || !exact && y[i].is_nan() && want[i].is_nan(),
+                                    same(y[i], want[i])
+                                        || !exact && y[i].is_nan() && want[i].is_nan(),
                                     "{path:?} d {d} log {log} exact {exact} y[{i}]: {} vs {}",
                                     y[i],
                                     want[i]

@@ -31,7 +31,9 @@ pub fn softmax_rows(
         expect_shape(op, "gradient", g.shape(), out.shape())?;
         super::kernel::detach(py, || {
             // SAFETY: three buffers of one contiguous shape; out is fresh.
-            unsafe { softmax::backward(token, rows, d, a.ptr(), g.ptr(), out.mut_ptr(), log, exact) }
+            unsafe {
+                softmax::backward(token, rows, d, a.ptr(), g.ptr(), out.mut_ptr(), log, exact)
+            }
         })?;
     } else {
         super::kernel::detach(py, || {

@@ -166,7 +166,12 @@ unsafe fn copy_rows_out(
         for oy in 0..oh {
             // SAFETY: row o of t from column oy·wp, and row oy of channel o
             // of c, each ow elements, lie inside the caller's extents.
-            let (src, dst) = unsafe { (t.slice(o * ld + oy * wp, ow), c.slice_mut((o * oh + oy) * ow, ow)) };
+            let (src, dst) = unsafe {
+                (
+                    t.slice(o * ld + oy * wp, ow),
+                    c.slice_mut((o * oh + oy) * ow, ow),
+                )
+            };
             match bv {
                 Some(b) => {
                     for (d, v) in dst.iter_mut().zip(src) {

@@ -358,7 +358,10 @@ fn padded_forward_gives_the_im2col_products_bits() {
     // pairs, over the padded row width on others (the tile widths are 4,
     // 8, 16 and 48 columns).
     let paths = crate::dispatch::available_paths();
-    let wide: Vec<bool> = cases.iter().flat_map(|s| paths.iter().map(|&p| wide_product(s, p))).collect();
+    let wide: Vec<bool> = cases
+        .iter()
+        .flat_map(|s| paths.iter().map(|&p| wide_product(s, p)))
+        .collect();
     assert!(wide.contains(&true), "no case runs the wide product");
     if paths.len() > 1 {
         assert!(wide.contains(&false), "no case runs the per-row product");
