@@ -3,7 +3,9 @@
 //! 16), then ReLU fused into max pooling that records each window's winner.
 //! Activations are channels-last `[H][W][C]`.
 
-use super::dot16::{gemm_nt, rowsum16};
+use super::dot16::{
+    gemm_nt, gemm_nt_tap_planes, gemm_nt_taps, pad_input, rowsum16, tap_planes, TapPlanes, Taps3x3,
+};
 use crate::kernels::transpose::{transpose, transpose_ld};
 use crate::ptr::Ptr;
 use crate::simd::{run_on, LaneFn, Lanes, Token};
@@ -78,10 +80,13 @@ pub fn im2col(g: &Geom, x: &[f32], col: &mut Vec<f32>) {
     }
 }
 
-/// `colT[k][p]` for the real taps k < 9C (the transposed window matrix).
-/// The input is first made planar (`planes[c][p]`, one transpose), so that
-/// every row of `colT` is, per output row, a shifted copy of a plane row
-/// with zeros where the tap falls outside the image.
+/// `colT[k][p]` for the real taps k < 9C (the transposed window matrix):
+/// the reference that the weight gradient's in-place reads
+/// (`dot16::TapPlanes`) are tested against. The input is first made planar
+/// (`planes[c][p]`, one transpose), so that every row of `colT` is, per
+/// output row, a shifted copy of a plane row with zeros where the tap falls
+/// outside the image.
+#[cfg(test)]
 pub fn im2col_t(token: Token, g: &Geom, x: &[f32], planes: &mut Vec<f32>, colt: &mut Vec<f32>) {
     let (h, w, c) = (g.h, g.w, g.c);
     let p = h * w;
@@ -134,9 +139,19 @@ pub fn forward(
     win: &mut Vec<u32>,
 ) {
     let (o, kp, p) = (g.o, g.kp(), g.positions());
-    im2col(g, x, col);
     super::reuse(conv, p * o, 0.0);
-    gemm_nt(token, p, o, kp, col, kp, w, kp, conv, o);
+    if g.c % 16 == 0 {
+        // Channels in whole 16-element steps: the window rows are read in
+        // place from a zero-padded copy of the input (`col` holds it), the
+        // same elements in the same order as the im2col rows.
+        pad_input(x, g.h, g.w, g.c, col);
+        let mut steps = Vec::new();
+        let taps = Taps3x3::new(g.h, g.w, g.c, &mut steps);
+        gemm_nt_taps(token, taps, col, o, w, kp, conv, o);
+    } else {
+        im2col(g, x, col);
+        gemm_nt(token, p, o, kp, col, kp, w, kp, conv, o);
+    }
     let n = g.out_h() * g.out_w() * o;
     super::reuse(y, n, 0.0);
     super::reuse(win, n, NONE);
@@ -237,7 +252,8 @@ pub fn transpose_weight_into(token: Token, g: &Geom, w: &[f32], wt: &mut Vec<f32
 pub struct BackScratch {
     pub dc: Vec<f32>,
     pub dct: Vec<f32>,
-    pub colt: Vec<f32>,
+    /// The three shifted planar copies of the input (`dot16::tap_planes`).
+    pub shifted: Vec<f32>,
     pub planes: Vec<f32>,
     pub dcol: Vec<f32>,
 }
@@ -274,12 +290,15 @@ pub fn backward(
     for ch in 0..o {
         db[ch] = rowsum16(&s.dct[ch * p..][..p]);
     }
-    im2col_t(token, g, x, &mut s.planes, &mut s.colt);
+    // dW[o][k] = dot16_p(dCᵀ[o], row k of the transposed window matrix),
+    // the rows read in place from three shifted planar copies of x.
+    let t = TapPlanes::new(g.h, g.w, g.c);
+    tap_planes(token, t, x, &mut s.planes, &mut s.shifted);
     // The product writes the real taps; the padding columns are zero.
     for row in dw.chunks_exact_mut(kp) {
         row[k..].fill(0.0);
     }
-    gemm_nt(token, o, k, p, &s.dct, p, &s.colt, p, dw, kp);
+    gemm_nt_tap_planes(token, o, &s.dct, p, t, &s.shifted, dw, kp);
     if let Some(dx) = dx {
         super::reuse(&mut s.dcol, p * k, 0.0);
         // dcol[p][k] = dot16_o(dC[p][o], W[o][k]) = dot16(dC[p], Wᵀ[k]).

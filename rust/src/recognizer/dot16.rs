@@ -75,12 +75,206 @@ pub fn gemm_nt(
     c: &mut [f32],
     ldc: usize,
 ) {
+    let (ra, rb) = (Strided { ld: lda }, Strided { ld: ldb });
+    product(token, "gemm_nt", m, n, k, a, ra, b, rb, c, ldc);
+}
+
+/// The window rows of a 3×3 convolution (padding 1, stride 1) over a
+/// channels-last `[h][w][c]` input, read in place from its zero-padded copy
+/// `[h + 2][w + 2][c]` (see [`pad_input`]): row p = (oy, ox) of the window
+/// matrix is taps (ky, kx) in increasing order, each the c channels at
+/// padded position (oy + ky, ox + kx) — the im2col row's elements, the
+/// padding's +0 included, in the same order. Needs c a multiple of 16, so
+/// that every 16-element step of a row lies inside one tap.
+#[derive(Clone, Copy)]
+pub struct Taps3x3<'a> {
+    h: usize,
+    w: usize,
+    c: usize,
+    /// Offset, from a row's first element, of each 16-element step.
+    steps: &'a [usize],
+}
+
+impl<'a> Taps3x3<'a> {
+    /// The geometry of an `h` × `w` image with `c` channels; `steps` is
+    /// filled with the 9c/16 step offsets (a buffer the caller keeps).
+    pub fn new(h: usize, w: usize, c: usize, steps: &'a mut Vec<usize>) -> Taps3x3<'a> {
+        assert!(
+            c > 0 && c % 16 == 0,
+            "Taps3x3: c = {c} is not a multiple of 16"
+        );
+        steps.clear();
+        for kk in (0..9 * c).step_by(16) {
+            let (tap, within) = (kk / c, kk % c);
+            let (ky, kx) = (tap / 3, tap % 3);
+            steps.push((ky * (w + 2) + kx) * c + within);
+        }
+        let steps: &'a Vec<usize> = steps;
+        Taps3x3 {
+            h,
+            w,
+            c,
+            steps: steps.as_slice(),
+        }
+    }
+}
+
+/// `xp` = the zero-padded copy `[h + 2][w + 2][c]` of `x` (`[h][w][c]`)
+/// that [`gemm_nt_taps`] reads; every element is written.
+pub fn pad_input(x: &[f32], h: usize, w: usize, c: usize, xp: &mut Vec<f32>) {
+    let row = (w + 2) * c;
+    super::reuse(xp, (h + 2) * row, 0.0);
+    xp[..row].fill(0.0);
+    xp[(h + 1) * row..].fill(0.0);
+    for iy in 0..h {
+        let dst = &mut xp[(iy + 1) * row..][..row];
+        dst[..c].fill(0.0);
+        dst[c..(w + 1) * c].copy_from_slice(&x[iy * w * c..][..w * c]);
+        dst[(w + 1) * c..].fill(0.0);
+    }
+}
+
+/// `c[p*ldc + j] = dot16(window row p, b[j*ldb ..][..9c])` for the h·w
+/// window rows of `taps` read from the padded input `xp` ([`pad_input`]),
+/// j < n: the product `gemm_nt` computes from the im2col matrix, without
+/// writing it (the same terms in the same order, so the same bits).
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_nt_taps(
+    token: Token,
+    taps: Taps3x3<'_>,
+    xp: &[f32],
+    n: usize,
+    b: &[f32],
+    ldb: usize,
+    c: &mut [f32],
+    ldc: usize,
+) {
+    let (m, k) = (taps.h * taps.w, 9 * taps.c);
+    assert_eq!(taps.steps.len() * 16, k, "gemm_nt_taps: the step table");
+    let rb = Strided { ld: ldb };
+    product(token, "gemm_nt_taps", m, n, k, xp, taps, b, rb, c, ldc);
+}
+
+/// The rows of the transposed window matrix of a 3×3 convolution (padding
+/// 1, stride 1) over an `h` × `w` image with `c` channels — row
+/// (ky·3 + kx)·c + ci, over the output positions p = oy·w + ox, is channel
+/// ci at (oy + ky − 1, ox + kx − 1), zero outside the image — read in place
+/// from three planar copies of the input ([`tap_planes`]). Copy kx is
+/// `[c][h + 2][w]`: row y + 1 of channel ci is input row y shifted by
+/// kx − 1 columns (a zero shifted in), rows 0 and h + 1 are zero. Row
+/// (ky, kx, ci) of the matrix is then h·w contiguous elements of copy kx,
+/// from row ky of channel ci: a third of the copies of the matrix itself.
+#[derive(Clone, Copy)]
+pub struct TapPlanes {
+    h: usize,
+    w: usize,
+    c: usize,
+}
+
+impl TapPlanes {
+    pub fn new(h: usize, w: usize, c: usize) -> TapPlanes {
+        TapPlanes { h, w, c }
+    }
+}
+
+/// `out` = the three shifted planar copies of `x` (`[h][w][c]`) that
+/// [`TapPlanes`] describes; `planes` is a workspace (the input made planar
+/// by one transpose). Every element of `out` is written.
+pub fn tap_planes(
+    token: Token,
+    t: TapPlanes,
+    x: &[f32],
+    planes: &mut Vec<f32>,
+    out: &mut Vec<f32>,
+) {
+    let (h, w, c) = (t.h, t.w, t.c);
+    let p = h * w;
+    super::reuse(planes, c * p, 0.0);
+    crate::kernels::transpose::transpose(token, &x[..p * c], p, c, planes);
+    let size = (h + 2) * w;
+    super::reuse(out, 3 * c * size, 0.0);
+    if w == 0 {
+        return;
+    }
+    for kx in 0..3 {
+        for ci in 0..c {
+            let dst = &mut out[(kx * c + ci) * size..][..size];
+            dst[..w].fill(0.0);
+            dst[(h + 1) * w..].fill(0.0);
+            for y in 0..h {
+                let src = &planes[ci * p + y * w..][..w];
+                let row = &mut dst[(y + 1) * w..][..w];
+                match kx {
+                    // Column ox reads input column ox − 1.
+                    0 => {
+                        row[0] = 0.0;
+                        row[1..].copy_from_slice(&src[..w - 1]);
+                    }
+                    1 => row.copy_from_slice(src),
+                    // Column ox reads input column ox + 1.
+                    _ => {
+                        row[..w - 1].copy_from_slice(&src[1..]);
+                        row[w - 1] = 0.0;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `c[i*ldc + j] = dot16(a[i*lda ..][..h·w], transposed window row j)` for
+/// i < m and the 9c rows j of `t` read from `planes` ([`tap_planes`]): the
+/// product `gemm_nt` computes from the transposed window matrix, without
+/// writing it (the same terms in the same order, so the same bits).
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_nt_tap_planes(
+    token: Token,
+    m: usize,
+    a: &[f32],
+    lda: usize,
+    t: TapPlanes,
+    planes: &[f32],
+    c: &mut [f32],
+    ldc: usize,
+) {
+    let (n, k) = (9 * t.c, t.h * t.w);
+    let ra = Strided { ld: lda };
+    product(
+        token,
+        "gemm_nt_tap_planes",
+        m,
+        n,
+        k,
+        a,
+        ra,
+        planes,
+        t,
+        c,
+        ldc,
+    );
+}
+
+/// The bounds checks every product makes before its kernel runs.
+#[allow(clippy::too_many_arguments)]
+fn product<RA: Rows, RB: Rows>(
+    token: Token,
+    name: &str,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    ra: RA,
+    b: &[f32],
+    rb: RB,
+    c: &mut [f32],
+    ldc: usize,
+) {
     if m == 0 || n == 0 {
         return;
     }
-    assert!(a.len() >= (m - 1) * lda + k, "gemm_nt: A too short");
-    assert!(b.len() >= (n - 1) * ldb + k, "gemm_nt: B too short");
-    assert!(c.len() >= (m - 1) * ldc + n, "gemm_nt: C too short");
+    assert!(a.len() >= ra.extent(m, k), "{name}: A too short");
+    assert!(b.len() >= rb.extent(n, k), "{name}: B too short");
+    assert!(c.len() >= (m - 1) * ldc + n, "{name}: C too short");
     run_on(
         token,
         Gemm {
@@ -88,30 +282,100 @@ pub fn gemm_nt(
             n,
             k,
             a: Ptr::new(a.as_ptr(), a.len()),
-            lda,
+            ra,
             b: Ptr::new(b.as_ptr(), b.len()),
-            ldb,
+            rb,
             c: Ptr::new(c.as_mut_ptr(), c.len()),
             ldc,
         },
     )
 }
 
+/// Where an operand's row i and its 16-element steps lie in its buffer.
+trait Rows: Copy {
+    /// Offset of row i's first element.
+    fn row(&self, i: usize) -> usize;
+    /// Offset, from a row's first element, of elements kk..kk + 16 (kk a
+    /// multiple of 16); for a row of fewer than 16 left (the tail), of
+    /// element kk.
+    fn step(&self, kk: usize) -> usize;
+    /// The buffer length that `rows` rows of length k need.
+    fn extent(&self, rows: usize, k: usize) -> usize;
+}
+
+/// Rows `ld` apart, each contiguous.
+#[derive(Clone, Copy)]
+struct Strided {
+    ld: usize,
+}
+
+impl Rows for Strided {
+    #[inline(always)]
+    fn row(&self, i: usize) -> usize {
+        i * self.ld
+    }
+    #[inline(always)]
+    fn step(&self, kk: usize) -> usize {
+        kk
+    }
+    fn extent(&self, rows: usize, k: usize) -> usize {
+        (rows - 1) * self.ld + k
+    }
+}
+
+impl Rows for Taps3x3<'_> {
+    #[inline(always)]
+    fn row(&self, p: usize) -> usize {
+        (p / self.w * (self.w + 2) + p % self.w) * self.c
+    }
+    #[inline(always)]
+    fn step(&self, kk: usize) -> usize {
+        self.steps[kk / 16]
+    }
+    fn extent(&self, rows: usize, k: usize) -> usize {
+        assert!(
+            rows <= self.h * self.w && k == 9 * self.c,
+            "Taps3x3: {rows} rows of {k}"
+        );
+        (self.h + 2) * (self.w + 2) * self.c
+    }
+}
+
+impl Rows for TapPlanes {
+    #[inline(always)]
+    fn row(&self, j: usize) -> usize {
+        let (tap, ci) = (j / self.c, j % self.c);
+        let (ky, kx) = (tap / 3, tap % 3);
+        ((kx * self.c + ci) * (self.h + 2) + ky) * self.w
+    }
+    #[inline(always)]
+    fn step(&self, kk: usize) -> usize {
+        kk
+    }
+    fn extent(&self, rows: usize, k: usize) -> usize {
+        assert!(
+            rows <= 9 * self.c && k == self.h * self.w,
+            "TapPlanes: {rows} rows of {k}"
+        );
+        3 * self.c * (self.h + 2) * self.w
+    }
+}
+
 /// The operands with their extents (every load and store is checked
 /// against them in debug builds).
-struct Gemm {
+struct Gemm<RA, RB> {
     m: usize,
     n: usize,
     k: usize,
     a: Ptr<*const f32>,
-    lda: usize,
+    ra: RA,
     b: Ptr<*const f32>,
-    ldb: usize,
+    rb: RB,
     c: Ptr<*mut f32>,
     ldc: usize,
 }
 
-impl LaneFn for Gemm {
+impl<RA: Rows, RB: Rows> LaneFn for Gemm<RA, RB> {
     type Output = ();
     #[inline(always)]
     fn run<L: Lanes>(self) {
@@ -133,7 +397,7 @@ impl LaneFn for Gemm {
 /// is still one dot16; blocking only changes which outputs come first).
 const NT_B_BLOCK_BYTES: usize = 256 * 1024;
 
-impl Gemm {
+impl<RA: Rows, RB: Rows> Gemm<RA, RB> {
     /// Column blocks of B sized for L2; in each, full MR×NR tiles over all
     /// rows of A, then the edges with narrower tiles.
     #[inline(always)]
@@ -198,19 +462,20 @@ impl Gemm {
         // SAFETY: rows i0..i0+MR of A and j0..j0+NR of B hold k elements
         // (checked by the caller); L's features are enabled.
         unsafe {
-            let a = self.a.offset(i0 * self.lda);
-            let b = self.b.offset(j0 * self.ldb);
+            let ra: [usize; MR] = std::array::from_fn(|i| self.ra.row(i0 + i));
+            let rb: [usize; NR] = std::array::from_fn(|j| self.rb.row(j0 + j));
             let mut acc = [[[L::zero(); Q]; NR]; MR];
             let mut kk = 0;
             while kk < kf {
+                let (sa, sb) = (self.ra.step(kk), self.rb.step(kk));
                 for q in 0..Q {
-                    let off = kk + q * L::N;
+                    let off = q * L::N;
                     let mut bv = [L::zero(); NR];
                     for (j, v) in bv.iter_mut().enumerate() {
-                        *v = L::load(b.range(j * self.ldb + off, L::N));
+                        *v = L::load(self.b.range(rb[j] + sb + off, L::N));
                     }
                     for (i, row) in acc.iter_mut().enumerate() {
-                        let av = L::load(a.range(i * self.lda + off, L::N));
+                        let av = L::load(self.a.range(ra[i] + sa + off, L::N));
                         for j in 0..NR {
                             row[j][q] = av.fma(bv[j], row[j][q]);
                         }
@@ -227,10 +492,10 @@ impl Gemm {
                 let mut ta = [[0f32; 16]; MR];
                 let mut tb = [[0f32; 16]; NR];
                 for (i, row) in ta.iter_mut().enumerate() {
-                    row[..tail].copy_from_slice(a.slice(i * self.lda + kf, tail));
+                    row[..tail].copy_from_slice(self.a.slice(ra[i] + self.ra.step(kf), tail));
                 }
                 for (j, row) in tb.iter_mut().enumerate() {
-                    row[..tail].copy_from_slice(b.slice(j * self.ldb + kf, tail));
+                    row[..tail].copy_from_slice(self.b.slice(rb[j] + self.rb.step(kf), tail));
                 }
                 let lanes = Ptr::new(LANE_INDEX.as_ptr(), 16);
                 let limit = L::splat(tail as f32);
@@ -380,13 +645,112 @@ mod tests {
             n: 1,
             k: 16,
             a: Ptr::new(a.as_ptr(), a.len()),
-            lda: 16,
+            ra: Strided { ld: 16 },
             b: Ptr::new(b.as_ptr(), b.len()),
-            ldb: 16,
+            rb: Strided { ld: 16 },
             c: Ptr::new(c.as_mut_ptr(), 1),
             ldc: 1,
         };
         run_on(Token::new(KernelPath::Scalar).unwrap(), gemm);
+    }
+
+    /// The window rows read in place from the padded input give the bits
+    /// of `gemm_nt` over the im2col matrix on every path: channel counts
+    /// 16, 32, 48, images down to one row and one column, outputs that do
+    /// not fill a tile, special values in the input.
+    #[test]
+    fn taps_give_the_im2col_products_bits() {
+        use crate::recognizer::conv::{im2col, Geom};
+        let mut rng = Rng(19);
+        for &(h, w, c, n) in &[
+            (1, 1, 16, 3),
+            (2, 3, 32, 5),
+            (5, 7, 16, 9),
+            (4, 9, 48, 4),
+            (3, 16, 32, 17),
+        ] {
+            let g = Geom {
+                h,
+                w,
+                c,
+                o: n,
+                ph: 1,
+                pw: 1,
+            };
+            let x: Vec<f32> = (0..h * w * c).map(|_| rng.value()).collect();
+            let (k, kp) = (g.k(), g.kp());
+            assert_eq!(k, kp);
+            let b: Vec<f32> = (0..n * k).map(|_| rng.value()).collect();
+            let (mut col, mut xp, mut steps) = (Vec::new(), Vec::new(), Vec::new());
+            im2col(&g, &x, &mut col);
+            pad_input(&x, h, w, c, &mut xp);
+            for path in available_paths() {
+                let token = Token::new(path).unwrap();
+                let mut want = vec![0f32; h * w * n];
+                gemm_nt(token, h * w, n, k, &col, kp, &b, k, &mut want, n);
+                let mut got = vec![7f32; h * w * n];
+                let taps = Taps3x3::new(h, w, c, &mut steps);
+                gemm_nt_taps(token, taps, &xp, n, &b, k, &mut got, n);
+                for i in 0..want.len() {
+                    assert!(
+                        same(got[i], want[i]),
+                        "{path:?} {h}×{w}×{c} → {n}, out {i}: {} vs {}",
+                        got[i],
+                        want[i]
+                    );
+                }
+            }
+        }
+    }
+
+    /// The transposed window rows read in place from the three shifted
+    /// planar copies give the bits of `gemm_nt` over `im2col_t`'s matrix on
+    /// every path: one and several channels, images down to one row and
+    /// one column, outputs that do not fill a tile, positions with a tail,
+    /// special values in both operands.
+    #[test]
+    fn tap_planes_give_the_transposed_windows_bits() {
+        use crate::recognizer::conv::{im2col_t, Geom};
+        let mut rng = Rng(23);
+        for &(h, w, c, m) in &[
+            (1, 1, 1, 3),
+            (2, 3, 2, 5),
+            (5, 7, 1, 9),
+            (4, 9, 3, 4),
+            (3, 16, 16, 17),
+            (8, 2, 5, 6),
+        ] {
+            let g = Geom {
+                h,
+                w,
+                c,
+                o: m,
+                ph: 1,
+                pw: 1,
+            };
+            let (p, k) = (h * w, g.k());
+            let x: Vec<f32> = (0..p * c).map(|_| rng.value()).collect();
+            let a: Vec<f32> = (0..m * p).map(|_| rng.value()).collect();
+            let (mut planes, mut colt, mut shifted) = (Vec::new(), Vec::new(), Vec::new());
+            for path in available_paths() {
+                let token = Token::new(path).unwrap();
+                im2col_t(token, &g, &x, &mut planes, &mut colt);
+                let mut want = vec![0f32; m * k];
+                gemm_nt(token, m, k, p, &a, p, &colt, p, &mut want, k);
+                let t = TapPlanes::new(h, w, c);
+                tap_planes(token, t, &x, &mut planes, &mut shifted);
+                let mut got = vec![7f32; m * k];
+                gemm_nt_tap_planes(token, m, &a, p, t, &shifted, &mut got, k);
+                for i in 0..want.len() {
+                    assert!(
+                        same(got[i], want[i]),
+                        "{path:?} {h}×{w}×{c}, {m} rows, out {i}: {} vs {}",
+                        got[i],
+                        want[i]
+                    );
+                }
+            }
+        }
     }
 
     #[test]
