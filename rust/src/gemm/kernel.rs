@@ -66,9 +66,13 @@ pub(super) unsafe fn tile<L: Lanes, const MR: usize, const NV: usize, const EXAC
             rows::<L, MR, NV, EXACT>(edge.rows, kc, a, bs, c, ldc, edge.first, edge.canonicalize)
         };
     } else {
-        // A partial sliver runs the full-width kernel on a scratch tile
-        // (the padding of the packed sliver is zero, its results unused) and
-        // copies the valid part in and out.
+        // A partial sliver runs, on a scratch tile, the narrowest kernel
+        // whose registers cover the valid columns (the padding of the
+        // packed sliver is zero, its results unused), and copies the valid
+        // part in and out. Each output's accumulator takes the same steps
+        // whatever the tile's width (lanes never talk to each other), so
+        // the width changes only the work spent on padding: a 97-column
+        // product on a 48-wide tile computes 112 columns, not 144.
         let mut scratch = [[0f32; 64]; MR];
         debug_assert!(nr <= 64 && b_off.is_null());
         let s = scratch.as_mut_ptr() as *mut f32;
@@ -79,9 +83,17 @@ pub(super) unsafe fn tile<L: Lanes, const MR: usize, const NV: usize, const EXAC
                 unsafe { std::ptr::copy_nonoverlapping(c.add(i * ldc), s.add(i * 64), edge.cols) };
             }
         }
-        // SAFETY: the scratch is MR rows of 64 ≥ NR f32 at stride 64.
+        let (first, canon) = (edge.first, edge.canonicalize);
+        // SAFETY: the scratch is MR rows of 64 ≥ NR f32 at stride 64; a
+        // narrower kernel reads the first nv·N ≤ NR values of each of B's
+        // steps, at the same stride.
         unsafe {
-            rows::<L, MR, NV, EXACT>(edge.rows, kc, a, bs, s, 64, edge.first, edge.canonicalize)
+            match edge.cols.div_ceil(L::N) {
+                1 if NV > 1 => rows::<L, MR, 1, EXACT>(edge.rows, kc, a, bs, s, 64, first, canon),
+                2 if NV > 2 => rows::<L, MR, 2, EXACT>(edge.rows, kc, a, bs, s, 64, first, canon),
+                3 if NV > 3 => rows::<L, MR, 3, EXACT>(edge.rows, kc, a, bs, s, 64, first, canon),
+                _ => rows::<L, MR, NV, EXACT>(edge.rows, kc, a, bs, s, 64, first, canon),
+            }
         };
         for i in 0..edge.rows {
             // SAFETY: as the copy in, in the other direction.

@@ -52,8 +52,10 @@ pub use operand::{MatRef, OffsetCols, OffsetRows, PackedA, Product, Start, A, B}
 pub use peak::peak_gflops;
 
 /// The register tile's width NR on `path`: the columns of C one B sliver
-/// covers (a product of n columns computes n rounded up to a multiple of
-/// it), for callers that choose between two shapes of the same product.
+/// covers, for callers that choose between two shapes of the same product.
+/// A product of n columns runs n / NR full-width tiles and, for the rest,
+/// one tile of the fewest whole registers that cover it (slower per column
+/// than a full tile: fewer multiply-adds per broadcast of A).
 pub fn tile_cols(path: crate::dispatch::KernelPath) -> usize {
     tile::blocking(path).nr
 }

@@ -137,7 +137,10 @@ pub(super) unsafe fn forward_padded(
 
 /// Whether [`forward_padded`] runs one product over the padded row width
 /// on `path`: when that computes fewer columns for nothing (wp − ow per
-/// row) than rounding each row's ow columns up to the tile width does.
+/// row) than rounding each row's ow columns up to the tile width would.
+/// (A row's last partial tile runs on the fewest whole registers, so it
+/// wastes less than that, but is slower per column than a full tile; the
+/// rule is the one measured on 2026-12-05, docs/performance.md.)
 pub(super) fn wide_product(s: &Conv2d, path: crate::dispatch::KernelPath) -> bool {
     let (_, wp) = s.padded_hw();
     wp - s.ow < s.ow.next_multiple_of(tile_cols(path)) - s.ow
