@@ -606,14 +606,7 @@ mod tests {
             for path in available_paths() {
                 let mut c = vec![0f32; m * n];
                 dense(path, m, n, len, &a, &b, &mut c);
-                for x in 0..m * n {
-                    assert!(
-                        same(c[x], want[x]),
-                        "{path:?} len {len} out {x}: {} vs {}",
-                        c[x],
-                        want[x]
-                    );
-                }
+                assert_same_bits(&c, &want, &format!("{path:?} len {len}"));
             }
         }
     }
@@ -654,13 +647,38 @@ mod tests {
         run_on(Token::new(KernelPath::Scalar).unwrap(), gemm);
     }
 
+    /// A 3×3 block's geometry without pooling.
+    fn geom(h: usize, w: usize, c: usize, o: usize) -> crate::recognizer::conv::Geom {
+        crate::recognizer::conv::Geom {
+            h,
+            w,
+            c,
+            o,
+            ph: 1,
+            pw: 1,
+        }
+    }
+
+    /// Every output of `got` has `want`'s bits (NaN: any NaN).
+    fn assert_same_bits(got: &[f32], want: &[f32], what: &str) {
+        assert_eq!(got.len(), want.len(), "{what}");
+        for i in 0..want.len() {
+            assert!(
+                same(got[i], want[i]),
+                "{what}, out {i}: {} vs {}",
+                got[i],
+                want[i]
+            );
+        }
+    }
+
     /// The window rows read in place from the padded input give the bits
     /// of `gemm_nt` over the im2col matrix on every path: channel counts
     /// 16, 32, 48, images down to one row and one column, outputs that do
     /// not fill a tile, special values in the input.
     #[test]
     fn taps_give_the_im2col_products_bits() {
-        use crate::recognizer::conv::{im2col, Geom};
+        use crate::recognizer::conv::im2col;
         let mut rng = Rng(19);
         for &(h, w, c, n) in &[
             (1, 1, 16, 3),
@@ -669,14 +687,7 @@ mod tests {
             (4, 9, 48, 4),
             (3, 16, 32, 17),
         ] {
-            let g = Geom {
-                h,
-                w,
-                c,
-                o: n,
-                ph: 1,
-                pw: 1,
-            };
+            let g = geom(h, w, c, n);
             let x: Vec<f32> = (0..h * w * c).map(|_| rng.value()).collect();
             let (k, kp) = (g.k(), g.kp());
             assert_eq!(k, kp);
@@ -691,14 +702,7 @@ mod tests {
                 let mut got = vec![7f32; h * w * n];
                 let taps = Taps3x3::new(h, w, c, &mut steps);
                 gemm_nt_taps(token, taps, &xp, n, &b, k, &mut got, n);
-                for i in 0..want.len() {
-                    assert!(
-                        same(got[i], want[i]),
-                        "{path:?} {h}×{w}×{c} → {n}, out {i}: {} vs {}",
-                        got[i],
-                        want[i]
-                    );
-                }
+                assert_same_bits(&got, &want, &format!("{path:?} {h}×{w}×{c} → {n}"));
             }
         }
     }
@@ -710,7 +714,7 @@ mod tests {
     /// special values in both operands.
     #[test]
     fn tap_planes_give_the_transposed_windows_bits() {
-        use crate::recognizer::conv::{im2col_t, Geom};
+        use crate::recognizer::conv::im2col_t;
         let mut rng = Rng(23);
         for &(h, w, c, m) in &[
             (1, 1, 1, 3),
@@ -720,14 +724,7 @@ mod tests {
             (3, 16, 16, 17),
             (8, 2, 5, 6),
         ] {
-            let g = Geom {
-                h,
-                w,
-                c,
-                o: m,
-                ph: 1,
-                pw: 1,
-            };
+            let g = geom(h, w, c, m);
             let (p, k) = (h * w, g.k());
             let x: Vec<f32> = (0..p * c).map(|_| rng.value()).collect();
             let a: Vec<f32> = (0..m * p).map(|_| rng.value()).collect();
@@ -741,14 +738,7 @@ mod tests {
                 tap_planes(token, t, &x, &mut planes, &mut shifted);
                 let mut got = vec![7f32; m * k];
                 gemm_nt_tap_planes(token, m, &a, p, t, &shifted, &mut got, k);
-                for i in 0..want.len() {
-                    assert!(
-                        same(got[i], want[i]),
-                        "{path:?} {h}×{w}×{c}, {m} rows, out {i}: {} vs {}",
-                        got[i],
-                        want[i]
-                    );
-                }
+                assert_same_bits(&got, &want, &format!("{path:?} {h}×{w}×{c}, {m} rows"));
             }
         }
     }
