@@ -80,6 +80,16 @@ pub fn im2col(g: &Geom, x: &[f32], col: &mut Vec<f32>) {
     }
 }
 
+/// The forward pass's window workspace, kept by the caller across steps:
+/// the im2col matrix, or, for channels in whole 16-element steps, the
+/// zero-padded input its rows are read from in place and the table of
+/// their step offsets.
+#[derive(Default)]
+pub struct Windows {
+    col: Vec<f32>,
+    steps: Vec<usize>,
+}
+
 /// `colT[k][p]` for the real taps k < 9C (the transposed window matrix):
 /// the reference that the weight gradient's in-place reads
 /// (`dot16::TapPlanes`) are tested against. The input is first made planar
@@ -133,11 +143,12 @@ pub fn forward(
     x: &[f32],
     w: &[f32],
     b: &[f32],
-    col: &mut Vec<f32>,
+    windows: &mut Windows,
     conv: &mut Vec<f32>,
     y: &mut Vec<f32>,
     win: &mut Vec<u32>,
 ) {
+    let Windows { col, steps } = windows;
     let (o, kp, p) = (g.o, g.kp(), g.positions());
     super::reuse(conv, p * o, 0.0);
     if g.c % 16 == 0 {
@@ -145,8 +156,7 @@ pub fn forward(
         // place from a zero-padded copy of the input (`col` holds it), the
         // same elements in the same order as the im2col rows.
         pad_input(x, g.h, g.w, g.c, col);
-        let mut steps = Vec::new();
-        let taps = Taps3x3::new(g.h, g.w, g.c, &mut steps);
+        let taps = Taps3x3::new(g.h, g.w, g.c, steps);
         gemm_nt_taps(token, taps, col, o, w, kp, conv, o);
     } else {
         im2col(g, x, col);

@@ -476,12 +476,11 @@ pub struct BlockState {
     pub y: Vec<f32>,
     /// Winner of each pooled element, or conv::NONE.
     pub win: Vec<u32>,
-    /// This block's window matrix (or, for channels in whole 16-element
-    /// steps, the zero-padded input its rows are read from) and backward
-    /// workspace. Kept per block (not shared by the blocks of a line) so
-    /// that no buffer changes size from one block to the next and none is
-    /// regrown, zero-filled, every step.
-    col: Vec<f32>,
+    /// This block's window workspace and backward workspace. Kept per
+    /// block (not shared by the blocks of a line) so that no buffer changes
+    /// size from one block to the next and none is regrown, zero-filled,
+    /// every step.
+    col: conv::Windows,
     back: conv::BackScratch,
 }
 

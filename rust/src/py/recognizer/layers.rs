@@ -64,7 +64,8 @@ pub fn rec_conv_block<'py>(
                     wt[ki * o + oi] = weight[oi * k + ki];
                 }
             }
-            let (mut col, mut cv, mut y, mut win) = (vec![], vec![], vec![], vec![]);
+            let mut col = conv::Windows::default();
+            let (mut cv, mut y, mut win) = (vec![], vec![], vec![]);
             conv::forward(
                 token, &g, &x, &wp, &bias, &mut col, &mut cv, &mut y, &mut win,
             );
