@@ -7,9 +7,9 @@
 //! The 16 partials map onto lanes (1×16 for avx512, 2×8 for avx2, 4×4 for
 //! v128, 16 scalars for scalar). Each partial sees the same sequence of
 //! correctly rounded fmas on every path, the elements of a trailing partial
-//! chunk are added into the same partials by one vector fma whose result is
-//! kept only in the tail's lanes (a select, so the other partials are
-//! untouched), and the tree
+//! chunk (read by `Lanes::load_first`, the other lanes zero) are added into
+//! the same partials by one vector fma whose result is kept only in the
+//! tail's lanes (a select, so the other partials are untouched), and the tree
 //! always pairs the same partials in the same order (levels across whole
 //! registers as vector adds, levels inside a register on stored scalars or,
 //! eight outputs at once, by `Lanes::tree8`), so every path gives the
@@ -484,29 +484,29 @@ impl<RA: Rows, RB: Rows> Gemm<RA, RB> {
                 kk += 16;
             }
             if kf < k {
-                // The tail's terms go to partials 0..k − kf: copied into
-                // zero-padded rows, multiplied and added by the vector fma,
-                // and kept only in those lanes (select), so every other
-                // partial is left exactly as the definition leaves it.
+                // The tail's terms go to partials 0..k − kf: loaded into
+                // registers whose other lanes are zero (`load_first`, a
+                // masked load on the AVX paths), multiplied and added by
+                // the vector fma, and kept only in those lanes (select), so
+                // every other partial is left exactly as the definition
+                // leaves it.
                 let tail = k - kf;
-                let mut ta = [[0f32; 16]; MR];
-                let mut tb = [[0f32; 16]; NR];
-                for (i, row) in ta.iter_mut().enumerate() {
-                    row[..tail].copy_from_slice(self.a.slice(ra[i] + self.ra.step(kf), tail));
-                }
-                for (j, row) in tb.iter_mut().enumerate() {
-                    row[..tail].copy_from_slice(self.b.slice(rb[j] + self.rb.step(kf), tail));
-                }
+                let (sa, sb) = (self.ra.step(kf), self.rb.step(kf));
                 let lanes = Ptr::new(LANE_INDEX.as_ptr(), 16);
                 let limit = L::splat(tail as f32);
                 for q in 0..Q {
-                    let keep = L::load(lanes.range(q * L::N, L::N)).lt(limit);
+                    let off = q * L::N;
+                    let count = tail.saturating_sub(off).min(L::N);
+                    if count == 0 {
+                        break;
+                    }
+                    let keep = L::load(lanes.range(off, L::N)).lt(limit);
                     let mut bv = [L::zero(); NR];
                     for (j, v) in bv.iter_mut().enumerate() {
-                        *v = L::load(Ptr::new(tb[j].as_ptr(), 16).range(q * L::N, L::N));
+                        *v = L::load_first(self.b.range(rb[j] + sb + off, count), count);
                     }
                     for (i, row) in acc.iter_mut().enumerate() {
-                        let av = L::load(Ptr::new(ta[i].as_ptr(), 16).range(q * L::N, L::N));
+                        let av = L::load_first(self.a.range(ra[i] + sa + off, count), count);
                         for j in 0..NR {
                             row[j][q] = L::select(keep, av.fma(bv[j], row[j][q]), row[j][q]);
                         }

@@ -66,6 +66,21 @@ pub unsafe trait Lanes: Copy + Send + Sync + 'static {
     unsafe fn load(p: *const f32) -> Self;
     /// Unaligned store of `N` consecutive f32.
     unsafe fn store(self, p: *mut f32);
+    /// The first `count ≤ N` lanes loaded from `p` (only those elements
+    /// are read, so `p` need be valid for `count` reads), the others +0.0.
+    /// The default goes through a zeroed buffer; the AVX paths override it
+    /// with a masked load, which has no store for the load to wait on.
+    #[inline(always)]
+    unsafe fn load_first(p: *const f32, count: usize) -> Self {
+        debug_assert!(count <= Self::N && Self::N <= 16);
+        let mut buf = [0f32; 16];
+        // SAFETY: the caller passes a pointer valid for `count` reads;
+        // buf holds 16 ≥ N elements.
+        unsafe {
+            std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), count);
+            Self::load(buf.as_ptr())
+        }
+    }
     unsafe fn add(self, b: Self) -> Self;
     unsafe fn sub(self, b: Self) -> Self;
     unsafe fn mul(self, b: Self) -> Self;
@@ -426,6 +441,56 @@ mod tests {
             })
             .collect();
         check_tree8(&data, "rounding-sensitive values");
+    }
+
+    /// `load_first(p, count)` stored back: lanes 0..N.
+    struct FirstProbe<'a> {
+        data: &'a [f32],
+        out: &'a mut [f32; 16],
+    }
+
+    impl LaneFn for FirstProbe<'_> {
+        type Output = usize;
+        #[inline(always)]
+        fn run<L: Lanes>(self) -> usize {
+            let count = self.data.len().min(L::N);
+            // SAFETY: inside L's path; data holds ≥ count floats, out 16 ≥ N.
+            unsafe { L::load_first(self.data.as_ptr(), count).store(self.out.as_mut_ptr()) };
+            L::N
+        }
+    }
+
+    #[test]
+    fn load_first_reads_the_first_lanes_and_zeroes_the_rest_on_every_path() {
+        let vals = specials();
+        for path in crate::dispatch::available_paths() {
+            for count in 0..=16 {
+                // Exactly `count` elements, so that a read past them would
+                // fault or show up in the debug build's checks of the caller.
+                let data: Vec<f32> = (0..count)
+                    .map(|i| vals[(3 * i + count) % vals.len()])
+                    .collect();
+                let mut out = [f32::NAN; 16];
+                let n = run_on(
+                    Token::new(path).unwrap(),
+                    FirstProbe {
+                        data: &data,
+                        out: &mut out,
+                    },
+                );
+                if count > n {
+                    continue;
+                }
+                for (l, &got) in out[..n].iter().enumerate() {
+                    let want = if l < count { data[l] } else { 0.0 };
+                    assert_eq!(
+                        got.to_bits(),
+                        want.to_bits(),
+                        "{path:?} count {count} lane {l}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -30,6 +30,15 @@ unsafe impl Lanes for f32 {
         unsafe { p.write_unaligned(self) }
     }
     #[inline(always)]
+    unsafe fn load_first(p: *const f32, count: usize) -> f32 {
+        if count == 0 {
+            0.0
+        } else {
+            // SAFETY: the caller passes a pointer valid for `count` ≥ 1 reads.
+            unsafe { p.read_unaligned() }
+        }
+    }
+    #[inline(always)]
     unsafe fn add(self, b: f32) -> f32 {
         self + b
     }

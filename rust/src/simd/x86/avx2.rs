@@ -37,6 +37,18 @@ unsafe impl Lanes for Avx2 {
         unsafe { _mm256_storeu_ps(p, self.0) }
     }
     #[inline(always)]
+    unsafe fn load_first(p: *const f32, count: usize) -> Self {
+        debug_assert!(count <= 8);
+        // SAFETY: AVX2 is enabled inside run_avx2; the masked load reads
+        // (and may fault on) only the lanes whose mask is set, the first
+        // `count`, which the caller guarantees are valid.
+        unsafe {
+            let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            let mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(count as i32), lane);
+            Avx2(_mm256_maskload_ps(p, mask))
+        }
+    }
+    #[inline(always)]
     unsafe fn add(self, b: Self) -> Self {
         // SAFETY: called only inside run_avx2 (AVX enabled).
         unsafe { Avx2(_mm256_add_ps(self.0, b.0)) }

@@ -37,6 +37,15 @@ unsafe impl Lanes for Avx512 {
         unsafe { _mm512_storeu_ps(p, self.0) }
     }
     #[inline(always)]
+    unsafe fn load_first(p: *const f32, count: usize) -> Self {
+        debug_assert!(count <= 16);
+        let mask = ((1u32 << count) - 1) as __mmask16;
+        // SAFETY: AVX-512 F is enabled inside run_avx512; the masked load
+        // reads (and may fault on) only the first `count` lanes, which the
+        // caller guarantees are valid.
+        unsafe { Avx512(_mm512_maskz_loadu_ps(mask, p)) }
+    }
+    #[inline(always)]
     unsafe fn add(self, b: Self) -> Self {
         // SAFETY: called only inside run_avx512 (AVX-512F enabled).
         unsafe { Avx512(_mm512_add_ps(self.0, b.0)) }
