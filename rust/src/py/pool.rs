@@ -3,7 +3,6 @@
 use super::operand::{In, Out};
 use crate::error::{expect_len, Error};
 use crate::kernels::pool::{self, Pool2d};
-use crate::simd::Token;
 use pyo3::prelude::*;
 
 type Pair = (usize, usize);
@@ -31,9 +30,10 @@ pub fn max_pool2d_forward(
         dilation,
     )?;
     expect_len(op, "indices", idx.numel(), s.output_len())?;
+    let (token, _) = super::settings();
     super::kernel::detach(py, || {
         // SAFETY: sizes checked above; out and idx are fresh buffers.
-        unsafe { pool::max_forward(Token::current(), &s, x.ptr(), out.mut_ptr(), idx.mut_ptr()) }
+        unsafe { pool::max_forward(token, &s, x.ptr(), out.mut_ptr(), idx.mut_ptr()) }
     })?;
     Ok(())
 }
