@@ -1,4 +1,5 @@
-//! Quick GEMM timing without Python: `cargo run --release --example gemm_bench -- [threads] [M K N ...]`.
+//! Quick GEMM timing without Python: `cargo run --release --example gemm_bench -- [threads] [M K N ...]`
+//! (AT=1 / BT=1: A / B through a transposed view).
 //! The full benchmark with numpy side by side is benchmarks/bench_gemm.py.
 use onemodel::dispatch::{available_paths, set_threads, Mode};
 use onemodel::gemm::{gemm, peak_gflops, MatRef, Product};
@@ -69,12 +70,18 @@ fn main() {
             .map(|i| ((i * 104729) % 1000) as f32 * 1e-3 - 0.5)
             .collect();
         let mut c = vec![0f32; m * n];
+        // AT=1: A is the transposed view of a k × m row-major matrix (xᵀ·g).
+        let (ars, acs) = if std::env::var("AT").is_ok() {
+            (1, m as isize)
+        } else {
+            (k as isize, 1)
+        };
         let ar = MatRef {
             ptr: a.as_ptr(),
             rows: m,
             cols: k,
-            rs: k as isize,
-            cs: 1,
+            rs: ars,
+            cs: acs,
         };
         // BT=1: B is the transposed view of an n × k row-major matrix (g·Wᵀ).
         let bt = std::env::var("BT").is_ok();

@@ -379,9 +379,34 @@ impl TileFn for Chunk<'_> {
                         (ep.range(0, kc * nr) as *const f32, nr, std::ptr::null())
                     }
                 };
+                // The packed B sliver that follows this one in the chunk
+                // (the next columns of this k block, else the first
+                // columns of the next k block): its lines are asked for a
+                // few per panel while this sliver computes, so that its
+                // first panel does not wait on L3 or memory for them.
+                let next_sliver = job.b_packed.and_then(|packed| {
+                    let (npc, njr) = if jr + nr < cols {
+                        (pc, jr + nr)
+                    } else if pc + kc < plan.k {
+                        (pc + kc, 0)
+                    } else {
+                        return None;
+                    };
+                    let nkc = kcb.min(plan.k - npc);
+                    let at = b_item * plan.k * plan.n_pad() + plan.b_block(npc) + (c0 + njr) * nkc;
+                    Some((packed.get().wrapping_add(at) as *const f32, nkc * nr))
+                });
+                let panels = rows.div_ceil(mr);
+                let lines_per_panel = next_sliver.map_or(0, |(_, len)| {
+                    (len * 4).div_ceil(CACHE_LINE).div_ceil(panels)
+                });
                 // Loop 1: MR-high panels of the packed A (streamed from L2).
                 let mut ir = 0;
                 while ir < rows {
+                    if let Some((next, len)) = next_sliver {
+                        let first_line = (ir / mr) * lines_per_panel;
+                        prefetch_lines(next, len, first_line, lines_per_panel);
+                    }
                     let edge = Edge {
                         rows: mr.min(rows - ir),
                         cols: w,
@@ -430,6 +455,30 @@ impl TileFn for Chunk<'_> {
             pc += kc;
         }
     }
+}
+
+/// Bytes per cache line (64 on every x86-64 and most arm64 cores; a
+/// wrong guess only makes the prefetches below less useful).
+const CACHE_LINE: usize = 64;
+
+/// Ask for lines `first .. first + count` of the `len` floats at `p` to be
+/// brought into the cache (a hint: no architectural effect, on any path).
+#[inline(always)]
+fn prefetch_lines(p: *const f32, len: usize, first: usize, count: usize) {
+    let floats_per_line = CACHE_LINE / 4;
+    let end = (first + count).min(len.div_ceil(floats_per_line));
+    #[cfg(target_arch = "x86_64")]
+    for line in first..end {
+        // SAFETY: prefetch never faults and has no architectural effect;
+        // SSE is baseline on x86-64; the address is computed with wrapping
+        // arithmetic.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(line * floats_per_line) as *const i8);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (p, end);
 }
 
 /// Ask for the rows of a tile of C to be brought into L1 (a hint: no
