@@ -381,10 +381,12 @@ impl TileFn for Chunk<'_> {
                 };
                 // The packed B sliver that follows this one in the chunk
                 // (the next columns of this k block, else the first
-                // columns of the next k block): its lines are asked for a
+                // columns of the next k block): when the packed B is too
+                // large to stay in the caches, its lines are asked for a
                 // few per panel while this sliver computes, so that its
-                // first panel does not wait on L3 or memory for them.
-                let next_sliver = job.b_packed.and_then(|packed| {
+                // first panel does not wait on memory for them.
+                let large_b = plan.k * plan.n_pad() * 4 >= PREFETCH_B_BYTES;
+                let next_sliver = job.b_packed.filter(|_| large_b).and_then(|packed| {
                     let (npc, njr) = if jr + nr < cols {
                         (pc, jr + nr)
                     } else if pc + kc < plan.k {
@@ -457,12 +459,22 @@ impl TileFn for Chunk<'_> {
     }
 }
 
+/// The packed B (of one batch item) from which on the next sliver is
+/// prefetched. Measured on an AVX2 Zen 3 (512 KiB L2, 32 MiB L3;
+/// `gemm_bench`, docs/performance.md): at 2048³ (16 MiB) the prefetch
+/// gained about 5 %, at 1024³ (4 MiB) 0–3 %, while at 512³ (1 MiB) and
+/// 256³, whose B stays in L2 or near L3, it cost about 6 %.
+const PREFETCH_B_BYTES: usize = 4 << 20;
+
 /// Bytes per cache line (64 on every x86-64 and most arm64 cores; a
 /// wrong guess only makes the prefetches below less useful).
 const CACHE_LINE: usize = 64;
 
 /// Ask for lines `first .. first + count` of the `len` floats at `p` to be
 /// brought into the cache (a hint: no architectural effect, on any path).
+/// The T1 hint asks for L2 where the core tells the levels apart, so the
+/// sliver in use is not pushed out of L1 (on the Zen 3 it measured level
+/// with T0 or slightly ahead).
 #[inline(always)]
 fn prefetch_lines(p: *const f32, len: usize, first: usize, count: usize) {
     let floats_per_line = CACHE_LINE / 4;
@@ -473,8 +485,8 @@ fn prefetch_lines(p: *const f32, len: usize, first: usize, count: usize) {
         // SSE is baseline on x86-64; the address is computed with wrapping
         // arithmetic.
         unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(line * floats_per_line) as *const i8);
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
+            _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(line * floats_per_line) as *const i8);
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
