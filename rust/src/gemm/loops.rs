@@ -462,8 +462,8 @@ impl TileFn for Chunk<'_> {
 /// The packed B (of one batch item) from which on the next sliver is
 /// prefetched. Measured on an AVX2 Zen 3 (512 KiB L2, 32 MiB L3;
 /// `gemm_bench`, docs/performance.md): at 2048³ (16 MiB) the prefetch
-/// gained about 5 %, at 1024³ (4 MiB) 0–3 %, while at 512³ (1 MiB) and
-/// 256³, whose B stays in L2 or near L3, it cost about 6 %.
+/// gained about 5 %, at 1024³ (4 MiB) 1–6 %, while at 512³ (1 MiB) and
+/// 256³, whose B stays in L2 or near L3, it cost 2–13 % (about 6 %).
 const PREFETCH_B_BYTES: usize = 4 << 20;
 
 /// Bytes per cache line (64 on every x86-64 and most arm64 cores; a

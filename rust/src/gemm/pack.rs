@@ -17,7 +17,8 @@ use crate::simd::Lanes;
 /// Steps of a column-major A packed side by side (see [`pack`]). Measured
 /// on the AVX2 Zen 3 at 2048³ with A transposed (`AT=1 gemm_bench`, perf):
 /// the packing's share of the product fell from 8.3 % (step by step) to
-/// 3.3 % with 8; 4 and 16 measured no better than 8.
+/// 3.3 % with 8; 4 and 16 measured no better than 8 in timings too noisy
+/// to tell them apart.
 const A_STEPS: usize = 8;
 
 /// A strided block of an operand, seen from the packing: `len` steps along k
@@ -45,12 +46,11 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: Ptr<*mut f32>, block: B
     if block.across == 1 && full > 0 && L::N == 1 {
         // Contiguous across, scalar lanes (column-major A, as in the weight
         // gradient xᵀ·g, w = MR; and B on the scalar path): A_STEPS steps
-        // at a time,
-        // panel by panel. The steps lie far apart in memory (a page or more
-        // each for a large A), so reading a few of them side by side keeps
-        // that many misses in flight where a walk step by step waited on
-        // one at a time; and each panel then receives A_STEPS·w contiguous
-        // floats at once rather than w scattered ones.
+        // at a time, panel by panel. The steps lie far apart in memory (a
+        // page or more each for a large A), so reading a few of them side
+        // by side keeps that many misses in flight where a walk step by
+        // step waited on one at a time; and each panel then receives
+        // A_STEPS·w contiguous floats at once rather than w scattered ones.
         for p0 in (0..kc).step_by(A_STEPS) {
             for t in 0..full {
                 for p in p0..(p0 + A_STEPS).min(kc) {
@@ -70,10 +70,9 @@ pub(super) unsafe fn pack<L: Lanes, const V: usize>(dst: Ptr<*mut f32>, block: B
         }
     } else if block.across == 1 && full > 0 {
         // Contiguous across, the path's lanes (row-major B, packed once per
-        // call):
-        // walk the source line by line (one contiguous read per step,
-        // whatever the stride between steps) and deal each line out to the
-        // full panels.
+        // call): walk the source line by line (one contiguous read per
+        // step, whatever the stride between steps) and deal each line out
+        // to the full panels.
         for p in 0..kc {
             // SAFETY: step p < kc; elements t·w..(t+1)·w < width of it; the
             // panel t holds step p at t·w·kc + p·w.
