@@ -4,6 +4,17 @@
 //! (/proc/thread-self/schedstat), so that time spent waiting for a core on
 //! a loaded machine is not counted.
 //! `cargo run --release --example dot16_bench`
+//!
+//! The operands start on a 64-byte boundary (as the recognizer's buffers
+//! do, `line_alloc`). Environment:
+//! - `GFMA=g`: about g GFMA per timing (default 0.4; the CPU clock ticks in
+//!   milliseconds, so take more on a fast core).
+//! - `SHIFT=s`: each timing of operands on the boundary is paired with one
+//!   of operands s floats past it (s = 4: 16 bytes, where the system
+//!   allocator puts a large block), and the median of the pairs' time
+//!   ratios (shifted / aligned) is printed too: a ratio within one process
+//!   run, which a shared machine's changing speed moves much less than
+//!   the rates.
 use onemodel::recognizer::dot16::gemm_nt;
 use onemodel::simd::Token;
 fn cpu_s() -> f64 {
@@ -16,7 +27,27 @@ fn cpu_s() -> f64 {
         .unwrap()
         * 1e-9
 }
+
+/// `len` elements of `buf` starting `shift` floats past a 64-byte boundary,
+/// filled with `value(i)`.
+fn placed(buf: &mut [f32], len: usize, shift: usize, value: impl Fn(usize) -> f32) -> &[f32] {
+    let skip = buf.as_ptr().align_offset(64) + shift;
+    let s = &mut buf[skip..skip + len];
+    for (i, x) in s.iter_mut().enumerate() {
+        *x = value(i);
+    }
+    s
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
 fn main() {
+    let env = |name: &str| std::env::var(name).ok();
+    let work = env("GFMA").map_or(0.4, |v| v.parse::<f64>().unwrap()) * 1e9;
+    let shift: Option<usize> = env("SHIFT").map(|v| v.parse().unwrap());
     // (m, n, k): conv forward blocks 2 and 3, conv weight gradient (block 2),
     // conv input gradient (block 2), LSTM input projection, LSTM weight
     // gradient, one recurrent step, the first convolution, one recurrent step
@@ -33,23 +64,42 @@ fn main() {
         (8, 512, 128),
         (512, 384, 67),
     ] {
-        let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 * 0.25).collect();
-        let b: Vec<f32> = (0..n * k).map(|i| (i % 5) as f32 * 0.5).collect();
+        let (mut abuf, mut bbuf) = (vec![0f32; m * k + 32], vec![0f32; n * k + 32]);
+        let (mut abuf2, mut bbuf2) = (abuf.clone(), bbuf.clone());
+        let a = placed(&mut abuf, m * k, 0, |i| (i % 7) as f32 * 0.25);
+        let b = placed(&mut bbuf, n * k, 0, |i| (i % 5) as f32 * 0.5);
+        let s = shift.unwrap_or(0);
+        let a2 = placed(&mut abuf2, m * k, s, |i| (i % 7) as f32 * 0.25);
+        let b2 = placed(&mut bbuf2, n * k, s, |i| (i % 5) as f32 * 0.5);
         let mut c = vec![0f32; m * n];
-        let reps = (4e8 / (m * n * k) as f64).max(1.0) as usize;
-        let mut rates: Vec<f64> = (0..15)
-            .map(|_| {
-                let t = cpu_s();
-                for _ in 0..reps {
-                    gemm_nt(Token::current(), m, n, k, &a, k, &b, k, &mut c, n);
-                }
-                (m * n * k * reps) as f64 / 1e9 / (cpu_s() - t)
-            })
-            .collect();
-        rates.sort_by(|x, y| x.partial_cmp(y).unwrap());
-        println!(
-            "{m}x{n}x{k}: {:.1} GFMA/s (median; min {:.1}, max {:.1})",
-            rates[7], rates[0], rates[14]
+        let reps = (work / (m * n * k) as f64).max(1.0) as usize;
+        let mut time = |a: &[f32], b: &[f32]| {
+            let t = cpu_s();
+            for _ in 0..reps {
+                gemm_nt(Token::current(), m, n, k, a, k, b, k, &mut c, n);
+            }
+            cpu_s() - t
+        };
+        let gfma = (m * n * k * reps) as f64 / 1e9;
+        let (mut rates, mut ratios) = (Vec::new(), Vec::new());
+        for _ in 0..15 {
+            let t = time(a, b);
+            rates.push(gfma / t);
+            if shift.is_some() {
+                ratios.push(time(a2, b2) / t);
+            }
+        }
+        let (lo, hi) = (
+            rates.iter().copied().fold(f64::INFINITY, f64::min),
+            rates.iter().copied().fold(0.0, f64::max),
         );
+        print!(
+            "{m}x{n}x{k}: {:.1} GFMA/s (median; min {lo:.1}, max {hi:.1})",
+            median(&mut rates)
+        );
+        if shift.is_some() {
+            print!("; shifted {s} floats: time × {:.3}", median(&mut ratios));
+        }
+        println!();
     }
 }

@@ -9,6 +9,7 @@ pub mod gemm;
 pub mod geometry;
 pub mod kernels;
 pub mod layout;
+pub mod line_alloc;
 pub mod math;
 pub mod ptr;
 pub mod recognizer;
@@ -18,3 +19,9 @@ pub mod storage;
 
 #[cfg(feature = "python")]
 mod py;
+
+/// Large allocations on a cache line (`line_alloc`): the kernels' scratch
+/// and the recognizer's buffers are `Vec`s, and rows that start mid-line
+/// make every other vector load cross one.
+#[global_allocator]
+static GLOBAL: line_alloc::LineAlloc = line_alloc::LineAlloc;
