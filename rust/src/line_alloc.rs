@@ -2,14 +2,14 @@
 //! starting on a cache line.
 //!
 //! Tensor buffers come from the pool (`storage`), 64-byte aligned. Kernel
-//! scratch and the recognizer's buffers are plain `Vec<f32>`s, and the
-//! system allocator starts those 16 bytes past a 64-byte boundary (glibc:
-//! every large block, heap or mmap). A kernel's 32-byte loads from such a
-//! row then cross a cache line every other load, and a line-crossing load
-//! costs two: on the recognizer's dot16 products (Zen 3, AVX2) that was 5–26 %
-//! of the product's time (docs/performance.md, "2026-12-06, evening: buffers
-//! on a cache line"). An AVX-512 load crosses a line at any offset that is not a
-//! multiple of 64.
+//! scratch and the recognizer's buffers are plain `Vec<f32>`s, and glibc
+//! starts a large block 16 bytes past a 64-byte boundary (every block of
+//! 160 KB or more in a probe; mixed offsets below). A kernel's 32-byte
+//! loads from such a row then cross a cache line every other load, and a
+//! line-crossing load costs two: on the recognizer's dot16 products (Zen 3,
+//! AVX2) that was 3–29 % of the product's time (docs/performance.md,
+//! "2026-12-06, evening: buffers on a cache line"). An AVX-512 load crosses
+//! a line at any offset that is not a multiple of 64.
 //!
 //! Alignment changes no arithmetic: which element a kernel reads, and the
 //! order of every sum, depend on the shape only.
@@ -23,9 +23,9 @@
 //! What it costs: there is no aligned `calloc`, so a zeroed allocation of
 //! 1 KiB or more (`vec![0.0; n]`) is zeroed by a write instead of arriving
 //! as the kernel's untouched zero pages, and a `Vec` growing past 1 KiB is
-//! moved by a copy instead of `realloc`. Peak memory of the benchmarks did
-//! not move (the CRNN step 132 / 140 MiB at 1 / 2 threads, the recognizer
-//! 212 MiB), since every such buffer is written in full anyway.
+//! moved by a copy instead of `realloc`. The peak memory of the two
+//! benchmarks measured did not move (the CRNN step 132 / 140 MiB at 1 / 2
+//! threads, the recognizer 212 MiB).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
@@ -33,8 +33,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 /// register.
 pub const LINE: usize = 64;
 
-/// Allocations of this many bytes or more are raised to [`LINE`]. 1 KiB is
-/// 256 floats: every operand a kernel streams through.
+/// Allocations of this many bytes (256 floats) or more are raised to
+/// [`LINE`]; smaller ones (strings, boxes, shapes) keep malloc's fast path.
 pub const FROM_BYTES: usize = 1024;
 
 /// The layout the system allocator is given for `layout`; `None` when the
