@@ -271,6 +271,10 @@ impl TileFn for Chunk<'_> {
             )
         };
 
+        // Whether the next packed B sliver is prefetched (see the panel
+        // loop below): only a packed B too large to stay in the caches.
+        let large_b = plan.k * plan.n_pad() * 4 >= PREFETCH_B_BYTES;
+
         // Loop 4: k blocks. Each output's accumulator is stored to C at the
         // end of a block and reloaded at the start of the next, which keeps
         // its terms in increasing k.
@@ -385,7 +389,6 @@ impl TileFn for Chunk<'_> {
                 // large to stay in the caches, its lines are asked for a
                 // few per panel while this sliver computes, so that its
                 // first panel does not wait on memory for them.
-                let large_b = plan.k * plan.n_pad() * 4 >= PREFETCH_B_BYTES;
                 let next_sliver = job.b_packed.filter(|_| large_b).and_then(|packed| {
                     let (npc, njr) = if jr + nr < cols {
                         (pc, jr + nr)
@@ -471,42 +474,49 @@ const PREFETCH_B_BYTES: usize = 4 << 20;
 const CACHE_LINE: usize = 64;
 
 /// Ask for lines `first .. first + count` of the `len` floats at `p` to be
-/// brought into the cache (a hint: no architectural effect, on any path).
-/// The T1 hint asks for L2 where the core tells the levels apart, so the
-/// sliver in use is not pushed out of L1 (on the Zen 3 it measured level
-/// with T0 or slightly ahead).
+/// brought into the cache. The T1 hint asks for L2 where the core tells the
+/// levels apart, so the sliver in use is not pushed out of L1 (on the Zen 3
+/// it measured level with T0 or slightly ahead).
 #[inline(always)]
 fn prefetch_lines(p: *const f32, len: usize, first: usize, count: usize) {
     let floats_per_line = CACHE_LINE / 4;
     let end = (first + count).min(len.div_ceil(floats_per_line));
-    #[cfg(target_arch = "x86_64")]
     for line in first..end {
-        // SAFETY: prefetch never faults and has no architectural effect;
-        // SSE is baseline on x86-64; the address is computed with wrapping
-        // arithmetic.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
-            _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(line * floats_per_line) as *const i8);
-        }
+        prefetch::<HINT_L2>(p.wrapping_add(line * floats_per_line));
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (p, end);
 }
 
-/// Ask for the rows of a tile of C to be brought into L1 (a hint: no
-/// architectural effect, on any path).
+/// Ask for the rows of a tile of C to be brought into L1.
 #[inline(always)]
 fn prefetch_tile(c: *const f32, rows: usize, ldc: usize) {
-    #[cfg(target_arch = "x86_64")]
     for i in 0..rows {
-        // SAFETY: prefetch never faults and has no architectural effect;
-        // SSE is baseline on x86-64. The address is computed with
-        // wrapping arithmetic, so even a far address is not UB.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(c.wrapping_add(i * ldc) as *const i8);
-        }
+        prefetch::<HINT_L1>(c.wrapping_add(i * ldc));
     }
+}
+
+/// The prefetch hints (`_MM_HINT_T0`, `_MM_HINT_T1`); their values on other
+/// targets are unused.
+#[cfg(target_arch = "x86_64")]
+const HINT_L1: i32 = std::arch::x86_64::_MM_HINT_T0;
+#[cfg(target_arch = "x86_64")]
+const HINT_L2: i32 = std::arch::x86_64::_MM_HINT_T1;
+#[cfg(not(target_arch = "x86_64"))]
+const HINT_L1: i32 = 0;
+#[cfg(not(target_arch = "x86_64"))]
+const HINT_L2: i32 = 0;
+
+/// Ask for the line holding `p` to be brought into the cache level `HINT`
+/// names: a hint only, with no architectural effect on any path (nothing
+/// on targets other than x86-64).
+#[inline(always)]
+fn prefetch<const HINT: i32>(p: *const f32) {
+    // SAFETY: prefetch never faults and has no architectural effect; SSE is
+    // baseline on x86-64. Callers compute `p` with wrapping arithmetic, so
+    // even a far address is not UB.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<HINT>(p as *const i8)
+    };
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (c, rows, ldc);
+    let _ = p;
 }
