@@ -239,12 +239,19 @@ def _unmove(gx: np.ndarray, shape: tuple, dims: tuple) -> np.ndarray:
 
 
 class Var(Function):
-    """var/std: ``kernels/moments.rs``. Backward in double, rounded once:
-    var ``g·2(x − mean)/(n − c)``, std ``g·(x − mean)/((n − c)·std)``."""
+    """var/std: ``kernels/moments.rs``. Backward in double, rounded once,
+    with torch's formulas (``var_backward``, ``std_backward``): var
+    ``g·2(x − mean)/(n − c)``; std first takes ``g/(2·std)``, 0 where the
+    std is 0 (a constant input has a zero gradient, not a NaN), then the
+    var rule. Over every element (no ``dim``, or a 0-d input) with
+    ``n − c ≤ 0`` the gradient is ``g·inf``, NaN where x equals the mean;
+    with a ``dim`` the divisor ``n − c`` is used as it is (2/0 = inf, a
+    negative divisor flips the sign)."""
 
     @ieee_method
-    def forward(self, a, dims, keepdim, correction, std):
+    def forward(self, a, dims, keepdim, correction, std, all_elements):
         self.dims, self.keepdim, self.correction, self.std = dims, keepdim, correction, std
+        self.all_elements = all_elements
         out = Tensor._empty(tuple(n for d, n in enumerate(a.shape) if d not in dims))
         _core.var(out, a, list(dims), float(correction), std)
         self.save_for_backward(a, out)
@@ -259,12 +266,15 @@ class Var(Function):
         gk = g.numpy(force=True).reshape(x.shape[:-1] + (1,)).astype(np.float64)
         with ieee(), np.errstate(all="ignore"):
             d = x - _mean64(a, dims)
-            denom = builtins.max(0.0, n - self.correction)
-            if self.std:
-                yk = y.numpy(force=True).reshape(x.shape[:-1] + (1,)).astype(np.float64)
-                gx = gk * d / (denom * yk)
+            dof = n - self.correction
+            yk = y.numpy(force=True).reshape(x.shape[:-1] + (1,)).astype(np.float64) if self.std else None
+            if self.all_elements and dof <= 0:
+                gv = np.where(yk == 0, 0.0, gk / (2.0 * yk)) if self.std else gk
+                gx = gv * np.where(d == 0, np.nan, np.inf)
+            elif self.std:
+                gx = np.where(yk == 0, 0.0, gk * d / (dof * yk))
             else:
-                gx = gk * (2.0 * d / denom)
+                gx = gk * (2.0 * d / dof)
             gx = gx.astype(np.float32)
         return _from_numpy(canonical_nan(_unmove(gx, a.shape, dims)), a.shape)
 
@@ -284,7 +294,8 @@ def _var_std(op: str, std: bool, input, dim, unbiased, keepdim, correction) -> T
     if input.dtype is not float32:
         raise TypeError(f"{op}: expected a float32 tensor, got {input.dtype.name}")
     dims = _shape.norm_dims(op, dim, input.ndim)
-    return Var.apply(input, dims, bool(keepdim), _correction(op, unbiased, correction), std)
+    all_elements = dim is None or input.ndim == 0
+    return Var.apply(input, dims, bool(keepdim), _correction(op, unbiased, correction), std, all_elements)
 
 
 def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
