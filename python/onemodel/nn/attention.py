@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .. import functional as F
 from ..creation import empty, tensor, zeros
 from ..ops import views
-from ..ops.attention import attention_composed, build_mask, packed_self_attention
+from ..ops.attention import _mask_needs_grad, attention_composed, build_mask, packed_self_attention
 from ..ops.shape_ops import split
 from . import init as _init
 from .layers import Linear
@@ -61,9 +61,13 @@ class MultiheadAttention(Module):
             raise ValueError(f"{op}: query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)} do not match embed_dim {E} (batch-first shapes)")
         w, b = self.in_proj_weight, self.in_proj_bias
         p = self.dropout if self.training else 0.0
+        # A float attn_mask that requires grad (a learned bias) is added in
+        # differentiable ops on the composed path, so that it gets its
+        # gradient, as in torch.
+        grad_mask = _mask_needs_grad(attn_mask)
         # Self-attention without dropout or weights: one record over the
         # packed projection (ops/attention.py, packed_self_attention).
-        packed = same_qkv and not need_weights and p == 0.0
+        packed = same_qkv and not need_weights and p == 0.0 and not grad_mask
         if same_qkv:
             qkv = F.linear(query, w, b)
             if not packed:
@@ -86,13 +90,21 @@ class MultiheadAttention(Module):
         mask = build_mask(op, (B, H), L, S, am, key_padding_mask, is_causal and am is None, attn_true_means_keep=False)
         if packed:
             out, weights = packed_self_attention(qkv, H, mask), None
-        elif need_weights:
-            mask3 = tensor(mask.reshape(B * H, L, S)) if mask is not None else None
+        elif need_weights or grad_mask:
+            if grad_mask:
+                mask3 = views.reshape(views.broadcast_to(am, (B, H, L, S)), (B * H, L, S))
+                rest = build_mask(op, (B, H), L, S, None, key_padding_mask, False, attn_true_means_keep=False)
+                if rest is not None:
+                    mask3 = mask3 + tensor(rest.reshape(B * H, L, S))
+            else:
+                mask3 = tensor(mask.reshape(B * H, L, S)) if mask is not None else None
             q3, k3, v3 = (views.reshape(t, (B * H, t.shape[2], D)) for t in (q, k, v))
             out3, weights = attention_composed(q3, k3, v3, mask3, 1.0 / (D ** 0.5), p, self.generator)
             out = views.reshape(out3, (B, H, L, D))
             weights = views.reshape(weights, (B, H, L, S))
-            if average_attn_weights:
+            if not need_weights:
+                weights = None
+            elif average_attn_weights:
                 weights = weights.mean(1)
         else:
             # The combined mask is already additive (a float NumPy array).

@@ -9,7 +9,10 @@ product is the canonical batched GEMM over (batch·heads); transposed
 operands are strided views. With dropout_p > 0 the same steps are composed
 from differentiable operators with a dropout on P.
 
-Masks: a float mask is added to S; a boolean mask (a bool tensor, a NumPy
+Masks: a float mask is added to S (one that requires grad, such as a
+learned position bias, takes the composed path, whose backward gives the
+mask its gradient, summed over the dimensions it was broadcast along, as
+torch does); a boolean mask (a bool tensor, a NumPy
 bool array, or an int64 tensor read as nonzero) keeps the positions that are True, as torch's
 SDPA. ``key_padding_mask`` ([batch, S], True = ignore that key, as
 nn.MultiheadAttention) and ``is_causal`` combine with it. A row whose keys
@@ -229,15 +232,34 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     B = 1
     for b in batch:
         B *= b
-    mask_t = make_tensor(m.reshape(B, L, S)) if m is not None else None
     q3 = views.reshape(query, (B, L, E))
     k3 = views.reshape(key, (B, S, E))
     v3 = views.reshape(value, (B, S, value.shape[-1]))
+    if _mask_needs_grad(attn_mask):
+        # A float mask that wants a gradient (a learned bias such as a
+        # relative-position table): the same sum, attn_mask + the constant
+        # key-padding part, in differentiable ops, and the composed path,
+        # whose backward reaches the mask.
+        mask_t = views.reshape(views.broadcast_to(attn_mask, batch + (L, S)), (B, L, S))
+        rest = build_mask(op, batch, L, S, None, key_padding_mask, False)
+        if rest is not None:
+            mask_t = mask_t + make_tensor(rest.reshape(B, L, S))
+        out, _ = attention_composed(q3, k3, v3, mask_t, scale, dropout_p, generator)
+        return views.reshape(out, batch + (L, value.shape[-1]))
+    mask_t = make_tensor(m.reshape(B, L, S)) if m is not None else None
     if dropout_p > 0.0:
         out, _ = attention_composed(q3, k3, v3, mask_t, scale, dropout_p, generator)
     else:
         out = SdpaFn.apply(q3, k3, v3, mask=mask_t, scale=scale)
     return views.reshape(out, batch + (L, value.shape[-1]))
+
+
+def _mask_needs_grad(attn_mask) -> bool:
+    """A float32 attn_mask tensor that the graph must differentiate."""
+    from ..grad_mode import is_grad_enabled
+
+    return (isinstance(attn_mask, Tensor) and attn_mask.dtype is float32 and attn_mask.requires_grad
+            and is_grad_enabled())
 
 
 def attention_composed(q3, k3, v3, mask_t, scale, dropout_p=0.0, generator=None):
