@@ -17,8 +17,10 @@ public op on the best path in fast mode (output allocation, autograd
 bookkeeping and Python dispatch included), for reference.
 
 Interleaving: the measurement runs in --rounds rounds; in each round every
-cell (shape, layout, library) is timed once, one after the other, so a slow
-spell of the shared machine falls on all of them rather than on one library.
+cell (shape, layout, threads, library) is timed once, one after the other,
+so a slow spell of the shared machine falls on all of them rather than on
+one library; a shape and layout is timed at each thread count in turn, so
+that the two cells of a scaling ratio are seconds apart.
 A cell's timing runs the product enough times to last about --min-time
 seconds. The table gives, per cell, the median GFLOP/s over the rounds, and
 the ratio columns give the median over the rounds of that round's ratio to
@@ -37,6 +39,18 @@ torch with torch.set_num_threads, onemodel with compute.set_threads.
 thread), which on a shared machine leaves out the time other processes held
 the core; 2-thread rows always use the wall clock.
 
+Pause: --pause seconds (default 0.25) of untimed sleep come before every
+timing that follows one at more than one thread. numpy's OpenBLAS keeps its idle worker spinning on a core for about
+0.11 s after each product at 2 threads (measured here: the process used
+0.110 s of CPU while its main thread slept 0.2 s or 0.4 s after a 1024³
+product, 0 s at 1 thread), and torch's OpenMP workers spin for about 8 ms.
+On a 2-core machine whatever is timed right after them loses part of a
+core: without the pause onemodel's fast column, timed right after numpy's,
+scaled 1.28–1.61× at 2 threads at 1024³ while its exact column, timed after
+it, scaled 1.88–2.02×; with it both scaled 1.89–2.03×. onemodel's pool does
+not spin (0.0001 s of CPU in the same test). Timings that follow a
+1-thread timing get no pause: no library spins after those.
+
 Peak: `_core.peak_gflops(path, mode)`, a Rust loop of 12 independent
 accumulator chains per register lane doing one fma (fast) or one multiply
 and one add (exact) per step, no memory traffic; best of 5 runs of 0.2 s,
@@ -45,7 +59,7 @@ one thread.
 Usage:
     python benchmarks/bench_gemm.py [--quick] [--markdown FILE] [--extra-site DIR]
         [--shapes M K N [M K N ...]] [--layouts NN TN NT TT] [--threads 1 2]
-        [--paths avx512 avx2] [--rounds 3] [--clock thread]
+        [--paths avx512 avx2] [--rounds 3] [--clock thread] [--pause 0.25]
 """
 
 from __future__ import annotations
@@ -89,9 +103,12 @@ def blas_limited(threads: int):
 torch = None
 
 
-def rate_of(fn, flops, min_time, max_time, clock):
+def rate_of(fn, flops, min_time, max_time, clock, pause=0.0):
     """(GFLOP/s of one timing of `fn` lasting about min_time, whether only
-    the warm-up ran)."""
+    the warm-up ran), after `pause` seconds of untimed sleep (the module
+    docstring, "Pause")."""
+    if pause:
+        time.sleep(pause)
     t0 = clock()
     fn()
     warm = clock() - t0
@@ -140,6 +157,10 @@ def main():
                     help="thread: 1-thread rows are timed in CPU seconds of the calling thread "
                     "(time.thread_time), which on a shared machine leaves out the time other "
                     "processes hold the core; 2-thread rows always use the wall clock")
+    ap.add_argument("--pause", type=float, default=0.25,
+                    help="seconds of untimed sleep before every timing that follows one at more than one "
+                    "thread, so that a library's spinning idle threads (OpenBLAS: about 0.11 s) are not "
+                    "on a core during it")
     ap.add_argument("--markdown", default=None, help="also write the table to this file")
     ap.add_argument("--extra-site", default=None,
                     help="a site-packages directory appended to sys.path before importing torch (a torch installed elsewhere)")
@@ -176,7 +197,8 @@ def main():
         f"features {', '.join(om.compute.cpu_features())}; load average at start "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     out(f"clock: {'thread CPU time for 1-thread rows, wall for 2-thread rows' if args.clock == 'thread' else 'wall'}; "
-        f"{args.rounds} interleaved rounds, one timing of >= {args.min_time} s per cell per round")
+        f"{args.rounds} interleaved rounds, one timing of >= {args.min_time} s per cell per round, "
+        f"{args.pause} s of untimed sleep after each timing at more than one thread")
     out(f"numpy {np.__version__} (" + ", ".join(f"{b.get('internal_api')} {b.get('version')} {b.get('architecture')}"
                                               for b in blas) + ")"
         + (f", torch {torch.__version__}" if torch else ", torch not installed"))
@@ -191,6 +213,11 @@ def main():
     # cells[(threads, shape, layout)][name] -> list of (rate, single) per round
     cells = {}
     cases = [(t, s, lay) for t in args.threads for s in shapes for lay in args.layouts]
+    # Timed shape by shape and layout by layout, each at every thread count
+    # in turn: the 1- and 2-thread cells that a scaling ratio divides are
+    # then seconds apart, not a whole pass over the shapes.
+    timing_order = sorted(cases, key=lambda c: (shapes.index(c[1]), args.layouts.index(c[2]),
+                                                args.threads.index(c[0])))
     data = {}
     for (t, (m, k, n), lay) in cases:
         if (m, k, n, lay) not in data:
@@ -199,27 +226,34 @@ def main():
             B3, B2 = om_view3(b)
             data[(m, k, n, lay)] = (a, b, A3, B3, A2, B2, Tensor._empty((1, m, n)))
         cells[(t, (m, k, n), lay)] = {}
+    after_threads = [1]  # the thread count of the last timing
+
+    def timed(fn, flops, clock, threads):
+        pause = args.pause if after_threads[0] > 1 else 0.0
+        after_threads[0] = threads
+        return rate_of(fn, flops, args.min_time, args.max_time, clock, pause)
+
     try:
         for _ in range(args.rounds):
-            for (threads, (m, k, n), lay) in cases:
+            for (threads, (m, k, n), lay) in timing_order:
                 a, b, A3, B3, A2, B2, C = data[(m, k, n, lay)]
                 flops = 2.0 * m * k * n
                 clock = time.thread_time if (args.clock == "thread" and threads == 1) else time.perf_counter
                 cell = cells[(threads, (m, k, n), lay)]
                 with blas_limited(threads):
                     cell.setdefault("numpy", []).append(
-                        rate_of(lambda: np.matmul(a, b), flops, args.min_time, args.max_time, clock))
+                        timed(lambda: np.matmul(a, b), flops, clock, threads))
                 if torch:
                     torch.set_num_threads(threads)
                     ta, tb = torch.from_numpy(a), torch.from_numpy(b)
                     cell.setdefault("torch", []).append(
-                        rate_of(lambda: torch.matmul(ta, tb), flops, args.min_time, args.max_time, clock))
+                        timed(lambda: torch.matmul(ta, tb), flops, clock, threads))
                 om.compute.set_threads(threads)
                 if not args.no_om_matmul:
                     om.compute.set_kernel_path(best)
                     om.compute.set_mode("fast")
                     cell.setdefault("om.matmul", []).append(
-                        rate_of(lambda: om.matmul(A2, B2), flops, args.min_time, args.max_time, clock))
+                        timed(lambda: om.matmul(A2, B2), flops, clock, threads))
                 for path, mode in configs:
                     key = (path, mode, threads)
                     if key in cut and flops / (cut[key] * 1e9) > args.max_time:
@@ -227,7 +261,7 @@ def main():
                         continue
                     om.compute.set_kernel_path(path)
                     om.compute.set_mode(mode)
-                    r = rate_of(lambda: _core.matmul(C, A3, B3), flops, args.min_time, args.max_time, clock)
+                    r = timed(lambda: _core.matmul(C, A3, B3), flops, clock, threads)
                     if r[1]:
                         cut[key] = min(cut.get(key, r[0]), r[0])
                     cell.setdefault((path, mode), []).append(r)
