@@ -31,6 +31,12 @@ LAMBDAS = {
     "decay": lambda e: 0.95,
 }
 
+# CyclicLR's custom amplitude scales, by name (kwargs["scale_fn"]).
+SCALE_FNS = {
+    "inverse": lambda x: 1.0 / (x + 1.0),
+    "halving": lambda x: 0.5 ** x,
+}
+
 # name, scheduler, kwargs, optimizer, steps (and for the composites the children)
 SCHEDULES = [
     ("multiplicative", "MultiplicativeLR", {"lr_lambda": "decay"}, "SGD", 10),
@@ -49,6 +55,16 @@ SCHEDULES = [
                      ("StepLR", {"step_size": 2, "gamma": 0.5})], "milestones": [2, 5]}, "AdamW", 10),
     ("chained", "ChainedScheduler",
      {"schedulers": [("ConstantLR", {"factor": 0.1, "total_iters": 2}), ("ExponentialLR", {"gamma": 0.9})]}, "SGD", 8),
+    ("cyclic_triangular", "CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 4}, "SGD", 20),
+    ("cyclic_triangular2_uneven", "CyclicLR",
+     {"base_lr": [0.01, 0.002], "max_lr": [0.1, 0.05], "step_size_up": 3, "step_size_down": 5, "mode": "triangular2"}, "SGD", 26),
+    ("cyclic_exp_range_adamw", "CyclicLR",
+     {"base_lr": 0.001, "max_lr": 0.01, "step_size_up": 3, "mode": "exp_range", "gamma": 0.9, "base_momentum": 0.7,
+      "max_momentum": 0.95}, "AdamW", 14),
+    ("cyclic_no_momentum", "CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 2, "cycle_momentum": False}, "SGD", 9),
+    ("cyclic_scale_fn_iterations", "CyclicLR",
+     {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 3, "scale_fn": "inverse", "scale_mode": "iterations"}, "SGD", 12),
+    ("cyclic_scale_fn_cycle", "CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 2, "scale_fn": "halving"}, "AdamW", 12),
 ]
 
 # ReduceLROnPlateau: metric sequences and kwargs
@@ -68,10 +84,18 @@ def build_schedule(lib, cls_name, kwargs, opt):
         if cls_name == "ChainedScheduler":
             return sched_mod.ChainedScheduler(kw["schedulers"])
         return getattr(sched_mod, cls_name)(opt, **kw)
+    if "scale_fn" in kw:
+        kw["scale_fn"] = SCALE_FNS[kw["scale_fn"]]
     if "lr_lambda" in kw:
         lam = kw["lr_lambda"]
         kw["lr_lambda"] = [LAMBDAS[x] for x in lam] if isinstance(lam, list) else LAMBDAS[lam]
     return getattr(sched_mod, cls_name)(opt, **kw)
+
+
+def momenta(opt):
+    """Each group's momentum (SGD) or beta1 (Adam family): what CyclicLR
+    and OneCycleLR cycle."""
+    return [float(g["betas"][0]) if "betas" in g else float(g["momentum"]) for g in opt.param_groups]
 
 
 def make_optimizer(lib, kind):

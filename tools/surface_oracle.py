@@ -225,11 +225,13 @@ def schedules() -> None:
         opt = oc.make_optimizer(torch, opt_name)
         sched = oc.build_schedule(torch, cls_name, kwargs, opt)
         seq = [[float(x) for x in sched.get_last_lr()]]
+        mom = [oc.momenta(opt)]
         for _ in range(steps):
             opt.step()
             sched.step()
             seq.append([float(x) for x in sched.get_last_lr()])
-        out.append({"name": name, "values": seq})
+            mom.append(oc.momenta(opt))
+        out.append({"name": name, "values": seq, "momenta": mom})
     plateau = []
     for name, kwargs, metrics in oc.PLATEAU:
         opt = oc.make_optimizer(torch, "SGD")

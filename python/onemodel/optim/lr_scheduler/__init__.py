@@ -2,7 +2,7 @@
 values): LambdaLR, MultiplicativeLR, StepLR, MultiStepLR, ConstantLR,
 LinearLR, ExponentialLR, SequentialLR, PolynomialLR, CosineAnnealingLR,
 ChainedScheduler, ReduceLROnPlateau, CosineAnnealingWarmRestarts,
-OneCycleLR.
+OneCycleLR, CyclicLR.
 
 Each ``step()`` computes the new rates with torch's own formulas in the
 same order (the recursive "chainable" forms where torch uses them, the
@@ -17,13 +17,14 @@ from __future__ import annotations
 from .annealing import CosineAnnealingLR, CosineAnnealingWarmRestarts, OneCycleLR
 from .base import LRScheduler, _LRScheduler
 from .composite import ChainedScheduler, SequentialLR
+from .cyclic import CyclicLR
 from .factor import ConstantLR, ExponentialLR, LambdaLR, LinearLR, MultiplicativeLR, MultiStepLR, PolynomialLR, StepLR
 from .plateau import ReduceLROnPlateau
 
 __all__ = [
     "LRScheduler", "_LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
     "ExponentialLR", "SequentialLR", "PolynomialLR", "CosineAnnealingLR", "ChainedScheduler", "ReduceLROnPlateau",
-    "CosineAnnealingWarmRestarts", "OneCycleLR",
+    "CosineAnnealingWarmRestarts", "OneCycleLR", "CyclicLR",
 ]
 
 # The classes live in the submodules by family; they keep the public module
