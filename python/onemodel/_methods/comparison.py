@@ -101,6 +101,36 @@ class ComparisonMethods:
     def bitwise_not(self) -> Tensor:
         return _ops.compare.bitwise_not(self)
 
+    def bitwise_left_shift(self, other) -> Tensor:
+        return _ops.compare.bitwise_left_shift(self, other)
+
+    def bitwise_right_shift(self, other) -> Tensor:
+        return _ops.compare.bitwise_right_shift(self, other)
+
+    def bitwise_left_shift_(self, other) -> Tensor:
+        return _ops.compare.bitwise_left_shift_(self, other)
+
+    def bitwise_right_shift_(self, other) -> Tensor:
+        return _ops.compare.bitwise_right_shift_(self, other)
+
+    def __lshift__(self, other) -> Tensor:
+        return _ops.compare.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other) -> Tensor:
+        return _ops.compare.bitwise_left_shift(other, self)
+
+    def __rshift__(self, other) -> Tensor:
+        return _ops.compare.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other) -> Tensor:
+        return _ops.compare.bitwise_right_shift(other, self)
+
+    def __ilshift__(self, other) -> Tensor:
+        return _ops.compare.bitwise_left_shift_(self, other)
+
+    def __irshift__(self, other) -> Tensor:
+        return _ops.compare.bitwise_right_shift_(self, other)
+
     def __and__(self, other) -> Tensor:
         return _ops.compare.bitwise_and(self, other)
 

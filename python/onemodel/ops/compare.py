@@ -215,6 +215,38 @@ def bitwise_xor(input, other) -> Tensor:
     return _bitwise(np.bitwise_xor, "bitwise_xor", input, other)
 
 
+def _shift_left(x, n, out):
+    """torch's int64 ``x << n``: the bits shifted as unsigned (so the
+    result wraps), 0 for a count below 0 or of 64 and more."""
+    in_range = (n >= 0) & (n < 64)
+    shifted = np.left_shift(np.asarray(x).astype(np.uint64), np.where(in_range, n, 0).astype(np.uint64))
+    np.copyto(out, np.where(in_range, shifted.astype(np.int64), np.int64(0)))
+
+
+def _shift_right(x, n, out):
+    """torch's int64 ``x >> n``: arithmetic (the sign fills), and for a
+    count below 0 or of 64 and more the sign alone (x >> 63)."""
+    in_range = (n >= 0) & (n < 64)
+    np.copyto(out, np.right_shift(x, np.where(in_range, n, 63)))
+
+
+def _shift(fn, op: str, a, b) -> Tensor:
+    if common_dtype(op, a, b) is float32:
+        raise TypeError(f"{op}: only int64 (and bool) operands are supported, got float32")
+    return _elementwise(fn, op, a, b, compute=int64, out_dtype=int64)
+
+
+def bitwise_left_shift(input, other) -> Tensor:
+    """``<<`` on int64 (bool operands read as 0/1): torch's wrap-around
+    and out-of-range counts (0)."""
+    return _shift(_shift_left, "bitwise_left_shift", input, other)
+
+
+def bitwise_right_shift(input, other) -> Tensor:
+    """``>>`` on int64: arithmetic, out-of-range counts give the sign."""
+    return _shift(_shift_right, "bitwise_right_shift", input, other)
+
+
 def bitwise_not(input: Tensor) -> Tensor:
     """``~``: logical not of a bool tensor, bitwise not of an int64 one."""
     if not isinstance(input, Tensor):
@@ -253,6 +285,14 @@ def bitwise_or_(self, other):
 
 def bitwise_xor_(self, other):
     return _inplace_logic(bitwise_xor, "bitwise_xor_", self, other)
+
+
+def bitwise_left_shift_(self, other):
+    return _inplace_logic(bitwise_left_shift, "bitwise_left_shift_", self, other)
+
+
+def bitwise_right_shift_(self, other):
+    return _inplace_logic(bitwise_right_shift, "bitwise_right_shift_", self, other)
 
 
 # -- reductions of truth values -----------------------------------------------------
