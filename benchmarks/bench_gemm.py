@@ -47,8 +47,9 @@ product, 0 s at 1 thread), and torch's OpenMP workers spin for about 8 ms.
 On a 2-core machine whatever is timed right after them loses part of a
 core: without the pause onemodel's fast column, timed right after numpy's,
 scaled 1.28–1.61× at 2 threads at 1024³ while its exact column, timed after
-it, scaled 1.88–2.02×; with it both scaled 1.89–2.03×. onemodel's pool does
-not spin (0.0001 s of CPU in the same test). Timings that follow a
+it, scaled 1.88–2.02× (docs/performance.md, "2026-12-06, night"); with a
+pause fast scaled 1.80–1.93×. onemodel's pool does not spin (0.0001 s of
+CPU in the same test). Timings that follow a
 1-thread timing get no pause: no library spins after those.
 
 Peak: `_core.peak_gflops(path, mode)`, a Rust loop of 12 independent
