@@ -196,6 +196,7 @@ from .ops.rearrange import (
 )
 from .ops.scan import cummax, cummin, cumprod, cumsum
 from .ops.sort import argsort, kthvalue, median, msort, sort, topk, unique
+from .ops.quantile import nanquantile, quantile
 from .ops.linalg import bmm, linear, matmul, mm
 from .ops.rnn import gru_layer, lstm_layer
 from .ops.reduce import (
@@ -366,7 +367,7 @@ __all__ = [
     "index_copy", "index_fill", "index_put", "index_select", "inference_mode", "initial_seed", "int16",
     "int32", "int64", "int8", "is_deterministic_algorithms_warn_only_enabled", "is_floating_point",
     "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "isclose", "isfinite", "isinf", "isnan",
-    "isneginf", "isposinf", "jit", "kthvalue", "le", "less", "less_equal", "linalg", "linear", "linspace",
+    "isneginf", "isposinf", "jit", "kthvalue", "nanquantile", "quantile", "le", "less", "less_equal", "linalg", "linear", "linspace",
     "load", "log", "log_softmax", "logical_and", "logical_not", "logical_or", "logical_xor", "logspace",
     "logsumexp", "long", "lstm_layer", "lt", "manual_seed", "masked_fill", "masked_scatter", "masked_select",
     "matmul", "max", "maximum", "mean", "median", "memory_format", "min", "minimum", "mm", "moveaxis",

@@ -97,6 +97,12 @@ class ReductionMethods:
     def median(self, dim=None, keepdim: bool = False) -> Any:
         return _ops.sort.median(self, dim, keepdim)
 
+    def quantile(self, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
+        return _ops.quantile.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
+        return _ops.quantile.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
     def unique(self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim=None) -> Any:  # noqa: A002
         return _ops.sort.unique(self, sorted, return_inverse, return_counts, dim)
 
