@@ -286,7 +286,7 @@ from .ops.views import (
     transpose,
     unsqueeze,
 )
-from . import autograd, compute, functional, gradcheck, linalg, nn, optim, return_types
+from . import autograd, compute, functional, gradcheck, linalg, nn, optim, return_types, special
 from .serialization import load, save
 
 # The program surface torch programs expect (docs/porting.md): runtime
@@ -367,7 +367,7 @@ __all__ = [
     "index_copy", "index_fill", "index_put", "index_select", "inference_mode", "initial_seed", "int16",
     "int32", "int64", "int8", "is_deterministic_algorithms_warn_only_enabled", "is_floating_point",
     "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "isclose", "isfinite", "isinf", "isnan",
-    "isneginf", "isposinf", "jit", "kthvalue", "nanquantile", "quantile", "le", "less", "less_equal", "linalg", "linear", "linspace",
+    "isneginf", "isposinf", "jit", "kthvalue", "nanquantile", "quantile", "special", "le", "less", "less_equal", "linalg", "linear", "linspace",
     "load", "log", "log_softmax", "logical_and", "logical_not", "logical_or", "logical_xor", "logspace",
     "logsumexp", "long", "lstm_layer", "lt", "manual_seed", "masked_fill", "masked_scatter", "masked_select",
     "matmul", "max", "maximum", "mean", "median", "memory_format", "min", "minimum", "mm", "moveaxis",

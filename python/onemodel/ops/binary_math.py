@@ -8,7 +8,8 @@ hypot, lerp, addcmul, addcdiv, xlogy and logit, each with torch's backward
 * hypot: g·x/y and g·o/y with y the result;
 * lerp: g·(1 − w), g·w, and g·(end − start) to a tensor weight;
 * addcmul: g, (g·t2)·v, (g·t1)·v; addcdiv: g, g·(v/t2), (((−g)·v)·t1)/(t2·t2);
-* xlogy: g·log(y) where x ≠ 0 (else 0) and g·x/y; logit: g/(x·(1 − x)),
+* xlogy: xlogy(g, y) = g·log(y) (0 where g = 0, NaN where y is NaN), set
+  to 0 where x = 0 and y ≤ 0, and g·x/y; logit: g/(x·(1 − x)),
   NaN outside [0, 1] (0 outside [eps, 1 − eps] with eps).
 
 The forward formulas are torch's CPU kernels' in binary32 without
@@ -246,6 +247,14 @@ def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:
 
 # -- xlogy, logit ----------------------------------------------------------------------
 
+def _x_log_backward(gg, a, b, lb, pole=np.float32(0)):
+    """torch's gradient to x of x·log(y) (x·log1p(y) with pole −1):
+    xlogy(g, log's argument) — NaN where y is NaN, 0 where g is 0, else
+    g·log — then 0 where x = 0 and y ≤ the pole (derivatives.yaml)."""
+    d = np.where(np.isnan(b), np.float32(np.nan), np.where(gg == 0, np.float32(0), gg * lb))
+    return np.where((a == 0) & (b <= pole), np.float32(0), d)
+
+
 class Xlogy(Function):
     def forward(self, x, y):
         log_y = unary_kernel("log", y)
@@ -258,8 +267,7 @@ class Xlogy(Function):
         (sx, _), (sy, _) = self.input_meta
         gx = gy = None
         if self.needs_input_grad[0]:
-            slope = compute("xlogy", lambda a, b, lb: np.where(np.isnan(b), np.float32(np.nan), np.where(a != 0, lb, np.float32(0))), [x, y, log_y], float32)
-            gx = sum_to(_mul(g, slope), sx)
+            gx = sum_to(compute("xlogy_backward", _x_log_backward, [g, x, y, log_y], float32), sx)
         if self.needs_input_grad[1]:
             gy = sum_to(binary_kernel("div", _mul(g, x), y), sy)
         return gx, gy
