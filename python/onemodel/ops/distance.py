@@ -6,30 +6,56 @@ sums (increasing element order, rounded once):
   other p: (Σ |x|^p)^(1/p);
 * cosine_similarity(a, b, dim, eps) = Σ (a / max(‖a‖, eps)) · (b / max(‖b‖, eps))
   (torch's order: each input normalised first);
-* pairwise_distance(a, b, p, eps) = ‖a − b + eps‖_p over the last dim."""
+* pairwise_distance(a, b, p, eps) = ‖a − b + eps‖_p over the last dim.
+
+Where a norm is 0 its gradient is 0 (torch's subgradient), so a zero
+vector gets torch's finite gradient through max(‖x‖, eps) instead of NaN."""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from .._kernels import binary_kernel, unary_kernel
 from .._shape import norm_dim
-from ..tensor import Tensor
+from ..autograd.function import Function
+from ..tensor import Tensor, float32
 from . import reduce
+from .npwise import compute
 from .operands import check_float
-from .pointwise import abs as _abs, pow as _pow, sqrt
+from .pointwise import _binary_p, _unary_p, abs as _abs, pow as _pow
 from .selection import clamp
+
+
+class _RootZeroSafe(Function):
+    """The root of a norm, s^(1/p) (sqrt for p = 2), with its usual
+    backward except where s = 0: there the gradient is 0, torch's norm
+    subgradient (its norm backward masks norm == 0), not 0·inf = NaN. The
+    forward is the same kernel as sqrt / pow, so the same bits."""
+
+    def forward(self, s, p: float):
+        self.p = p
+        y = unary_kernel("sqrt", s) if p == 2 else _unary_p("pow", s, 1.0 / p)
+        self.save_for_backward(s, y)
+        return y
+
+    def backward(self, g):
+        s, y = self.saved_tensors
+        d = binary_kernel("sqrt_backward", g, y) if self.p == 2 else _binary_p("pow_backward", g, s, 1.0 / self.p)
+        return compute("norm_backward", lambda dd, ss: np.where(ss == 0, np.float32(0), dd), [d, s], float32)
 
 
 def _norm(x: Tensor, p: float, dim: int, keepdim: bool) -> Tensor:
     if p == 2:
-        return sqrt(reduce.sum(x.square(), dim, keepdim))
+        return _RootZeroSafe.apply(reduce.sum(x.square(), dim, keepdim), 2.0)
     if p == 1:
         return reduce.sum(_abs(x), dim, keepdim)
     if math.isinf(p):
         raise ValueError("norm: p = inf is not supported here (use amax of abs)")
     if p <= 0:
         raise ValueError(f"norm: p must be positive, got {p}")
-    return _pow(reduce.sum(_pow(_abs(x), p), dim, keepdim), 1.0 / p)
+    return _RootZeroSafe.apply(reduce.sum(_pow(_abs(x), p), dim, keepdim), float(p))
 
 
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:

@@ -163,6 +163,11 @@ special_expm1, special_exp2, special_log1p, special_erfc, special_erfinv = expm1
 
 # -- atan2 ------------------------------------------------------------------------------
 
+def _atan2_recip(a, b):
+    s = a * a + b * b
+    return np.where(s == 0, F32(0), F32(1) / s)
+
+
 class Atan2(Function):
     def forward(self, y, x):
         self.save_for_backward(y, x)
@@ -173,7 +178,10 @@ class Atan2(Function):
 
         y, x = self.saved_tensors
         (sy, _), (sx, _) = self.input_meta
-        recip = _np("atan2_backward", lambda a, b: F32(1) / (a * a + b * b), y, x)
+        # torch 2.x: 1/(y² + x²), set to 0 where that sum is exactly 0 (at
+        # the origin, or where both squares underflow), so the gradient
+        # there is ±0, not NaN; a subnormal sum still gives ±inf.
+        recip = _np("atan2_backward", _atan2_recip, y, x)
         gy = sum_to(_np("atan2_backward", lambda gg, b, r: gg * b * r, g, x, recip), sy) if self.needs_input_grad[0] else None
         gx = sum_to(_np("atan2_backward", lambda gg, a, r: gg * -a * r, g, y, recip), sx) if self.needs_input_grad[1] else None
         return gy, gx
