@@ -55,3 +55,14 @@ def test_cosine_similarity_with_a_zero_vector():
     want = float(np.float32(1 / math.sqrt(3)) / np.float32(1e-8))
     np.testing.assert_allclose(a.grad.numpy(), [want] * 3, rtol=1e-6)
     assert b.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_sinc_gradient_is_zero_where_x_squared_underflows():
+    # sinc'(x) = (πx·cos πx − sin πx)/(πx²): 0/0 once x² underflows; torch
+    # masks where x·x·π == 0. At 0.25 the formula holds (no cancellation).
+    x = leaf([0.0, 1e-30, -1e-30, 1e-45, 0.25])
+    om.sinc(x).sum().backward()
+    g = x.grad.tolist()
+    assert g[:4] == [0.0, 0.0, 0.0, 0.0]
+    px = math.pi * 0.25
+    assert g[4] == pytest.approx((px * math.cos(px) - math.sin(px)) / (math.pi * 0.25 ** 2), rel=1e-5)

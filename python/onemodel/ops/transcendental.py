@@ -251,7 +251,9 @@ class Sinc(Function):
         (x,) = self.saved_tensors
         px = _np("sinc", lambda v: _PI * v, x)
         s, c = _u("sin", px), _u("cos", px)
-        fn = lambda gg, v, p, sv, cv: gg * np.where(v == 0, F32(0), (p * cv - sv) / (p * v))  # noqa: E731
+        # 0 where torch's denominator x·x·π is 0 — at 0 and wherever x²
+        # underflows (|x| < 2e-23), which would otherwise give 0/0 = NaN.
+        fn = lambda gg, v, p, sv, cv: gg * np.where(v * v * _PI == 0, F32(0), (p * cv - sv) / (p * v))  # noqa: E731
         return _np("sinc_backward", fn, g, x, px, s, c)
 
 
