@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from ..optimizer import Optimizer
-from .base import LRScheduler, _format_param
+from .base import LRScheduler, _cycled_momentum, _format_param, _set_momentum
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -167,19 +167,7 @@ class OneCycleLR(LRScheduler):
 
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in optimizer.defaults
-            max_momentums = _format_param("max_momentum", optimizer, max_momentum)
-            base_momentums = _format_param("base_momentum", optimizer, base_momentum)
-            if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+            self.use_beta1 = _cycled_momentum(optimizer, base_momentum, max_momentum, last_epoch, max_first=True)[0]
         super().__init__(optimizer, last_epoch)
 
     def _anneal(self, start, end, pct):
@@ -206,8 +194,5 @@ class OneCycleLR(LRScheduler):
                 start_step = phase["end_step"]
             lrs.append(computed_lr)
             if self.cycle_momentum:
-                if self.use_beta1:
-                    group["betas"] = (computed_momentum, *group["betas"][1:])
-                else:
-                    group["momentum"] = computed_momentum
+                _set_momentum(group, computed_momentum, self.use_beta1)
         return lrs

@@ -17,6 +17,36 @@ def _format_param(name: str, optimizer: Optimizer, param) -> list:
     return [param] * len(optimizer.param_groups)
 
 
+def _cycled_momentum(optimizer: Optimizer, base_momentum, max_momentum, last_epoch: int, max_first: bool) -> tuple:
+    """OneCycleLR's and CyclicLR's momentum set-up (torch's): whether the
+    optimizer's momentum is Adam's beta1, and each group's base and max
+    momentum; a fresh schedule starts every group at its max momentum.
+    ``max_first``: check max_momentum's length first (OneCycleLR's order,
+    so a bad pair of lists names the one torch names)."""
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+    use_beta1 = "betas" in optimizer.defaults
+    if max_first:
+        max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+    base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+    if not max_first:
+        max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+    if last_epoch == -1:
+        for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups):
+            _set_momentum(group, m_momentum, use_beta1)
+            group["max_momentum"] = m_momentum
+            group["base_momentum"] = b_momentum
+    return use_beta1, base_momentums, max_momentums
+
+
+def _set_momentum(group: dict, value, use_beta1: bool) -> None:
+    """Write a cycled momentum: Adam's beta1 or SGD's momentum."""
+    if use_beta1:
+        group["betas"] = (value, *group["betas"][1:])
+    else:
+        group["momentum"] = value
+
+
 class LRScheduler:
     """Base: ``base_lrs`` (each group's ``initial_lr``), ``last_epoch``,
     ``step(epoch=None)``, ``get_last_lr()``, ``state_dict()`` /

@@ -8,7 +8,7 @@ import types
 from functools import partial
 
 from ..optimizer import Optimizer
-from .base import LRScheduler, _format_param
+from .base import LRScheduler, _cycled_momentum, _format_param, _set_momentum
 
 
 class CyclicLR(LRScheduler):
@@ -59,19 +59,8 @@ class CyclicLR(LRScheduler):
         self._init_scale_fn()
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in optimizer.defaults
-            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
-            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
-            if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+            self.use_beta1, self.base_momentums, self.max_momentums = _cycled_momentum(
+                optimizer, base_momentum, max_momentum, last_epoch, max_first=False)
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 
@@ -111,11 +100,7 @@ class CyclicLR(LRScheduler):
             for group, base_momentum, max_momentum in zip(self.optimizer.param_groups, self.base_momentums,
                                                           self.max_momentums):
                 base_height = (max_momentum - base_momentum) * scale_factor
-                momentum = max_momentum - base_height * self.scale_fn(at)
-                if self.use_beta1:
-                    group["betas"] = (momentum, *group["betas"][1:])
-                else:
-                    group["momentum"] = momentum
+                _set_momentum(group, max_momentum - base_height * self.scale_fn(at), self.use_beta1)
         return lrs
 
     def state_dict(self) -> dict:
