@@ -32,7 +32,7 @@ class Resize2dFn(Function):
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None, antialias=False) -> Tensor:
     op = "interpolate"
     check_float(op, input=input)
-    if mode in ("area", "nearest-exact", "bicubic", "linear") or input.ndim == 3:
+    if mode in ("area", "nearest-exact", "bicubic", "linear", "trilinear") or input.ndim in (3, 5):
         return _interpolate_more(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
     if input.ndim != 4:
         raise ValueError(f"{op}: only 4-D (N, C, H, W) input is supported, got shape {tuple(input.shape)}")
@@ -60,7 +60,8 @@ def output_size(op: str, input, size, scale_factor, keep_scales: bool) -> tuple:
     return tuple(shape[2:]), tuple(scales)
 
 
-_MODE_RANKS = {"nearest": (3, 4), "nearest-exact": (3, 4), "area": (3, 4), "linear": (3,), "bilinear": (4,), "bicubic": (4,)}
+_MODE_RANKS = {"nearest": (3, 4, 5), "nearest-exact": (3, 4), "area": (3, 4), "linear": (3,), "bilinear": (4,), "bicubic": (4,),
+               "trilinear": (5,)}
 
 
 def _interpolate_more(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias) -> Tensor:
@@ -68,10 +69,10 @@ def _interpolate_more(input, size, scale_factor, mode, align_corners, recompute_
     from .resize_modes import interpolate_more
 
     op = "interpolate"
-    if mode not in _MODE_RANKS and mode != "trilinear":
-        raise ValueError(f"{op}: mode {mode!r} is not supported (nearest, nearest-exact, area, linear, bilinear, bicubic)")
-    if mode == "trilinear" or input.ndim not in _MODE_RANKS[mode]:
-        raise NotImplementedError(f"{op}: got a {input.ndim}D input for mode {mode!r} (onemodel: nearest/nearest-exact/area take 3-D or 4-D, linear 3-D, bilinear/bicubic 4-D)")
+    if mode not in _MODE_RANKS:
+        raise ValueError(f"{op}: mode {mode!r} is not supported (nearest, nearest-exact, area, linear, bilinear, bicubic, trilinear)")
+    if input.ndim not in _MODE_RANKS[mode]:
+        raise NotImplementedError(f"{op}: got a {input.ndim}D input for mode {mode!r} (onemodel: nearest takes 3-D, 4-D or 5-D, nearest-exact/area 3-D or 4-D, linear 3-D, bilinear/bicubic 4-D, trilinear 5-D)")
     if mode in ("nearest", "nearest-exact", "area") and align_corners is not None:
         raise ValueError(f"{op}: align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear")
     if antialias:

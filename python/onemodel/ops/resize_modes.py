@@ -1,6 +1,8 @@
 """interpolate's other modes and ranks: 'nearest' and 'linear' of 3-D
-inputs (the 2-D kernels over a height-1 plane), 'nearest-exact' (3-D and
-4-D), 'area' (adaptive average pooling, as torch) and 'bicubic' (4-D).
+inputs (the 2-D kernels over a height-1 plane), 'nearest' and
+'trilinear' of 5-D inputs (the 2-D kernel over H, W, then the 1-D path
+along D), 'nearest-exact' (3-D and 4-D), 'area' (adaptive average
+pooling, as torch) and 'bicubic' (4-D).
 
 'nearest-exact' reads source floor((dst + 0.5)·scale); 'bicubic' is torch's
 separable cubic convolution (A = −0.75, four taps per dim, indices clamped
@@ -34,6 +36,25 @@ def _nearest_exact_index(in_size: int, out_size: int, scale) -> np.ndarray:
     dst = np.arange(out_size, dtype=np.float32)
     idx = np.floor((dst + np.float32(0.5)) * s).astype(np.int64)
     return np.minimum(idx, in_size - 1)
+
+
+def _volume(input: Tensor, out_size: tuple, scales: tuple, mode: str, align_corners) -> Tensor:
+    """'trilinear' and 'nearest' of a 5-D input, separably: the 2-D kernel
+    over (H, W) with depth folded into the channels, then the 1-D path
+    along D. torch's trilinear nests the same way (D's two terms outermost,
+    each an H combination of W combinations), and nearest picks per dim."""
+    from .resize import Resize2dFn
+
+    n, c, d, h, w = input.shape
+    od, oh, ow = out_size
+    kernel_mode = "bilinear" if mode == "trilinear" else "nearest"
+    align = bool(align_corners)
+    x = views.reshape(input, (n, c * d, h, w))
+    x = Resize2dFn.apply(x, (oh, ow), kernel_mode, align, (scales[1], scales[2]))
+    # Depth last, as a row of a height-1 plane: [n, c·oh·ow, 1, d].
+    x = views.reshape(views.transpose(views.reshape(x, (n, c, d, oh * ow)), 2, 3), (n, c * oh * ow, 1, d))
+    x = Resize2dFn.apply(x, (1, od), kernel_mode, align, (None, scales[0]))
+    return views.reshape(views.transpose(views.reshape(x, (n, c, oh * ow, od)), 2, 3), (n, c, od, oh, ow))
 
 
 def _gather(x: Tensor, dim: int, idx: np.ndarray) -> Tensor:
@@ -99,6 +120,8 @@ def interpolate_more(input: Tensor, out_size: tuple, scales: tuple, mode: str, a
     if mode == "bicubic":
         x = _cubic_along(input, 3, out_size[1], bool(align_corners), scales[1])
         return _cubic_along(x, 2, out_size[0], bool(align_corners), scales[0])
+    if nd == 3:
+        return _volume(input, out_size, scales, mode, align_corners)
     # 'nearest' / 'linear' of a 3-D input: the 2-D kernels on a height-1 plane.
     plane = views.unsqueeze(input, 2)
     kernel_mode = "bilinear" if mode == "linear" else "nearest"
