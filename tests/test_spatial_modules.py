@@ -158,7 +158,7 @@ BAD = [
     (lambda: F.max_pool2d(om.randn(1, 1, 2, 2), 3), r"max_pool2d.*larger than the padded input.*\(1, 1, 2, 2\)"),
     (lambda: F.max_pool2d(om.randn(1, 1, 6, 6), 2, padding=2), r"max_pool2d.*at most half"),
     (lambda: F.avg_pool2d(om.randn(4), 2), r"avg_pool2d.*\(4,\)"),
-    (lambda: F.interpolate(om.randn(1, 2, 3, 3, 3), size=4), r"interpolate.*\(1, 2, 3, 3, 3\)"),
+    (lambda: F.interpolate(om.randn(1, 2, 3, 3, 3, 3), size=4), r"interpolate.*\(1, 2, 3, 3, 3, 3\)"),
     (lambda: F.interpolate(om.randn(1, 1, 3, 3), size=4, mode="bogus"), r"interpolate.*bogus"),
     (lambda: F.interpolate(om.randn(1, 1, 3, 3), size=4, align_corners=True), r"interpolate.*align_corners"),
     (lambda: F.batch_norm(om.randn(1, 3), None, None, training=True), r"batch_norm.*more than 1 value.*\(1, 3\)"),
