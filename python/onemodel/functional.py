@@ -127,9 +127,9 @@ __all__ += ["fold", "unfold", "alpha_dropout", "bilinear", "feature_alpha_dropou
 from .ops.misc_surface import channel_shuffle  # noqa: E402
 
 __all__ += ["channel_shuffle"]
-from .ops.volumetric import adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, conv3d, max_pool3d  # noqa: E402
+from .ops.volumetric import adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, conv3d, conv_transpose3d, max_pool3d  # noqa: E402
 
-__all__ += ["adaptive_avg_pool3d", "adaptive_max_pool3d", "avg_pool3d", "conv3d", "max_pool3d"]
+__all__ += ["adaptive_avg_pool3d", "adaptive_max_pool3d", "avg_pool3d", "conv3d", "conv_transpose3d", "max_pool3d"]
 # Activations and element-wise math (the math work; ops/activation.py).
 from .ops.activation import (  # noqa: E402
     glu,

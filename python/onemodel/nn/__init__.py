@@ -113,7 +113,7 @@ from .extra_layers import (
     Unfold,
 )
 from .extra_losses import GaussianNLLLoss, MultiLabelMarginLoss, MultiMarginLoss
-from .volumetric import AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d, Conv3d, InstanceNorm3d, MaxPool3d
+from .volumetric import AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d, Conv3d, ConvTranspose3d, InstanceNorm3d, MaxPool3d
 from .transformer import Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
 
 # `import onemodel.nn.functional as F` finds the one functional module (the
@@ -141,7 +141,7 @@ __all__ = [
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "Fold", "Unfold", "RMSNorm", "LocalResponseNorm", "LPPool1d", "LPPool2d",
     "MaxUnpool1d", "MaxUnpool2d", "Bilinear", "Softmax2d", "AlphaDropout", "FeatureAlphaDropout", "LazyLinear",
     "MultiMarginLoss", "MultiLabelMarginLoss", "GaussianNLLLoss", "ZeroPad3d", "ChannelShuffle",
-    "Conv3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "BatchNorm3d", "InstanceNorm3d",
+    "Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "BatchNorm3d", "InstanceNorm3d",
     "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "PReLU", "ReLU6", "RReLU", "SiLU", "Softmin",
     "Softshrink", "Softsign", "Tanhshrink", "Threshold", "CELU", "ELU", "SELU", "LogSigmoid", "Mish", "Softplus",
 ]

@@ -1,4 +1,4 @@
-"""The 3-D layers: Conv3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d,
+"""The 3-D layers: Conv3d, ConvTranspose3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d,
 AdaptiveMaxPool3d, BatchNorm3d, InstanceNorm3d (the functional forms in
 ops/volumetric.py; the norms are the existing batch/instance norm over
 5-D inputs)."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import functional as F
-from .conv import _Conv
+from .conv import _Conv, _ConvTransposeNd
 from ..tensor import Tensor
 from .module import Module
 from .normalization import _BatchNorm, _InstanceNorm
@@ -17,6 +17,10 @@ from .pooling import _AvgPoolNd, _MaxPoolNd
 
 class Conv3d(_Conv):
     _op, _dims, _fn = "Conv3d", 3, "conv3d"
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _op, _dims, _fn = "ConvTranspose3d", 3, "conv_transpose3d"
 
 
 class MaxPool3d(_MaxPoolNd):

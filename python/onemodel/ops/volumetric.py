@@ -1,5 +1,5 @@
 """3-D (volumetric) convolution and pooling as compositions: conv3d,
-max_pool3d, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d.
+conv_transpose3d, max_pool3d, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d.
 
 conv3d is im2col and one canonical GEMM per group: the (zero-padded)
 input's windows are gathered into [N, C·kd·kh·kw, L] (backward: the indexing
@@ -96,6 +96,60 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     w = weight.reshape(groups, c_out // groups, cg * kk)
     out = matmul(w, cols)  # [N, G, Og, L]
     out = out.reshape(n, c_out, *outs)
+    if bias is not None:
+        out = out + bias.reshape(1, c_out, 1, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, output_padding=0,
+                     groups: int = 1, dilation=1) -> Tensor:
+    """torch.nn.functional.conv_transpose3d (weight [in, out/groups, kd, kh,
+    kw]): per group one canonical GEMM ``Wᵀ·x`` gives every input
+    position's contribution to its kd·kh·kw output taps; the taps are added
+    into the output grid in (tap, input position) order (``index_add``, its
+    backward the matching gather), then ``padding`` is cropped from both
+    ends and the bias added."""
+    from .linalg import matmul
+    from .scatter import index_add
+
+    op = "conv_transpose3d"
+    check_float(op, input=input, weight=weight, bias=bias)
+    x, unbatched = _batched(op, input)
+    if weight.ndim != 5:
+        raise ValueError(f"{op}: weight must be 5-D [in, out/groups, kd, kh, kw], got shape {tuple(weight.shape)}")
+    c_in, og, *k = weight.shape
+    groups = int(groups)
+    if groups < 1 or x.shape[1] != c_in or c_in % groups:
+        raise ValueError(f"{op}: input of shape {tuple(input.shape)} and weight of shape {tuple(weight.shape)} do not match groups={groups}")
+    c_out = og * groups
+    if bias is not None and tuple(bias.shape) != (c_out,):
+        raise ValueError(f"{op}: bias of shape {tuple(bias.shape)} does not match out_channels {c_out}")
+    st = triple(op, "stride", stride, 1)
+    dl = triple(op, "dilation", dilation, 1)
+    pd = triple(op, "padding", padding, 0)
+    opad = triple(op, "output_padding", output_padding, 0)
+    for i in range(3):
+        if opad[i] >= max(st[i], dl[i]):
+            raise ValueError(f"{op}: output padding must be smaller than either stride or dilation, got output_padding={opad}, "
+                             f"stride={st}, dilation={dl}")
+    n = x.shape[0]
+    sizes = tuple(x.shape[2:])
+    outs = tuple(_core.conv_transpose_size(op, sizes[i], k[i], st[i], pd[i], opad[i], dl[i]) for i in range(3))
+    # The full grid before the crop: every tap of every input position.
+    full = tuple((sizes[i] - 1) * st[i] + dl[i] * (k[i] - 1) + 1 + opad[i] for i in range(3))
+    kk, L = k[0] * k[1] * k[2], sizes[0] * sizes[1] * sizes[2]
+    cg = c_in // groups
+    w = weight.reshape(groups, cg, og * kk).transpose(1, 2)  # [G, og·kk, cg]
+    cols = matmul(w, x.reshape(n, groups, cg, L))  # [N, G, og·kk, L]
+    cols = cols.reshape(n, c_out, kk * L)
+    # Target of tap (a, b, c) of input position (z, y, x): the full-grid
+    # position (z·s + a·d, y·s + b·d, x·s + c·d), flattened.
+    tz, ty, tx = (np.arange(sizes[i])[None, :] * st[i] + np.arange(k[i])[:, None] * dl[i] for i in range(3))
+    target = ((tz[:, None, None, :, None, None] * full[1] + ty[None, :, None, None, :, None]) * full[2]
+              + tx[None, None, :, None, None, :]).reshape(-1)
+    grid = from_array(np.zeros((n, c_out, full[0] * full[1] * full[2]), np.float32), float32)
+    out = index_add(grid, 2, from_array(target.astype(np.int64), int64), cols)
+    out = out.reshape(n, c_out, *full)[:, :, pd[0]:pd[0] + outs[0], pd[1]:pd[1] + outs[1], pd[2]:pd[2] + outs[2]]
     if bias is not None:
         out = out + bias.reshape(1, c_out, 1, 1, 1)
     return out.squeeze(0) if unbatched else out
