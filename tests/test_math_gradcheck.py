@@ -64,6 +64,8 @@ CASES = {
     "addcdiv": (lambda s, a, b: om.addcdiv(s, a, b, value=-2.0), lambda: (leaf(3, 4), leaf(3, 4, seed=5), leaf(4, lo=1.0, hi=2.0))),
     "xlogy": (lambda x, y: om.xlogy(x, y), lambda: (leaf(3, 4), leaf(4, lo=0.5, hi=3.0))),
     "logit": (lambda x: om.logit(x), lambda: (leaf(6, lo=0.05, hi=0.95),)),
+    "special_entr_xlog1py_ndtr": (lambda p, x, y: om.special.entr(p) + om.special.xlog1py(x, y) + om.special.ndtr(x),
+                                  lambda: (leaf(3, 4, lo=0.2, hi=2.0), leaf(3, 4, seed=6), leaf(4, lo=-0.5, hi=2.0))),
     "logit_eps": (lambda x: om.logit(x, eps=0.01), lambda: (leaf(6, lo=0.05, hi=0.95),)),
     # activations
     "leaky_relu": (lambda x: F.leaky_relu(x, 0.2), lambda: (leaf(3, 4, avoid=(0,)),)),
