@@ -251,6 +251,25 @@ LAYER_CASES = {
     "cnn_reflect_pixelshuffle": _mod(_cnn_reflect, [("f", (2, 2, 6, 6))]),
     "siamese_cdist_pdist": _mod(_Siamese.build, [("f", (5, 6)), ("f", (4, 6))]),
     "lstm_cell_time_series": _mod(_LstmCellSeries.build, [("f", (6, 3, 3))]),
+    # Added on 2026-12-06 (night).
+    "conv_transpose3d": _mod(lambda t: t.nn.ConvTranspose3d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2), [("f", (1, 4, 3, 2, 3))]),
+    "conv_transpose3d_output_size_dilation": _mod(lambda t: t.nn.ConvTranspose3d(2, 3, 2, stride=(2, 1, 2), dilation=(1, 2, 1)),
+                                                  [("f", (2, 2, 2, 3, 2))], call=lambda m, x: m(x, output_size=[5, 5, 5])),
+    "interpolate_trilinear": _mod(lambda t: t.nn.Identity(), [("f", (1, 2, 3, 4, 5))], call=_interp(size=(5, 3, 6), mode="trilinear")),
+    "interpolate_trilinear_align_scale": _mod(lambda t: t.nn.Identity(), [("f", (1, 2, 3, 4, 2))],
+                                              call=_interp(scale_factor=1.5, mode="trilinear", align_corners=True)),
+    "interpolate_nearest_3d": _mod(lambda t: t.nn.Identity(), [("f", (2, 1, 3, 4, 5))], call=_interp(size=(4, 6, 3))),
+    "quantiles": _mod(lambda t: t.nn.Identity(), [("f", (3, 5, 4))],
+                      call=lambda m, x: [_lib(m).quantile(x, 0.3, 1), _lib(m).quantile(x, _lib(m).tensor([0.1, 0.9]), -1, interpolation="midpoint"),
+                                         _lib(m).nanquantile(x, 0.5), x.quantile(0.75, 0, keepdim=True, interpolation="lower")]),
+    "matrix_norms": _mod(lambda t: t.nn.Identity(), [("f", (2, 3, 4))],
+                         call=lambda m, x: [_lib(m).linalg.matrix_norm(x, 1), _lib(m).linalg.matrix_norm(x, float("inf"), dim=(0, 2)),
+                                            _lib(m).linalg.norm(x[0], -1), _lib(m).linalg.vecdot(x, x.flip(-1))]),
+    "special_functions": _mod(lambda t: t.nn.Identity(), [("f", (3, 4))],
+                              call=lambda m, x: [_lib(m).special.entr(x.abs()), _lib(m).special.xlog1py(x, x.abs()), _lib(m).special.ndtr(x),
+                                                 _lib(m).special.expit(x), _lib(m).special.xlogy(x, x.abs())]),
+    "weight_norm_parametrization": _mod(lambda t: t.nn.utils.parametrizations.weight_norm(t.nn.Linear(4, 3)), [("f", (5, 4))]),
+    "weight_norm_parametrization_conv_dim1": _mod(lambda t: t.nn.utils.parametrizations.weight_norm(t.nn.Conv1d(2, 3, 3), dim=1), [("f", (2, 2, 6))]),
 }
 
 LOSS_CASES = {
