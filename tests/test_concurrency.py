@@ -126,7 +126,21 @@ def test_keyboard_interrupt_during_a_long_kernel_leaves_consistent_state():
     acc = om.zeros(700, 700)
     gc.collect()
     before = om._core.pool_stats()["outstanding_bytes"]
-    timer = threading.Timer(0.3, _thread.interrupt_main)
+    # The interrupt is sent every 0.3 s until the loop sees one: in one
+    # full-suite CI run (2026-12-06) a single interrupt_main() was never
+    # delivered to this loop, and the cause was not found (it passed alone
+    # and in the runs before and after, and no SIGINT handler had changed).
+    # What this test checks is the state an interrupt leaves, so it re-sends
+    # (at most 20 times) rather than fail on a lost one.
+    stop = threading.Event()
+    sent = []
+
+    def interrupter():
+        while len(sent) < 20 and not stop.wait(0.3):
+            sent.append(1)
+            _thread.interrupt_main()
+
+    timer = threading.Thread(target=interrupter, daemon=True)
     interrupted = False
     done = 0
     timer.start()
@@ -137,8 +151,9 @@ def test_keyboard_interrupt_during_a_long_kernel_leaves_consistent_state():
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        timer.cancel()
-    assert interrupted, "the interrupt never arrived"
+        stop.set()
+        timer.join()
+    assert interrupted, f"none of {len(sent)} interrupts arrived"
     # Every in-place add either happened whole or not at all: acc holds
     # `done` products, or `done + 1` when the interrupt came after the last
     # add's kernel; and its version never counts fewer writes than happened
