@@ -61,9 +61,11 @@ _INV_SQRT_2PI = F32(1.0 / math.sqrt(2.0 * math.pi))
 
 
 class Ndtr(Function):
-    """The standard normal CDF, torch's ``calc_ndtr``: with z = |x/√2|,
-    0.5 + 0.5·erf(x/√2) for z < √½, else 0.5·erfc(z), mirrored (1 − y)
-    for x > 0; backward g·exp(−x²/2)/√(2π)."""
+    """The standard normal CDF in Cephes' form (``ndtr``, as SciPy's): with
+    z = |x/√2|, 0.5 + 0.5·erf(x/√2) for z < √½, else 0.5·erfc(z), mirrored
+    (1 − y) for x > 0, so the lower tail keeps its relative accuracy
+    (torch's float32 result is 0 below x ≈ −5.5); backward
+    g·exp(−x²/2)/√(2π)."""
 
     def forward(self, x):
         t = compute("ndtr", lambda a: a * _SQRT1_2, [x], float32)
