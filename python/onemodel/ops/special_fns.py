@@ -64,7 +64,8 @@ class Ndtr(Function):
     """The standard normal CDF in Cephes' form (``ndtr``, as SciPy's): with
     z = |x/√2|, 0.5 + 0.5·erf(x/√2) for z < √½, else 0.5·erfc(z), mirrored
     (1 − y) for x > 0, so the lower tail keeps its relative accuracy
-    (torch's float32 result is 0 below x ≈ −5.5); backward
+    (torch 2.15's float32 ndtr is a multiple of 2⁻²⁵ there, and 0 from x = −5.6
+    down); backward
     g·exp(−x²/2)/√(2π)."""
 
     def forward(self, x):
