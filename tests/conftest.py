@@ -77,6 +77,17 @@ def assert_splits(run, at_least=None):
     return stats
 
 
+def exact_hashes(gradients) -> dict:
+    """sha256_of(gradients()) in exact mode for every kernel path × thread
+    count, keyed by (path, threads): what a pinned-hash test compares."""
+    seen = {}
+    for path in PATHS:
+        for threads in THREAD_COUNTS:
+            with om.compute.settings(mode="exact", kernel_path=path, threads=threads):
+                seen[(path, threads)] = sha256_of(gradients())
+    return seen
+
+
 def sha256_of(arrays) -> str:
     h = hashlib.sha256()
     for a in arrays:

@@ -8,7 +8,7 @@ threads {1, 3, 8}, and the products are large enough to split over
 threads."""
 
 import onemodel as om
-from conftest import PATHS, THREAD_COUNTS, assert_splits, sha256_of
+from conftest import THREAD_COUNTS, assert_splits, exact_hashes
 
 F = om.nn.functional
 
@@ -37,11 +37,7 @@ def _gradients():
 
 
 def test_additions_hash_is_pinned_on_every_path_and_thread_count():
-    seen = {}
-    for path in PATHS:
-        for threads in THREAD_COUNTS:
-            with om.compute.settings(mode="exact", kernel_path=path, threads=threads):
-                seen[(path, threads)] = sha256_of(_gradients())
+    seen = exact_hashes(_gradients)
     assert len(set(seen.values())) == 1, seen
     assert next(iter(seen.values())) == ADDITIONS_EXACT_SHA256
 
