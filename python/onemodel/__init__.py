@@ -195,7 +195,9 @@ from .ops.rearrange import (
     unflatten,
 )
 from .ops.scan import cummax, cummin, cumprod, cumsum
-from .ops.sort import argsort, kthvalue, median, msort, sort, topk, unique
+from .ops.sort import argsort, kthvalue, median, mode, msort, sort, topk, unique
+from .ops.distance import dist
+from .ops.binary_math import ldexp
 from .ops.quantile import nanquantile, quantile
 from .ops.linalg import bmm, linear, matmul, mm
 from .ops.rnn import gru_layer, lstm_layer
@@ -367,7 +369,7 @@ __all__ = [
     "index_copy", "index_fill", "index_put", "index_select", "inference_mode", "initial_seed", "int16",
     "int32", "int64", "int8", "is_deterministic_algorithms_warn_only_enabled", "is_floating_point",
     "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "isclose", "isfinite", "isinf", "isnan",
-    "isneginf", "isposinf", "jit", "kthvalue", "nanquantile", "quantile", "special", "le", "less", "less_equal", "linalg", "linear", "linspace",
+    "dist", "isneginf", "isposinf", "jit", "kthvalue", "ldexp", "mode", "nanquantile", "quantile", "special", "le", "less", "less_equal", "linalg", "linear", "linspace",
     "load", "log", "log_softmax", "logical_and", "logical_not", "logical_or", "logical_xor", "logspace",
     "logsumexp", "long", "lstm_layer", "lt", "manual_seed", "masked_fill", "masked_scatter", "masked_select",
     "matmul", "max", "maximum", "mean", "median", "memory_format", "min", "minimum", "mm", "moveaxis",

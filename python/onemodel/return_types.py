@@ -35,6 +35,11 @@ class kthvalue(NamedTuple):
     indices: Tensor
 
 
+class mode(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+
 class median(NamedTuple):
     values: Tensor
     indices: Tensor

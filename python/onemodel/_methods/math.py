@@ -187,6 +187,12 @@ class MathMethods:
     def xlogy(self, other) -> Tensor:
         return _ops.binary_math.xlogy(self, other)
 
+    def ldexp(self, other) -> Tensor:
+        return _ops.binary_math.ldexp(self, other)
+
+    def dist(self, other, p: float = 2) -> Tensor:
+        return _ops.distance.dist(self, other, p)
+
     def logit(self, eps=None) -> Tensor:
         return _ops.binary_math.logit(self, eps)
 
@@ -311,6 +317,7 @@ class MathMethods:
     addcmul_ = _inplace("addcmul", _op("binary_math", "addcmul"))
     addcdiv_ = _inplace("addcdiv", _op("binary_math", "addcdiv"))
     xlogy_ = _inplace("xlogy", _op("binary_math", "xlogy"))
+    ldexp_ = _inplace("ldexp", _op("binary_math", "ldexp"))
     logit_ = _inplace("logit", _op("binary_math", "logit"))
     sin_ = _inplace("sin", _op("transcendental", "sin"))
     cos_ = _inplace("cos", _op("transcendental", "cos"))

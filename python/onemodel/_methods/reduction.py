@@ -94,6 +94,9 @@ class ReductionMethods:
     def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> return_types.kthvalue:
         return _ops.sort.kthvalue(self, k, dim, keepdim)
 
+    def mode(self, dim: int = -1, keepdim: bool = False) -> return_types.mode:
+        return _ops.sort.mode(self, dim, keepdim)
+
     def median(self, dim=None, keepdim: bool = False) -> Any:
         return _ops.sort.median(self, dim, keepdim)
 

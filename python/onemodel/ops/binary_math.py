@@ -305,3 +305,17 @@ def logit(input, eps=None) -> Tensor:
 
 
 __all__ = ["addcdiv", "addcmul", "copysign", "fmax", "fmin", "heaviside", "hypot", "lerp", "logit", "xlogy"]
+
+
+def ldexp(input, other) -> Tensor:
+    """torch.ldexp: ``input · 2**other``, as torch computes it
+    (``input * pow(2.0, other)``: the power is exact for integer exponents,
+    2^−149 … 2^127, then one rounded product); int inputs give float32."""
+    from .arith import as_tensor_operand
+    from .pointwise import pow as _pow
+
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError(f"ldexp: expected a Tensor, got {type(input).__name__} and {type(other).__name__}")
+    x = _f(input, "ldexp")
+    e = other if isinstance(other, Tensor) else as_tensor_operand(other, x)
+    return x * _pow(2.0, e)

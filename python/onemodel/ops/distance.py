@@ -116,3 +116,15 @@ def pixel_unshuffle(input, downscale_factor: int) -> Tensor:
 
 
 __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle"]
+
+
+def dist(input, other, p: float = 2) -> Tensor:
+    """torch.dist: the p-norm of ``input − other`` (broadcast) over every
+    element, as ``linalg.vector_norm(input - other, p)`` (p = 0 counts the
+    non-zero differences, ±inf is the largest / smallest |difference|)."""
+    check_float("dist", input=input, other=other)
+    if isinstance(p, Tensor):
+        p = p.item()
+    if not isinstance(p, (int, float)) or isinstance(p, bool):
+        raise TypeError(f"dist: p must be a number, got {type(p).__name__}")
+    return reduce.vector_norm(input - other, float(p))

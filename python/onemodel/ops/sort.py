@@ -1,5 +1,5 @@
 """Sorting and order statistics: ``sort``/``argsort``/``msort`` (stable),
-``topk``, ``kthvalue``, ``median``, ``unique``.
+``topk``, ``kthvalue``, ``median``, ``mode``, ``unique``.
 
 Orders are comparisons only (NumPy's stable sort): equal values keep their
 index order — ascending and descending alike — and NaN sorts as the
@@ -92,6 +92,41 @@ def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
     if not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
     return return_types.kthvalue(values, idx)
+
+
+def mode(input, dim: int = -1, keepdim: bool = False):
+    """The most frequent value along ``dim`` as (values, indices): among
+    values equally frequent the smallest, and its last index in the input
+    (torch's CPU kernel gives that index on short rows; its index on long
+    rows with repeats, and its handling of NaN, follow its unstable sort
+    and are not reproduced: here +0 and −0 count as one value, NaNs as
+    one value that sorts last). The gradient goes to that index."""
+    _check("mode", input)
+    d = _shape.norm_dim("mode", dim, max(input.ndim, 1))
+    if input.ndim == 0:
+        return return_types.mode(input.clone(), from_array(np.zeros((), np.int64), int64))
+    n = input.shape[d]
+    if n == 0:
+        raise ValueError(f"mode: dimension {d} of shape {tuple(input.shape)} is empty")
+    x = np.moveaxis(input.numpy(force=True), d, -1)
+    rows = x.reshape(-1, n)
+    order = np.argsort(rows, axis=1, kind="stable")
+    s = np.take_along_axis(rows, order, 1)
+    if s.dtype.kind == "f":
+        same = (s[:, 1:] == s[:, :-1]) | (np.isnan(s[:, 1:]) & np.isnan(s[:, :-1]))
+    else:
+        same = s[:, 1:] == s[:, :-1]
+    pick = np.empty(rows.shape[0], np.int64)
+    for r in range(rows.shape[0]):
+        ends = np.flatnonzero(np.append(~same[r], True))  # last position of each run
+        counts = np.diff(np.concatenate(([-1], ends)))
+        pick[r] = order[r, ends[int(np.argmax(counts))]]  # the first (smallest) of the longest
+    idx_np = pick.reshape(x.shape[:-1] + (1,))
+    idx = from_array(np.ascontiguousarray(np.moveaxis(idx_np, -1, d)), int64)
+    values = take_along_dim(input, idx, d)
+    if not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return return_types.mode(values, idx)
 
 
 def median(input, dim=None, keepdim: bool = False):
