@@ -288,6 +288,50 @@ case("distribution_bernoulli_support", lambda r: [normal(r, 3)],
      lambda T, x: T.distributions.Bernoulli(logits=x).log_prob(T.tensor([0.0, 0.5, 1.0])), grad=False)
 case("distribution_validation_off", lambda r: [normal(r, 3), np.array([1.0, 0.5, 2.0], np.float32)],
      lambda T, m, s: T.distributions.Normal(m, s, validate_args=False).log_prob(T.tensor([0.1, 0.2, 0.3])), tol=P)
+case("kl_normal_normal", lambda r: [normal(r, 3, 4), pos(r, 3, 4), normal(r, 4), pos(r, 4)],
+     lambda T, a, b, c, d: T.distributions.kl_divergence(T.distributions.Normal(a, b), T.distributions.Normal(c, d)), tol=P)
+case("kl_categorical", lambda r: [normal(r, 3, 5), normal(r, 3, 5)],
+     lambda T, a, b: T.distributions.kl_divergence(T.distributions.Categorical(logits=a), T.distributions.Categorical(logits=b)), tol=P)
+case("kl_categorical_zero_probs", lambda r: [np.array([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]], np.float32), np.array([[0.1, 0.9, 0.0], [0.0, 0.5, 0.5]], np.float32)],
+     lambda T, p, q: T.distributions.kl_divergence(T.distributions.Categorical(probs=p), T.distributions.Categorical(probs=q)), tol=P, grad=False)
+case("kl_bernoulli", lambda r: [normal(r, 3, 4), normal(r, 3, 4), np.array([0.0, 1.0, 0.3, 0.5], np.float32), np.array([0.2, 0.4, 0.0, 1.0], np.float32)],
+     lambda T, a, b, p, q: [T.distributions.kl_divergence(T.distributions.Bernoulli(logits=a), T.distributions.Bernoulli(logits=b)),
+                            T.distributions.kl_divergence(T.distributions.Bernoulli(probs=p.detach()), T.distributions.Bernoulli(probs=q.detach()))], tol=P, no_grad=(2, 3))
+case("kl_uniform", lambda r: [normal(r, 4), normal(r, 4)],
+     lambda T, a, b: [T.distributions.kl_divergence(T.distributions.Uniform(a, a + 1), T.distributions.Uniform(b - 2, b + 2)),
+                      T.distributions.kl_divergence(T.distributions.Uniform(b - 2, b + 2), T.distributions.Uniform(a, a + 1))], tol=P)
+case("kl_laplace_exponential_onehot", lambda r: [normal(r, 3, 4), pos(r, 3, 4), normal(r, 4), pos(r, 4), normal(r, 3, 5), normal(r, 3, 5)],
+     lambda T, a, b, c, d, l1, l2: [T.distributions.kl_divergence(T.distributions.Laplace(a, b), T.distributions.Laplace(c, d)),
+                                    T.distributions.kl_divergence(T.distributions.Exponential(b), T.distributions.Exponential(d)),
+                                    T.distributions.kl_divergence(T.distributions.OneHotCategorical(logits=l1), T.distributions.OneHotCategorical(logits=l2))], tol=P)
+case("kl_independent", lambda r: [normal(r, 2, 3, 4), pos(r, 2, 3, 4), normal(r, 2, 3, 4), pos(r, 2, 3, 4)],
+     lambda T, a, b, c, d: [T.distributions.kl_divergence(T.distributions.Independent(T.distributions.Normal(a, b), n), T.distributions.Independent(T.distributions.Normal(c, d), n)) for n in (1, 2)], tol=P)
+case("kl_across_families", lambda r: [normal(r, 3, 4), pos(r, 3, 4), normal(r, 4), pos(r, 4)],
+     lambda T, m, s, c, d: [T.distributions.kl_divergence(p, q) for p, q in [
+         (T.distributions.Exponential(s), T.distributions.Normal(c, d)), (T.distributions.Laplace(m, s), T.distributions.Normal(c, d)),
+         (T.distributions.Normal(m, s), T.distributions.Laplace(c, d)), (T.distributions.Uniform(m, m + s), T.distributions.Normal(c, d)),
+         (T.distributions.Uniform(m, m + s), T.distributions.Exponential(d)), (T.distributions.Exponential(s), T.distributions.Uniform(c, c + d)),
+         (T.distributions.Laplace(m, s), T.distributions.Exponential(d)), (T.distributions.Laplace(m, s), T.distributions.Uniform(c, c + d)),
+         (T.distributions.Normal(m, s), T.distributions.Exponential(d)), (T.distributions.Normal(m, s), T.distributions.Uniform(c, c + d))]], tol=P, grad_tol=1e-5)
+case("kl_not_implemented", lambda r: [normal(r, 3)],
+     lambda T, a: T.distributions.kl_divergence(T.distributions.Categorical(logits=a), T.distributions.Normal(a, 1.0)), grad=False)
+case("laplace", lambda r: [normal(r, 3, 4), pos(r, 3, 4), normal(r, 3, 4), r.random(4).astype(np.float32) * 0.9 + 0.05],
+     lambda T, m, s, x, u: (lambda d: [d.log_prob(x), d.entropy(), d.mean, d.mode, d.variance, d.stddev, d.cdf(x), d.icdf(u.detach()), list(d.batch_shape)])(T.distributions.Laplace(m, s)),
+     tol=P, no_grad=(3,))
+case("exponential", lambda r: [pos(r, 4), pos(r, 3, 4), r.random(4).astype(np.float32) * 0.9 + 0.05],
+     lambda T, rate, x, u: (lambda d: [d.log_prob(x), d.entropy(), d.mean, d.mode, d.variance, d.stddev, d.cdf(x), d.icdf(u.detach())])(T.distributions.Exponential(rate)), tol=P, no_grad=(2,))
+case("exponential_support", lambda r: [pos(r, 2)], lambda T, rate: T.distributions.Exponential(rate).log_prob(T.tensor([-1.0, 2.0])), grad=False)
+case("normal_icdf", lambda r: [normal(r, 4), pos(r, 4)],
+     lambda T, m, s: T.distributions.Normal(m, s).icdf(T.tensor([0.1, 0.5, 0.9, 0.99])), tol=P, grad_tol=1e-5)
+case("one_hot_categorical", lambda r: [normal(r, 3, 5)],
+     lambda T, l: (lambda d: [d.log_prob(T.nn.functional.one_hot(T.tensor([0, 4, 2]), 5).float()), d.entropy(), d.mean, d.mode, d.variance,
+                              d.enumerate_support(), list(d.batch_shape), list(d.event_shape)])(T.distributions.OneHotCategorical(logits=l)), tol=P)
+case("independent", lambda r: [normal(r, 2, 3, 4), pos(r, 2, 3, 4), normal(r, 2, 3, 4), normal(r, 3, 4)],
+     lambda T, m, s, x, l: [f(d) for d in (T.distributions.Independent(T.distributions.Normal(m, s), 1), T.distributions.Independent(T.distributions.Normal(m, s), 2))
+                            for f in (lambda d: d.log_prob(x), lambda d: d.entropy(), lambda d: d.mean, lambda d: d.variance,
+                                      lambda d: list(d.batch_shape), lambda d: list(d.event_shape))]
+     + [T.distributions.Independent(T.distributions.Bernoulli(logits=l), 1).log_prob((l > 0).float())], tol=P, grad_tol=1e-5)
+case("independent_too_many_dims", lambda r: [normal(r, 3, 4)], lambda T, m: T.distributions.Independent(T.distributions.Normal(m, 1.0), 3), grad=False)
 
 
 # ---------------------------------------------------------------------------

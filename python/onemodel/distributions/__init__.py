@@ -1,11 +1,18 @@
-"""torch.distributions' most used part: Categorical, Bernoulli, Normal,
-Uniform (as in reinforcement-learning examples: sample, log_prob,
-entropy). Formulas are torch's, written with onemodel's operators, so
-log_prob and entropy are differentiable; draws come from onemodel's
-generator (values differ from torch's for the same seed)."""
+"""torch.distributions' most used part: Categorical, OneHotCategorical,
+Bernoulli, Normal, Uniform, Laplace, Exponential, Independent and
+kl_divergence / register_kl (as in reinforcement-learning and VAE examples:
+sample, rsample, log_prob, entropy, KL). Formulas are torch's, written with
+onemodel's operators, so log_prob, entropy and KL are differentiable; draws
+come from onemodel's generator (values differ from torch's for the same
+seed)."""
 
 from .continuous import Normal, Uniform
 from .discrete import Bernoulli, Categorical
 from .distribution import Distribution
+from .kl import kl_divergence, register_kl
+from .more import Exponential, Independent, Laplace, OneHotCategorical
 
-__all__ = ["Distribution", "Categorical", "Bernoulli", "Normal", "Uniform"]
+__all__ = [
+    "Distribution", "Categorical", "OneHotCategorical", "Bernoulli", "Normal", "Uniform", "Laplace", "Exponential",
+    "Independent", "kl_divergence", "register_kl",
+]

@@ -63,6 +63,11 @@ class Normal(Distribution):
         inv = self.scale.reciprocal() if hasattr(self.scale, "reciprocal") else 1.0 / self.scale
         return 0.5 * (1 + erf((value - self.loc) * inv / math.sqrt(2)))
 
+    def icdf(self, value) -> Tensor:
+        from ..ops.transcendental import erfinv
+
+        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
+
 
 class Uniform(Distribution):
     """Uniform(low, high); rsample = low + u·(high − low)."""
