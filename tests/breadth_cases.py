@@ -332,6 +332,20 @@ case("independent", lambda r: [normal(r, 2, 3, 4), pos(r, 2, 3, 4), normal(r, 2,
                                       lambda d: list(d.batch_shape), lambda d: list(d.event_shape))]
      + [T.distributions.Independent(T.distributions.Bernoulli(logits=l), 1).log_prob((l > 0).float())], tol=P, grad_tol=1e-5)
 case("independent_too_many_dims", lambda r: [normal(r, 3, 4)], lambda T, m: T.distributions.Independent(T.distributions.Normal(m, 1.0), 3), grad=False)
+case("multivariate_normal", lambda r: [normal(r, 3), _spd(r, 3, 3), normal(r, 4, 3), normal(r, 2, 3), _lower(r, 3, 3), _spd(r, 2, 3, 3)],
+     lambda T, m, c, x, mb, t, cb: [f(d) for d in (T.distributions.MultivariateNormal(m, covariance_matrix=c), T.distributions.MultivariateNormal(mb, scale_tril=t),
+                                                 T.distributions.MultivariateNormal(m, precision_matrix=c), T.distributions.MultivariateNormal(mb, covariance_matrix=cb))
+                                    for f in (lambda d: d.log_prob(x.unsqueeze(1)), lambda d: d.entropy(), lambda d: d.mean, lambda d: d.variance, lambda d: d.covariance_matrix,
+                                              lambda d: d.scale_tril, lambda d: d.precision_matrix, lambda d: list(d.batch_shape), lambda d: list(d.event_shape))],
+     tol=1e-5, grad_tol=2e-5)
+case("multivariate_normal_diagonal", lambda r: [normal(r, 4, 2), pos(r, 2), normal(r, 4, 2)],
+     lambda T, m, v, a: (lambda d: [d.log_prob(a), d.entropy()])(T.distributions.MultivariateNormal(m, T.diag_embed(v))), tol=1e-5, grad_tol=2e-5)
+case("kl_multivariate_normal", lambda r: [normal(r, 2, 3), _spd(r, 2, 3, 3), normal(r, 3), _lower(r, 3, 3)],
+     lambda T, m1, c1, m2, t2: [T.distributions.kl_divergence(T.distributions.MultivariateNormal(m1, covariance_matrix=c1), T.distributions.MultivariateNormal(m2, scale_tril=t2)),
+                                T.distributions.kl_divergence(T.distributions.MultivariateNormal(m2, scale_tril=t2), T.distributions.MultivariateNormal(m1, covariance_matrix=c1))],
+     tol=1e-5, grad_tol=2e-5)
+case("multivariate_normal_not_positive_definite", lambda r: [normal(r, 2)],
+     lambda T, m: T.distributions.MultivariateNormal(m, covariance_matrix=T.tensor([[1.0, 2.0], [2.0, 1.0]])), grad=False)
 
 
 # ---------------------------------------------------------------------------
@@ -389,6 +403,34 @@ case("linalg_solve", lambda r: [_well_conditioned(r, 3, 3), normal(r, 3, 2), nor
 case("linalg_pivoting", lambda r: [np.array([[0.0, 2.0, 1.0], [1.0, 1.0, 0.0], [3.0, 0.0, 1.0]], np.float32)],
      lambda T, a: [T.linalg.inv(a), T.linalg.det(a), T.linalg.solve(a, T.ones(3))], tol=1e-5, grad_tol=1e-5)
 case("linalg_singular", lambda r: [np.array([[1.0, 2.0], [2.0, 4.0]], np.float32)], lambda T, a: [T.linalg.det(a), *T.linalg.slogdet(a)], grad=False, tol=1e-6)
+
+
+def _spd(r, *shape):
+    a = normal(r, *shape).astype(np.float64)
+    return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(np.float32)
+
+
+def _lower(r, *shape):
+    a = np.tril(normal(r, *shape))
+    i = np.arange(shape[-1])
+    a[..., i, i] = np.abs(a[..., i, i]) + 0.5
+    return a
+
+
+case("linalg_cholesky", lambda r: [_spd(r, 4, 4), _spd(r, 2, 3, 3), normal(r, 3, 3)],
+     lambda T, a, b, c: [T.linalg.cholesky(a), T.linalg.cholesky(b, upper=True), T.linalg.cholesky(c @ c.mT + 3 * T.eye(3))], tol=1e-5, grad_tol=1e-5)
+case("cholesky_removed_from_torch", lambda r: [_spd(r, 2, 2)], lambda T, a: T.cholesky(a), grad=False)
+case("linalg_cholesky_not_positive_definite", lambda r: [np.array([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 1.0]]], np.float32)],
+     lambda T, a: T.linalg.cholesky(a), grad=False)
+case("linalg_solve_triangular", lambda r: [_lower(r, 4, 4), normal(r, 4, 3), normal(r, 3, 4), _lower(r, 2, 1, 3, 3), normal(r, 3, 3, 2), normal(r, 4, 4) + 4 * np.eye(4, dtype=np.float32)],
+     lambda T, l, b, bt, lb, bb, full: [T.linalg.solve_triangular(l, b, upper=False), T.linalg.solve_triangular(l.mT, b, upper=True),
+                                        T.linalg.solve_triangular(l, bt, upper=False, left=False), T.linalg.solve_triangular(l.mT, bt, upper=True, left=False, unitriangular=True),
+                                        T.linalg.solve_triangular(l, b, upper=False, unitriangular=True), T.linalg.solve_triangular(lb, bb, upper=False),
+                                        T.linalg.solve_triangular(full, b, upper=True), T.linalg.solve_triangular(full, b, upper=False)], tol=1e-5, grad_tol=1e-5)
+case("linalg_solve_triangular_shapes", lambda r: [_lower(r, 4, 4), normal(r, 3, 2)], lambda T, l, b: T.linalg.solve_triangular(l, b, upper=False), grad=False)
+case("cholesky_solve_inverse", lambda r: [normal(r, 4, 2), _lower(r, 4, 4), _lower(r, 2, 3, 3)],
+     lambda T, b, l, lb: [T.cholesky_solve(b, l), T.cholesky_solve(b, l.mT, upper=True), T.cholesky_inverse(l), T.cholesky_inverse(l.mT, upper=True),
+                          T.cholesky_inverse(lb), b.cholesky_solve(l), l.cholesky_inverse()], tol=1e-5, grad_tol=2e-5)
 case("linalg_inv_singular_refused", lambda r: [np.array([[1.0, 2.0], [2.0, 4.0]], np.float32)], lambda T, a: T.linalg.inv(a), grad=False)
 case("linalg_not_square_refused", lambda r: [normal(r, 2, 3)], lambda T, a: T.linalg.det(a), grad=False)
 case("matrix_power_multi_dot", lambda r: [normal(r, 3, 3) * 0.5, normal(r, 3, 4), normal(r, 4, 2), normal(r, 2)],

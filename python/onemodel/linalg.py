@@ -93,3 +93,6 @@ __all__ += ["cross"]
 from .ops.lu_solve import det, inv, matrix_power, multi_dot, slogdet, solve  # noqa: E402
 
 __all__ += ["det", "inv", "matrix_power", "multi_dot", "slogdet", "solve"]
+from .ops.triangular import LinAlgError, cholesky, solve_triangular  # noqa: E402
+
+__all__ += ["LinAlgError", "cholesky", "solve_triangular"]

@@ -78,6 +78,16 @@ class SurfaceMethods:
     def matrix_power(self, n: int) -> Tensor:
         return _ops.lu_solve.matrix_power(self, n)
 
+    # -- triangular solves and Cholesky (ops/triangular.py) --------------------------------
+    def cholesky(self, upper: bool = False) -> Tensor:
+        return _ops.triangular.cholesky_removed(self, upper)
+
+    def cholesky_solve(self, input2, upper: bool = False) -> Tensor:
+        return _ops.triangular.cholesky_solve(self, input2, upper)
+
+    def cholesky_inverse(self, upper: bool = False) -> Tensor:
+        return _ops.triangular.cholesky_inverse(self, upper)
+
     # -- diagonals -----------------------------------------------------------------
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         return _ops.diagonal.diagonal(self, offset, dim1, dim2)

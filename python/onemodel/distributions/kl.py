@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..tensor import Tensor
 from .continuous import Normal, Uniform
 from .discrete import Bernoulli, Categorical
 from .more import Exponential, Independent, Laplace, OneHotCategorical, sum_rightmost
+from .multivariate import MultivariateNormal, _batch_mahalanobis
 
 _KL_REGISTRY: dict = {}
 _KL_MEMOIZE: dict = {}
@@ -196,3 +199,22 @@ def _kl_uniform_normal(p, q):
     t2 = common_term.pow(2) / 12
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    """torch's: Σ log diag(L_q) − Σ log diag(L_p) + ½(‖L_q⁻¹L_p‖²_F +
+    Mahalanobis(q.loc − p.loc) − n)."""
+    from ..ops.triangular import solve_triangular
+
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be computed")
+    half_term1 = q._half_log_det() - p._half_log_det()
+    n = p.event_shape[0]
+    lead = tuple(np.broadcast_shapes(tuple(q._unbroadcasted_scale_tril.shape[:-2]), tuple(p._unbroadcasted_scale_tril.shape[:-2])))
+    q_tril = q._unbroadcasted_scale_tril.expand(lead + (n, n))
+    p_tril = p._unbroadcasted_scale_tril.expand(lead + (n, n))
+    m = solve_triangular(q_tril, p_tril, upper=False)
+    term2 = m.pow(2).sum(-1).sum(-1)
+    term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
