@@ -346,6 +346,22 @@ case("kl_multivariate_normal", lambda r: [normal(r, 2, 3), _spd(r, 2, 3, 3), nor
      tol=1e-5, grad_tol=2e-5)
 case("multivariate_normal_not_positive_definite", lambda r: [normal(r, 2)],
      lambda T, m: T.distributions.MultivariateNormal(m, covariance_matrix=T.tensor([[1.0, 2.0], [2.0, 1.0]])), grad=False)
+case("gamma_chi2", lambda r: [pos(r, 3, 4) * 2, pos(r, 4), pos(r, 3, 4) * 2],
+     lambda T, a, b, x: [f(d) for d in (T.distributions.Gamma(a, b), T.distributions.Chi2(a))
+                         for f in (lambda d: d.log_prob(x), lambda d: d.entropy(), lambda d: d.mean, lambda d: d.mode, lambda d: d.variance)]
+     + [T.distributions.Chi2(a).df, T.distributions.Gamma(2.0, 3.0).log_prob(x)], tol=1e-5, grad_tol=1e-5)
+case("beta_dirichlet", lambda r: [pos(r, 3, 4) + 0.5, pos(r, 4) + 0.5, (r.random((3, 4)) * 0.9 + 0.05).astype(np.float32), pos(r, 2, 3, 4), pos(r, 2, 3, 4)],
+     lambda T, a, b, x, c, y: [f(d, v) for d, v in ((T.distributions.Beta(a, b), x), (T.distributions.Dirichlet(c), (y / y.sum(-1, keepdim=True)).detach()))
+                               for f in (lambda d, v: d.log_prob(v), lambda d, v: d.entropy(), lambda d, v: d.mean, lambda d, v: d.mode, lambda d, v: d.variance)]
+     + [T.distributions.Dirichlet(T.tensor([[0.5, 0.7, 0.2], [2.0, 3.0, 0.5]])).mode], tol=1e-5, grad_tol=1e-5, no_grad=(2, 4))
+case("poisson_distribution", lambda r: [pos(r, 3, 4) * 3, ints(r, 0, 8, 3, 4)],
+     lambda T, rate, k: (lambda d: [d.log_prob(k.float()), d.mean, d.mode, d.variance])(T.distributions.Poisson(rate)), tol=1e-5, grad_tol=1e-5)
+case("kl_gamma_beta_dirichlet_poisson", lambda r: [pos(r, 3, 4) + 0.2, pos(r, 4) + 0.2, pos(r, 3, 4) + 0.2, pos(r, 3, 4) + 0.2],
+     lambda T, a, b, c, d: [T.distributions.kl_divergence(T.distributions.Gamma(a, b), T.distributions.Gamma(c, d)),
+                            T.distributions.kl_divergence(T.distributions.Beta(a, c), T.distributions.Beta(d, b)),
+                            T.distributions.kl_divergence(T.distributions.Dirichlet(a), T.distributions.Dirichlet(c)),
+                            T.distributions.kl_divergence(T.distributions.Poisson(a), T.distributions.Poisson(d))], tol=1e-5, grad_tol=1e-5)
+case("poisson_support", lambda r: [pos(r, 2)], lambda T, rate: T.distributions.Poisson(rate).log_prob(T.tensor([0.5, 1.0])), grad=False)
 
 
 # ---------------------------------------------------------------------------
@@ -420,6 +436,14 @@ def _lower(r, *shape):
 case("linalg_cholesky", lambda r: [_spd(r, 4, 4), _spd(r, 2, 3, 3), normal(r, 3, 3)],
      lambda T, a, b, c: [T.linalg.cholesky(a), T.linalg.cholesky(b, upper=True), T.linalg.cholesky(c @ c.mT + 3 * T.eye(3))], tol=1e-5, grad_tol=1e-5)
 case("cholesky_removed_from_torch", lambda r: [_spd(r, 2, 2)], lambda T, a: T.cholesky(a), grad=False)
+case("gamma_family", lambda r: [(r.random((3, 5)) * 12 - 6).astype(np.float32), pos(r, 2, 4) * 4],
+     lambda T, x, y: [T.lgamma(x), T.digamma(x), T.polygamma(1, x), T.polygamma(2, y), T.polygamma(3, y), x.lgamma(), y.digamma(),
+                      T.special.gammaln(y), T.special.psi(y), T.special.polygamma(1, y), T.mvlgamma(y + 1.5, 3), T.special.multigammaln(y + 1.0, 2)],
+     tol=1e-5, grad_tol=1e-5)
+case("gamma_family_int_input", lambda r: [ints(r, 1, 9, 6)], lambda T, n: [T.lgamma(n), T.digamma(n), T.polygamma(2, n)], tol=1e-6, grad=False)
+case("mvlgamma_below_the_domain", lambda r: [np.array([0.4, 3.0, -0.5], np.float32)], lambda T, x: T.mvlgamma(x, 2), tol=1e-5, grad=False)
+case("mvlgamma_order_zero", lambda r: [np.array([3.0], np.float32)], lambda T, x: T.mvlgamma(x, 0), grad=False)
+case("polygamma_negative_order", lambda r: [pos(r, 3)], lambda T, x: T.polygamma(-1, x), grad=False)
 case("linalg_cholesky_not_positive_definite", lambda r: [np.array([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 1.0]]], np.float32)],
      lambda T, a: T.linalg.cholesky(a), grad=False)
 case("linalg_solve_triangular", lambda r: [_lower(r, 4, 4), normal(r, 4, 3), normal(r, 3, 4), _lower(r, 2, 1, 3, 3), normal(r, 3, 3, 2), normal(r, 4, 4) + 4 * np.eye(4, dtype=np.float32)],

@@ -197,6 +197,8 @@ from .ops.rearrange import (
 from .ops.scan import cummax, cummin, cumprod, cumsum
 from .ops.sort import argsort, kthvalue, median, mode, msort, sort, topk, unique
 from .ops.distance import dist
+from .ops.gamma_fns import digamma, lgamma, mvlgamma, polygamma
+from .ops.random import poisson, standard_gamma as _standard_gamma
 from .ops.triangular import cholesky_inverse, cholesky_removed as cholesky, cholesky_solve
 from .ops.binary_math import ldexp
 from .ops.quantile import nanquantile, quantile
@@ -370,7 +372,7 @@ __all__ = [
     "index_copy", "index_fill", "index_put", "index_select", "inference_mode", "initial_seed", "int16",
     "int32", "int64", "int8", "is_deterministic_algorithms_warn_only_enabled", "is_floating_point",
     "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "isclose", "isfinite", "isinf", "isnan",
-    "cholesky", "cholesky_inverse", "cholesky_solve", "dist", "isneginf", "isposinf", "jit", "kthvalue", "ldexp", "mode", "nanquantile", "quantile", "special", "le", "less", "less_equal", "linalg", "linear", "linspace",
+    "cholesky", "cholesky_inverse", "digamma", "lgamma", "mvlgamma", "poisson", "polygamma", "cholesky_solve", "dist", "isneginf", "isposinf", "jit", "kthvalue", "ldexp", "mode", "nanquantile", "quantile", "special", "le", "less", "less_equal", "linalg", "linear", "linspace",
     "load", "log", "log_softmax", "logical_and", "logical_not", "logical_or", "logical_xor", "logspace",
     "logsumexp", "long", "lstm_layer", "lt", "manual_seed", "masked_fill", "masked_scatter", "masked_select",
     "matmul", "max", "maximum", "mean", "median", "memory_format", "min", "minimum", "mm", "moveaxis",

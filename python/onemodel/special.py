@@ -1,15 +1,17 @@
 """torch.special's names that onemodel computes: the fixed functions
 (erf, erfc, erfinv, expm1, exp2, log1p, sinc, round), the activations and
 reductions under their special names (expit, logit, softmax, log_softmax,
-logsumexp), xlogy, and entr, xlog1py and ndtr (``ops/special_fns.py``).
-Not provided (they need transcendentals onemodel does not have): the gamma
-family (gammaln, digamma/psi, polygamma, multigammaln, gammainc/gammaincc,
-zeta), the Bessel functions (i0, i0e, i1, i1e, bessel_j0/j1, ...), erfcx,
-ndtri, log_ndtr and the orthogonal polynomials."""
+logsumexp), xlogy, entr, xlog1py and ndtr (``ops/special_fns.py``), and the
+gamma family's gammaln, digamma/psi, polygamma and multigammaln
+(``ops/gamma_fns.py``). Not provided (they need transcendentals onemodel
+does not have): gammainc/gammaincc, zeta, the Bessel functions (i0, i0e,
+i1, i1e, bessel_j0/j1, ...), erfcx, ndtri, log_ndtr and the orthogonal
+polynomials."""
 
 from __future__ import annotations
 
 from .ops.binary_math import logit, xlogy
+from .ops.gamma_fns import digamma, lgamma as gammaln, mvlgamma as multigammaln, polygamma
 from .ops.pointwise import erf, sigmoid as expit
 from .ops.reduce import logsumexp
 from .ops.rounding import round
@@ -28,7 +30,10 @@ def log_softmax(input, dim, *, dtype=None):
     return _log_softmax(input, dim, dtype=dtype)
 
 
+psi = digamma
+
 __all__ = [
+    "digamma", "gammaln", "multigammaln", "polygamma", "psi",
     "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "log1p", "log_softmax", "logit", "logsumexp", "ndtr",
     "round", "sinc", "softmax", "xlog1py", "xlogy",
 ]

@@ -245,6 +245,18 @@ class MathMethods:
     def erfinv(self) -> Tensor:
         return _ops.transcendental.erfinv(self)
 
+    def lgamma(self) -> Tensor:
+        return _ops.gamma_fns.lgamma(self)
+
+    def digamma(self) -> Tensor:
+        return _ops.gamma_fns.digamma(self)
+
+    def polygamma(self, n: int) -> Tensor:
+        return _ops.gamma_fns.polygamma(n, self)
+
+    def mvlgamma(self, p: int) -> Tensor:
+        return _ops.gamma_fns.mvlgamma(self, p)
+
     def expm1(self) -> Tensor:
         return _ops.transcendental.expm1(self)
 
@@ -333,6 +345,10 @@ class MathMethods:
     atanh_ = _inplace("atanh", _op("transcendental", "atanh"))
     erfc_ = _inplace("erfc", _op("transcendental", "erfc"))
     erfinv_ = _inplace("erfinv", _op("transcendental", "erfinv"))
+    lgamma_ = _inplace("lgamma", _op("gamma_fns", "lgamma"))
+    digamma_ = _inplace("digamma", _op("gamma_fns", "digamma"))
+    polygamma_ = _inplace("polygamma", lambda t, n: _ops.gamma_fns.polygamma(n, t))
+    mvlgamma_ = _inplace("mvlgamma", _op("gamma_fns", "mvlgamma"))
     expm1_ = _inplace("expm1", _op("transcendental", "expm1"))
     log1p_ = _inplace("log1p", _op("transcendental", "log1p"))
     exp2_ = _inplace("exp2", _op("transcendental", "exp2"))

@@ -56,6 +56,7 @@ CONSTRAINTS = {
     "real": lambda v: v == v,
     "real_vector": lambda v: np.all(v == v, axis=-1),
     "positive": lambda v: v > 0,
+    "nonnegative": lambda v: v >= 0,
     "unit_interval": lambda v: (v >= 0) & (v <= 1),
     "simplex": lambda v: np.all(v >= 0, axis=-1) & (np.abs(v.sum(-1) - 1) < 1e-6),
     "boolean": lambda v: (v == 0) | (v == 1),

@@ -13,6 +13,7 @@ from ..tensor import Tensor
 from .continuous import Normal, Uniform
 from .discrete import Bernoulli, Categorical
 from .more import Exponential, Independent, Laplace, OneHotCategorical, sum_rightmost
+from .gamma_based import Beta, Dirichlet, Gamma, Poisson
 from .multivariate import MultivariateNormal, _batch_mahalanobis
 
 _KL_REGISTRY: dict = {}
@@ -218,3 +219,55 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     term2 = m.pow(2).sum(-1).sum(-1)
     term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+# -- the gamma-based families with their own kind (torch's closed forms) ------
+
+
+def _lgamma(t):
+    from ..ops.gamma_fns import lgamma
+
+    return lgamma(t)
+
+
+def _digamma(t):
+    from ..ops.gamma_fns import digamma
+
+    return digamma(t)
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = _lgamma(q.concentration) - _lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * _digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    sum_params_p = p.concentration1 + p.concentration0
+    sum_params_q = q.concentration1 + q.concentration0
+    t1 = _lgamma(q.concentration1) + _lgamma(q.concentration0) + _lgamma(sum_params_p)
+    t2 = _lgamma(p.concentration1) + _lgamma(p.concentration0) + _lgamma(sum_params_q)
+    t3 = (p.concentration1 - q.concentration1) * _digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * _digamma(p.concentration0)
+    t5 = (sum_params_q - sum_params_p) * _digamma(sum_params_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    sum_p = p.concentration.sum(-1)
+    sum_q = q.concentration.sum(-1)
+    t1 = _lgamma(sum_p) - _lgamma(sum_q)
+    t2 = (_lgamma(p.concentration) - _lgamma(q.concentration)).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = _digamma(p.concentration) - _digamma(sum_p).unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)

@@ -193,3 +193,32 @@ def random_(t: Tensor, from_=0, to=None, *, generator=None) -> Tensor:
     g = _gen(generator)
     vals = np.array([g.randint(lo, hi) for _ in range(_shape.numel(t.shape))], dtype=np.int64).reshape(t.shape)
     return _fill(t, "random_", vals)
+
+
+def _shaped_draws(op: str, params: Tensor, generator) -> Tensor:
+    from ..grad_mode import no_grad
+
+    with no_grad():
+        p = params.detach().float().contiguous()
+        out = Tensor._empty(p._shape)
+        getattr(_gen(generator), op)(out, p)
+    return out
+
+
+def standard_gamma(input: Tensor, *, generator=None) -> Tensor:
+    """torch._standard_gamma: Gamma(input, 1) draws (Marsaglia–Tsang in
+    binary64 with the fixed log and exp; values differ from torch's, the
+    stream is onemodel's). Not differentiable (torch's implicit
+    reparameterisation gradient is not provided)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"standard_gamma: expected a Tensor, got {type(input).__name__}")
+    return _shaped_draws("standard_gamma_", input, generator)
+
+
+def poisson(input: Tensor, generator=None) -> Tensor:
+    """torch.poisson: one Poisson(rate) draw per element (float32 counts)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"poisson: expected a Tensor, got {type(input).__name__}")
+    if input.numel() and bool((input.detach() < 0).any()):
+        raise RuntimeError("poisson: invalid Poisson rate, expected rate to be non-negative")
+    return _shaped_draws("poisson_", input, generator)

@@ -16,6 +16,7 @@
 
 pub mod detmath;
 pub mod erf_family;
+pub mod gamma;
 pub mod exp_log;
 mod ff;
 pub mod fixed;

@@ -1,7 +1,7 @@
 //! Bindings of the element-wise kernels (`kernels::elementwise`): one
 //! function per arity, the operation named by a string.
 
-use super::operand::{Strided, StridedOut};
+use super::operand::{In, Out, Strided, StridedOut};
 use super::Token;
 use crate::dispatch::{self, Mode};
 use crate::error::{expect_shape, Error};
@@ -169,7 +169,34 @@ pub fn unary(
     })
 }
 
+/// `out = f(a)` for the gamma family (`math::gamma`): each element in
+/// binary64, rounded once to binary32 (one scalar loop on the calling
+/// thread: no sum, so no order to fix). `op`: "lgamma", "digamma" or
+/// "polygamma" (of order `n`). Both tensors contiguous, one shape.
+#[pyfunction]
+#[pyo3(signature = (op, out, a, n=0))]
+pub fn gamma_family(py: Python<'_>, op: &str, out: Out<f32>, a: In<f32>, n: u32) -> PyResult<()> {
+    use crate::math::gamma;
+    let f: fn(u32, f64) -> f64 = match op {
+        "lgamma" => |_, x| gamma::lgamma(x),
+        "digamma" => |_, x| gamma::digamma(x),
+        "polygamma" => gamma::polygamma,
+        other => return Err(unknown("gamma_family", other)),
+    };
+    expect_shape(op, "input", a.shape(), out.shape())?;
+    super::kernel::detach(py, || {
+        // SAFETY: `out` was allocated by the Python side for this call, so
+        // it overlaps no other operand.
+        let dst = unsafe { out.as_mut_slice() };
+        for (d, &x) in dst.iter_mut().zip(a.as_slice()) {
+            *d = crate::kernels::canonical(f(n, x as f64) as f32, true);
+        }
+    })?;
+    Ok(())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(gamma_family, m)?)?;
     m.add_function(wrap_pyfunction!(binary, m)?)?;
     m.add_function(wrap_pyfunction!(unary, m)?)?;
     m.add_function(wrap_pyfunction!(ternary, m)?)?;

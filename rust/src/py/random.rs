@@ -6,8 +6,9 @@
 //! normals use Marsaglia's polar method in double precision with the DetMath
 //! log and IEEE sqrt, rounded once to f32.
 
-use super::operand::StridedOut;
-use crate::math::detmath;
+use super::operand::{In, StridedOut};
+use crate::error::Error;
+use crate::math::{detmath, gamma};
 use crate::splitmix::{mix, GAMMA};
 use pyo3::prelude::*;
 
@@ -25,6 +26,89 @@ impl Generator {
     /// Uniform in [0, 1) with 53 random bits.
     fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+    /// Uniform in (0, 1].
+    fn next_f64_open(&mut self) -> f64 {
+        1.0 - self.next_f64()
+    }
+    /// Gamma(alpha, 1): Marsaglia and Tsang (2000), with the boost
+    /// G(α + 1)·U^(1/α) below α = 1; binary64, DetMath log and exp.
+    fn standard_gamma(&mut self, alpha: f64) -> f64 {
+        if alpha.is_nan() || alpha <= 0.0 {
+            return f64::NAN;
+        }
+        if alpha == f64::INFINITY {
+            return alpha;
+        }
+        if alpha < 1.0 {
+            let g = self.standard_gamma(alpha + 1.0);
+            let u = self.next_f64_open();
+            return g * detmath::exp(detmath::log(u) / alpha);
+        }
+        let d = alpha - 1.0 / 3.0;
+        let c = 1.0 / (9.0 * d).sqrt();
+        loop {
+            let (x, _) = self.next_normal_pair();
+            let v = 1.0 + c * x;
+            if v <= 0.0 {
+                continue;
+            }
+            let v = v * v * v;
+            let u = self.next_f64_open();
+            let x2 = x * x;
+            if u < 1.0 - 0.0331 * x2 * x2 {
+                return d * v;
+            }
+            if detmath::log(u) < 0.5 * x2 + d * (1.0 - v + detmath::log(v)) {
+                return d * v;
+            }
+        }
+    }
+    /// Poisson(lam): multiplication of uniforms below 10 (Knuth), else
+    /// Hörmann's PTRS (1993), as NumPy; binary64, DetMath log and exp and
+    /// onemodel's lgamma.
+    fn poisson(&mut self, lam: f64) -> f64 {
+        if lam.is_nan() || lam < 0.0 {
+            return f64::NAN;
+        }
+        if lam == 0.0 {
+            return 0.0;
+        }
+        if lam < 10.0 {
+            let limit = detmath::exp(-lam);
+            let (mut k, mut p) = (0.0, 1.0);
+            loop {
+                p *= self.next_f64();
+                if p <= limit {
+                    return k;
+                }
+                k += 1.0;
+            }
+        }
+        let slam = lam.sqrt();
+        let loglam = detmath::log(lam);
+        let b = 0.931 + 2.53 * slam;
+        let a = -0.059 + 0.02483 * b;
+        let invalpha = 1.1239 + 1.1328 / (b - 3.4);
+        let vr = 0.9277 - 3.6224 / (b - 2.0);
+        loop {
+            let u = self.next_f64() - 0.5;
+            let v = self.next_f64();
+            let us = 0.5 - u.abs();
+            let k = ((2.0 * a / us + b) * u + lam + 0.43).floor();
+            if us >= 0.07 && v <= vr {
+                return k;
+            }
+            if k < 0.0 || (us < 0.013 && v > us) {
+                continue;
+            }
+            if v > 0.0
+                && detmath::log(v) + detmath::log(invalpha) - detmath::log(a / (us * us) + b)
+                    <= -lam + k * loglam - gamma::lgamma(k + 1.0)
+            {
+                return k;
+            }
+        }
     }
     fn next_normal_pair(&mut self) -> (f64, f64) {
         loop {
@@ -124,6 +208,47 @@ impl Generator {
             } else {
                 v
             }
+        })
+    }
+
+    /// Fill a float32 tensor with Gamma(alpha, 1) draws in row-major order,
+    /// `alpha` (contiguous, as many elements) giving each one's shape; a
+    /// draw below binary32's least normal is raised to it (as torch does,
+    /// so that Dirichlet's normalisation never divides 0 by 0).
+    fn standard_gamma_(&mut self, out: StridedOut<f32>, alpha: In<f32>) -> PyResult<()> {
+        if alpha.numel() != out.numel() {
+            return Err(Error::Value(format!(
+                "standard_gamma_: {} shapes for {} draws",
+                alpha.numel(),
+                out.numel()
+            ))
+            .into());
+        }
+        let shapes = alpha.as_slice();
+        let mut i = 0;
+        fill_f32(&out, || {
+            let g = self.standard_gamma(shapes[i] as f64) as f32;
+            i += 1;
+            if g < f32::MIN_POSITIVE { f32::MIN_POSITIVE } else { g }
+        })
+    }
+
+    /// Fill a float32 tensor with Poisson(rate) draws in row-major order.
+    fn poisson_(&mut self, out: StridedOut<f32>, rate: In<f32>) -> PyResult<()> {
+        if rate.numel() != out.numel() {
+            return Err(Error::Value(format!(
+                "poisson_: {} rates for {} draws",
+                rate.numel(),
+                out.numel()
+            ))
+            .into());
+        }
+        let rates = rate.as_slice();
+        let mut i = 0;
+        fill_f32(&out, || {
+            let k = self.poisson(rates[i] as f64) as f32;
+            i += 1;
+            k
         })
     }
 
