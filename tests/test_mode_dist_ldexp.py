@@ -98,3 +98,14 @@ def test_ldexp_gradients():
     # d/dx = 2^e; d/de = x·2^e·ln 2.
     np.testing.assert_allclose(x.grad.numpy(), [4.0, 2**0.5], rtol=1e-6)
     np.testing.assert_allclose(e.grad.numpy(), [1.5 * 4 * math.log(2), -(2**0.5) * math.log(2)], rtol=1e-6)
+
+
+def test_mode_matches_a_counting_reference_on_random_rows():
+    rng = np.random.default_rng(8)
+    x = rng.integers(-3, 4, (200, 17)).astype(np.float32)
+    v, i = om.mode(om.tensor(x), 1)
+    for r, row in enumerate(x):
+        values, counts = np.unique(row, return_counts=True)  # ascending values
+        want = values[np.argmax(counts)]
+        assert v.numpy()[r] == want
+        assert i.numpy()[r] == np.flatnonzero(row == want)[-1]

@@ -6,10 +6,10 @@ import math
 import numbers
 
 from ..tensor import Tensor
-from .distribution import Distribution, broadcast_all
+from .distribution import Distribution, LocationMoments, broadcast_all
 
 
-class Normal(Distribution):
+class Normal(LocationMoments, Distribution):
     """Normal(loc, scale); rsample = loc + ε·scale with ε ~ N(0, 1)."""
 
     has_rsample = True
@@ -22,14 +22,6 @@ class Normal(Distribution):
         self.loc, self.scale = broadcast_all(loc, scale)
         scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
         super().__init__(() if scalar else tuple(self.loc.shape), (), validate_args)
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def stddev(self) -> Tensor:

@@ -140,3 +140,16 @@ class Distribution:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+class LocationMoments:
+    """For families whose mean and mode are their location ``loc`` (Normal,
+    Laplace, MultivariateNormal)."""
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc

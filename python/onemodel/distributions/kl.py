@@ -151,12 +151,6 @@ def _kl_exponential_infinity(p, q):
     return _infinite_like(p.rate)
 
 
-@register_kl(Laplace, Exponential)
-@register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
 @register_kl(Laplace, Normal)
 def _kl_laplace_normal(p, q):
     var_normal = q.scale.pow(2)
@@ -168,9 +162,11 @@ def _kl_laplace_normal(p, q):
     return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
 
 
+@register_kl(Laplace, Exponential)
+@register_kl(Laplace, Uniform)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Uniform)
-def _kl_normal_infinity(p, q):
+def _kl_loc_infinity(p, q):
     return _infinite_like(p.loc)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .discrete import Categorical
-from .distribution import Distribution, broadcast_all
+from .distribution import Distribution, LocationMoments, broadcast_all
 
 _EPS = float(np.finfo(np.float32).eps)
 
@@ -25,7 +25,7 @@ def _value(value, like: Tensor) -> Tensor:
     return value if isinstance(value, Tensor) else broadcast_all(value)[0]
 
 
-class Laplace(Distribution):
+class Laplace(LocationMoments, Distribution):
     """Laplace(loc, scale); rsample = loc − scale·sign(u)·log1p(−|u|) with u
     uniform on (eps − 1, 1), as torch."""
 
@@ -39,14 +39,6 @@ class Laplace(Distribution):
 
     def _support_ok(self, v):
         return v == v
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:

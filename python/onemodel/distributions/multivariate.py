@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..tensor import Tensor
-from .distribution import Distribution, as_float_tensor
+from .distribution import Distribution, LocationMoments, as_float_tensor
 
 
 def _batch_mahalanobis(scale_tril: Tensor, x: Tensor) -> Tensor:
@@ -35,7 +35,7 @@ def _precision_to_scale_tril(p: Tensor) -> Tensor:
     return solve_triangular(l_inv, ident.expand(tuple(l_inv.shape)) if l_inv.ndim > 2 else ident, upper=False)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(LocationMoments, Distribution):
     """MultivariateNormal(loc, covariance_matrix=None, precision_matrix=None,
     scale_tril=None)."""
 
@@ -122,14 +122,6 @@ class MultivariateNormal(Distribution):
         if self._given == "precision_matrix":
             return self._given_matrix
         return cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:

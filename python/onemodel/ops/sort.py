@@ -116,11 +116,15 @@ def mode(input, dim: int = -1, keepdim: bool = False):
         same = (s[:, 1:] == s[:, :-1]) | (np.isnan(s[:, 1:]) & np.isnan(s[:, :-1]))
     else:
         same = s[:, 1:] == s[:, :-1]
-    pick = np.empty(rows.shape[0], np.int64)
-    for r in range(rows.shape[0]):
-        ends = np.flatnonzero(np.append(~same[r], True))  # last position of each run
-        counts = np.diff(np.concatenate(([-1], ends)))
-        pick[r] = order[r, ends[int(np.argmax(counts))]]  # the first (smallest) of the longest
+    # Each run of equal sorted values: its length, recorded at its last
+    # position; the longest run's first occurrence (argmax) is the smallest
+    # of the most frequent values, and its last position the last index.
+    at = np.broadcast_to(np.arange(n), rows.shape)
+    starts = np.concatenate([np.ones((rows.shape[0], 1), bool), ~same], 1)
+    ends = np.concatenate([~same, np.ones((rows.shape[0], 1), bool)], 1)
+    first = np.maximum.accumulate(np.where(starts, at, 0), axis=1)
+    length = np.where(ends, at - first + 1, 0)
+    pick = np.take_along_axis(order, np.argmax(length, axis=1)[:, None], 1)[:, 0].astype(np.int64)
     idx_np = pick.reshape(x.shape[:-1] + (1,))
     idx = from_array(np.ascontiguousarray(np.moveaxis(idx_np, -1, d)), int64)
     values = take_along_dim(input, idx, d)

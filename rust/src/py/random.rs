@@ -110,6 +110,24 @@ impl Generator {
             }
         }
     }
+    /// `out` in row-major order, element i drawn by `draw` with parameter
+    /// `params[i]` (contiguous, as many elements as `out`).
+    fn fill_per_element(
+        &mut self,
+        op: &str,
+        out: StridedOut<f32>,
+        params: In<f32>,
+        mut draw: impl FnMut(&mut Self, f64) -> f32,
+    ) -> PyResult<()> {
+        if params.numel() != out.numel() {
+            let (p, n) = (params.numel(), out.numel());
+            return Err(Error::Value(format!("{op}: {p} parameters for {n} draws")).into());
+        }
+        let mut values = params.as_slice().iter();
+        fill_f32(&out, || {
+            draw(self, *values.next().unwrap_or(&f32::NAN) as f64)
+        })
+    }
     fn next_normal_pair(&mut self) -> (f64, f64) {
         loop {
             let u = 2.0 * self.next_f64() - 1.0;
@@ -216,40 +234,20 @@ impl Generator {
     /// draw below binary32's least normal is raised to it (as torch does,
     /// so that Dirichlet's normalisation never divides 0 by 0).
     fn standard_gamma_(&mut self, out: StridedOut<f32>, alpha: In<f32>) -> PyResult<()> {
-        if alpha.numel() != out.numel() {
-            return Err(Error::Value(format!(
-                "standard_gamma_: {} shapes for {} draws",
-                alpha.numel(),
-                out.numel()
-            ))
-            .into());
-        }
-        let shapes = alpha.as_slice();
-        let mut i = 0;
-        fill_f32(&out, || {
-            let g = self.standard_gamma(shapes[i] as f64) as f32;
-            i += 1;
-            if g < f32::MIN_POSITIVE { f32::MIN_POSITIVE } else { g }
+        self.fill_per_element("standard_gamma_", out, alpha, |g, a| {
+            let x = g.standard_gamma(a) as f32;
+            // NaN (an invalid shape) stays NaN.
+            if x < f32::MIN_POSITIVE {
+                f32::MIN_POSITIVE
+            } else {
+                x
+            }
         })
     }
 
     /// Fill a float32 tensor with Poisson(rate) draws in row-major order.
     fn poisson_(&mut self, out: StridedOut<f32>, rate: In<f32>) -> PyResult<()> {
-        if rate.numel() != out.numel() {
-            return Err(Error::Value(format!(
-                "poisson_: {} rates for {} draws",
-                rate.numel(),
-                out.numel()
-            ))
-            .into());
-        }
-        let rates = rate.as_slice();
-        let mut i = 0;
-        fill_f32(&out, || {
-            let k = self.poisson(rates[i] as f64) as f32;
-            i += 1;
-            k
-        })
+        self.fill_per_element("poisson_", out, rate, |g, r| g.poisson(r) as f32)
     }
 
     /// A uniform integer in [low, high) (for permutations and randint).
