@@ -1,7 +1,9 @@
 """Bit-identity of the operators added on 2026-12-06 (evening session)
 (docs/engine.md, "Pinned gradient hashes"): linalg.cholesky,
 solve_triangular, cholesky_solve / cholesky_inverse, MultivariateNormal,
-Laplace, Exponential, Independent, kl_divergence, mode, dist and ldexp.
+Laplace, Exponential, Independent, kl_divergence, mode, dist and ldexp;
+and (a second hash) the gamma family with Gamma, Beta, Dirichlet and
+Poisson.
 The exact-mode gradients hash to one pinned value on every kernel path ×
 threads {1, 3, 8}; the products (an MLP over a batch large enough to split)
 run on the GEMM."""
@@ -15,6 +17,32 @@ D = om.distributions
 # equal on scalar, v128 and avx2 at 1, 3 and 8 threads when it was pinned
 # (2026-12-06, the AVX2 Zen 3 machine; avx512 not available there).
 DISTRIBUTIONS_EXACT_SHA256 = "c0a3a928b84b9983324700c17f4b977306fc15e892c7904c145b5968f547ff94"
+
+
+# The same for _gamma_gradients() (pinned the same day, the same machine).
+GAMMA_EXACT_SHA256 = "7517055b443fb53f126f22c2117e2e3010240340294a45edef91c9cbf5b282ac"
+
+
+def _gamma_gradients():
+    gen = om.Generator().manual_seed(6)
+    x = om.randn(256, 32, generator=gen)
+    net = om.nn.Sequential(om.nn.Linear(32, 64, generator=gen), om.nn.Tanh(), om.nn.Linear(64, 12, generator=gen))
+    out = om.nn.functional.softplus(net(x)) + 0.05  # positive parameters
+    a, b, c = out[:, :4], out[:, 4:8], out[:, 8:]
+    counts = om.randint(0, 6, (256, 4), generator=gen).float()
+    share = om.rand(256, 4, generator=gen) * 0.9 + 0.05
+    loss = (
+        om.lgamma(a).mean() + om.digamma(b + 1).mean() + om.polygamma(1, c + 0.5).mean() * 0.1 + om.polygamma(3, a + 1).mean() * 0.01
+        + om.mvlgamma(a + 2, 3).mean() * 0.1
+        - D.Gamma(a, b).log_prob(c).mean()
+        - D.Beta(a, b).log_prob(share).mean()
+        - D.Dirichlet(c).log_prob(share / share.sum(-1, keepdim=True)).mean()
+        - D.Poisson(a).log_prob(counts).mean()
+        + D.kl_divergence(D.Gamma(a, b), D.Gamma(b, c)).mean() + D.kl_divergence(D.Beta(a, c), D.Beta(b, a)).mean()
+        + D.kl_divergence(D.Dirichlet(a), D.Dirichlet(c)).mean() + D.Gamma(a, b).entropy().mean() + D.Dirichlet(b).entropy().mean()
+    )
+    loss.backward()
+    return [pp.grad.numpy() for pp in net.parameters()] + [loss.detach().reshape(1).numpy()]
 
 
 def _gradients():
@@ -66,3 +94,14 @@ def test_distributions_hash_is_pinned_on_every_path_and_thread_count():
 def test_the_graph_splits_over_threads():
     with om.compute.settings(mode="exact", threads=max(THREAD_COUNTS)):
         assert_splits(_gradients)
+
+
+def test_gamma_family_hash_is_pinned_on_every_path_and_thread_count():
+    seen = exact_hashes(_gamma_gradients)
+    assert len(set(seen.values())) == 1, seen
+    assert next(iter(seen.values())) == GAMMA_EXACT_SHA256
+
+
+def test_the_gamma_graph_splits_over_threads():
+    with om.compute.settings(mode="exact", threads=max(THREAD_COUNTS)):
+        assert_splits(_gamma_gradients)
