@@ -1,7 +1,7 @@
 """GradientCheck on the operators added on 2026-12-06 (evening):
 Cholesky and the triangular solves, the gamma family, dist and ldexp, and
 the log_prob / entropy / KL of the distributions built on them, in both
-modes. Factors pass through tril (and a diagonal shift) so that every
+modes. Factors pass through tril (with a positive diagonal) so that every
 perturbed element is one the forward reads; covariances are built as
 A·Aᵀ + cI so that a perturbation keeps them symmetric."""
 
@@ -10,7 +10,19 @@ import pytest
 import onemodel as om
 from onemodel.gradcheck import gradient_check
 
-from test_tensor_gradcheck import GEN, leaf, mode, positive  # noqa: F401  (mode: the fast/exact fixture)
+from test_tensor_gradcheck import mode  # noqa: F401  (the fast/exact fixture)
+
+# Its own stream: drawing from test_tensor_gradcheck's shared generator
+# would move the inputs of every test that runs after this file.
+GEN = om.Generator().manual_seed(2026)
+
+
+def leaf(*shape):
+    return om.randn(*shape, generator=GEN).requires_grad_()
+
+
+def positive(*shape):
+    return (om.rand(*shape, generator=GEN) + 0.5).requires_grad_()
 
 D = om.distributions
 
@@ -20,7 +32,8 @@ def _spd(a, c=3.0):
 
 
 def _lower(a):
-    return om.tril(a) + 2.0 * om.eye(a.shape[-1])
+    """A lower factor with a positive diagonal (at least 0.5) from any a."""
+    return om.tril(a, -1) + om.diag_embed((a.diagonal(dim1=-2, dim2=-1) * 0.5).exp() + 0.5)
 
 
 CASES = {
