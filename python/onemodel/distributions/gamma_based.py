@@ -35,10 +35,6 @@ def _xlogy(a, b) -> Tensor:
     return xlogy(a, b)
 
 
-def _value(value) -> Tensor:
-    return value if isinstance(value, Tensor) else as_float_tensor(value)
-
-
 class Gamma(Distribution):
     """Gamma(concentration, rate): density rate^α x^(α−1) e^(−rate·x)/Γ(α)."""
 
@@ -72,7 +68,7 @@ class Gamma(Distribution):
         return draws.clamp(min=float(np.finfo(np.float32).tiny))
 
     def log_prob(self, value) -> Tensor:
-        value = _value(value)
+        value = as_float_tensor(value)
         self._validate_sample(value)
         return _xlogy(self.concentration, self.rate) + _xlogy(self.concentration - 1, value) - self.rate * value - _lgamma(self.concentration)
 
@@ -140,7 +136,7 @@ class Dirichlet(Distribution):
         return g / g.sum(-1, True)
 
     def log_prob(self, value) -> Tensor:
-        value = _value(value)
+        value = as_float_tensor(value)
         self._validate_sample(value)
         a = self.concentration
         return _xlogy(a - 1.0, value).sum(-1) + _lgamma(a.sum(-1)) - _lgamma(a).sum(-1)
@@ -188,7 +184,7 @@ class Beta(Distribution):
     def log_prob(self, value) -> Tensor:
         from ..ops.stacking import stack
 
-        value = _value(value)
+        value = as_float_tensor(value)
         self._validate_sample(value)
         return self._dirichlet.log_prob(stack([value, 1.0 - value], -1))
 
@@ -226,7 +222,7 @@ class Poisson(Distribution):
         return poisson(self.rate.detach().expand(self._extended_shape(sample_shape)))
 
     def log_prob(self, value) -> Tensor:
-        value = _value(value)
+        value = as_float_tensor(value)
         self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return _xlogy(value, rate) - rate - _lgamma(value + 1)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .discrete import Categorical
-from .distribution import Distribution, LocationMoments, broadcast_all
+from .distribution import Distribution, LocationMoments, as_float_tensor, broadcast_all
 
 _EPS = float(np.finfo(np.float32).eps)
 
@@ -19,10 +19,6 @@ def _draws(shape: tuple, low: float, high: float) -> Tensor:
     from ..creation import empty
 
     return empty(*shape).uniform_(low, high) if shape else empty(()).uniform_(low, high)
-
-
-def _value(value, like: Tensor) -> Tensor:
-    return value if isinstance(value, Tensor) else broadcast_all(value)[0]
 
 
 class Laplace(LocationMoments, Distribution):
@@ -56,20 +52,20 @@ class Laplace(LocationMoments, Distribution):
         return self.loc - self.scale * u.sign() * log1p(-u.abs())
 
     def log_prob(self, value) -> Tensor:
-        value = _value(value, self.loc)
+        value = as_float_tensor(value)
         self._validate_sample(value)
         return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
 
     def cdf(self, value) -> Tensor:
         from ..ops.transcendental import expm1
 
-        value = _value(value, self.loc)
+        value = as_float_tensor(value)
         return 0.5 - 0.5 * (value - self.loc).sign() * expm1(-(value - self.loc).abs() / self.scale)
 
     def icdf(self, value) -> Tensor:
         from ..ops.transcendental import log1p
 
-        term = _value(value, self.loc) - 0.5
+        term = as_float_tensor(value) - 0.5
         return self.loc - self.scale * term.sign() * log1p(-2 * term.abs())
 
     def entropy(self) -> Tensor:
@@ -114,17 +110,17 @@ class Exponential(Distribution):
         return -log1p(-_draws(shape, 0, 1)) / self.rate
 
     def log_prob(self, value) -> Tensor:
-        value = _value(value, self.rate)
+        value = as_float_tensor(value)
         self._validate_sample(value)
         return self.rate.log() - self.rate * value
 
     def cdf(self, value) -> Tensor:
-        return 1 - (-self.rate * _value(value, self.rate)).exp()
+        return 1 - (-self.rate * as_float_tensor(value)).exp()
 
     def icdf(self, value) -> Tensor:
         from ..ops.transcendental import log1p
 
-        return -log1p(-_value(value, self.rate)) / self.rate
+        return -log1p(-as_float_tensor(value)) / self.rate
 
     def entropy(self) -> Tensor:
         return 1.0 - self.rate.log()
