@@ -4,7 +4,8 @@
 //! Activations are channels-last `[H][W][C]`.
 
 use super::dot16::{
-    gemm_nt, gemm_nt_tap_planes, gemm_nt_taps, pad_input, rowsum16, tap_planes, TapPlanes, Taps3x3,
+    gemm_nt, gemm_nt_one_channel, gemm_nt_tap_planes, gemm_nt_taps, pad_input, padding_finite,
+    rowsum16, tap_planes, TapPlanes, Taps3x3,
 };
 use crate::kernels::transpose::{transpose, transpose_ld};
 use crate::ptr::Ptr;
@@ -158,6 +159,12 @@ pub fn forward(
         pad_input(x, g.h, g.w, g.c, col);
         let taps = Taps3x3::new(g.h, g.w, g.c, steps);
         gemm_nt_taps(token, taps, col, o, w, kp, conv, o);
+    } else if g.c == 1 && padding_finite(w, o, kp) {
+        // One channel (the first block): nine taps, so each output's dot16
+        // is one fma per partial and the tree, computed with the channels
+        // on the lanes from the padded input (the same bits as below).
+        pad_input(x, g.h, g.w, 1, col);
+        gemm_nt_one_channel(token, g.h, g.w, col, o, w, kp, conv, o);
     } else {
         im2col(g, x, col);
         gemm_nt(token, p, o, kp, col, kp, w, kp, conv, o);
@@ -313,32 +320,90 @@ pub fn backward(
         super::reuse(&mut s.dcol, p * k, 0.0);
         // dcol[p][k] = dot16_o(dC[p][o], W[o][k]) = dot16(dC[p], Wᵀ[k]).
         gemm_nt(token, p, k, o, &s.dc, o, wt, o, &mut s.dcol, k);
-        gather(g, &s.dcol, dx);
+        gather(token, g, &s.dcol, dx);
     }
 }
 
 /// `dx[iy][ix][c]` = Σ over the taps (ky ascending, then kx) whose window
 /// covers the element of `dcol[(iy + 1 − ky, ix + 1 − kx)][(ky·3 + kx)·C + c]`,
-/// from +0 with plain additions.
-pub fn gather(g: &Geom, dcol: &[f32], dx: &mut [f32]) {
-    let (h, w, c, k) = (g.h, g.w, g.c, g.k());
-    for iy in 0..h {
-        for ix in 0..w {
-            let out = &mut dx[(iy * w + ix) * c..][..c];
-            out.fill(0.0);
-            for ky in 0..3 {
-                let oy = iy as isize + 1 - ky as isize;
-                if oy < 0 || oy >= h as isize {
-                    continue;
-                }
-                for kx in 0..3 {
-                    let ox = ix as isize + 1 - kx as isize;
-                    if ox < 0 || ox >= w as isize {
-                        continue;
+/// from +0 with plain additions: the channels on the lanes, each element's
+/// sum in a register (the same adds in the same order as a scalar loop).
+pub fn gather(token: Token, g: &Geom, dcol: &[f32], dx: &mut [f32]) {
+    let (p, k) = (g.positions(), g.k());
+    assert!(dcol.len() >= p * k, "gather: dcol too short");
+    assert!(dx.len() >= p * g.c, "gather: dx too short");
+    run_on(
+        token,
+        Gather {
+            g: *g,
+            dcol: Ptr::new(dcol.as_ptr(), p * k),
+            dx: Ptr::new(dx.as_mut_ptr(), p * g.c),
+        },
+    );
+}
+
+struct Gather {
+    g: Geom,
+    dcol: Ptr<*const f32>,
+    dx: Ptr<*mut f32>,
+}
+
+impl LaneFn for Gather {
+    type Output = ();
+    #[inline(always)]
+    fn run<L: Lanes>(self) {
+        let (h, w, c) = (self.g.h, self.g.w, self.g.c);
+        let k = self.g.k();
+        // SAFETY: positions < h·w, channels < c (so every index is < p·k
+        // for dcol and < p·c for dx, checked by gather); L's features are
+        // enabled (inside run_on).
+        unsafe {
+            // Offsets in dcol of the taps that cover (iy, ix), in tap order.
+            let mut taps = [0usize; 9];
+            for iy in 0..h {
+                for ix in 0..w {
+                    let mut n = 0;
+                    for ky in 0..3 {
+                        let oy = iy + 1;
+                        if oy < ky || oy - ky >= h {
+                            continue;
+                        }
+                        for kx in 0..3 {
+                            let ox = ix + 1;
+                            if ox < kx || ox - kx >= w {
+                                continue;
+                            }
+                            taps[n] = ((oy - ky) * w + ox - kx) * k + (ky * 3 + kx) * c;
+                            n += 1;
+                        }
                     }
-                    let src = &dcol[(oy as usize * w + ox as usize) * k + (ky * 3 + kx) * c..][..c];
-                    for (d, v) in out.iter_mut().zip(src) {
-                        *d += *v;
+                    let out = (iy * w + ix) * c;
+                    let mut ch = 0;
+                    while ch + 2 * L::N <= c {
+                        let (mut s0, mut s1) = (L::zero(), L::zero());
+                        for &t in &taps[..n] {
+                            s0 = s0.add(L::load(self.dcol.range(t + ch, L::N)));
+                            s1 = s1.add(L::load(self.dcol.range(t + ch + L::N, L::N)));
+                        }
+                        s0.store(self.dx.range(out + ch, L::N));
+                        s1.store(self.dx.range(out + ch + L::N, L::N));
+                        ch += 2 * L::N;
+                    }
+                    while ch + L::N <= c {
+                        let mut s0 = L::zero();
+                        for &t in &taps[..n] {
+                            s0 = s0.add(L::load(self.dcol.range(t + ch, L::N)));
+                        }
+                        s0.store(self.dx.range(out + ch, L::N));
+                        ch += L::N;
+                    }
+                    while ch < c {
+                        let mut s0 = 0f32;
+                        for &t in &taps[..n] {
+                            s0 += self.dcol.read(t + ch);
+                        }
+                        self.dx.write(out + ch, s0);
+                        ch += 1;
                     }
                 }
             }

@@ -155,6 +155,148 @@ pub fn gemm_nt_taps(
     product(token, "gemm_nt_taps", m, n, k, xp, taps, b, rb, c, ldc);
 }
 
+/// `c[p*ldc + j] = dot16(window row p, b[j*ldb ..][..16])` for a 3×3
+/// convolution (padding 1, stride 1) of a one-channel `h` × `w` image,
+/// read from its zero-padded copy `xp` (`[h + 2][w + 2]`, [`pad_input`]
+/// with c = 1), j < n: the product `gemm_nt` computes from the im2col rows
+/// (9 taps, then 7 zeros up to the 16 of `ldb`), with the outputs on the
+/// lanes instead of the partials. With k = 16 every partial is one fma from
+/// +0: tap t's is fma(x_t, w_t, +0), and a padding term's fma(+0, w_t, +0)
+/// is +0 when w_t is finite — which the caller checks (`padding_finite`)
+/// before choosing this kernel. The tree is then the definition's, on
+/// whole registers: p₀ + p₈, p_i + (+0) for 0 < i < 8 (the add that turns
+/// a −0 partial into +0, as in gemm_nt), then the levels 4, 2, 1.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_nt_one_channel(
+    token: Token,
+    h: usize,
+    w: usize,
+    xp: &[f32],
+    n: usize,
+    b: &[f32],
+    ldb: usize,
+    c: &mut [f32],
+    ldc: usize,
+) {
+    if h == 0 || w == 0 || n == 0 {
+        return;
+    }
+    assert!(ldb >= 16, "gemm_nt_one_channel: weight rows of {ldb} < 16");
+    assert!(
+        xp.len() >= (h + 2) * (w + 2),
+        "gemm_nt_one_channel: xp too short"
+    );
+    assert!(
+        b.len() >= (n - 1) * ldb + 16,
+        "gemm_nt_one_channel: B too short"
+    );
+    assert!(
+        c.len() >= (h * w - 1) * ldc + n,
+        "gemm_nt_one_channel: C too short"
+    );
+    // The nine taps' weights channel by channel: wt[t][j] (tiny).
+    let mut wt = vec![0f32; 9 * n];
+    for j in 0..n {
+        for t in 0..9 {
+            wt[t * n + j] = b[j * ldb + t];
+        }
+    }
+    run_on(
+        token,
+        OneChannel {
+            h,
+            w,
+            n,
+            xp: Ptr::new(xp.as_ptr(), (h + 2) * (w + 2)),
+            wt: Ptr::new(wt.as_ptr(), 9 * n),
+            c: Ptr::new(c.as_mut_ptr(), c.len()),
+            ldc,
+        },
+    )
+}
+
+/// Whether the padding terms (taps 9..16) of every weight row are finite,
+/// so that [`gemm_nt_one_channel`] may take their partials as +0.
+pub fn padding_finite(b: &[f32], n: usize, ldb: usize) -> bool {
+    ldb >= 16 && (0..n).all(|j| b[j * ldb + 9..j * ldb + 16].iter().all(|v| v.is_finite()))
+}
+
+struct OneChannel {
+    h: usize,
+    w: usize,
+    n: usize,
+    xp: Ptr<*const f32>,
+    wt: Ptr<*const f32>,
+    c: Ptr<*mut f32>,
+    ldc: usize,
+}
+
+impl LaneFn for OneChannel {
+    type Output = ();
+    #[inline(always)]
+    fn run<L: Lanes>(self) {
+        let (w, n) = (self.w, self.n);
+        let vec_end = n / L::N * L::N;
+        // SAFETY: positions < h·w, taps inside the padded image, channels
+        // < n (checked by gemm_nt_one_channel); L's features are enabled.
+        unsafe {
+            for oy in 0..self.h {
+                for ox in 0..w {
+                    let at = oy * (w + 2) + ox;
+                    let mut x = [0f32; 9];
+                    for (t, v) in x.iter_mut().enumerate() {
+                        *v = self.xp.read(at + (t / 3) * (w + 2) + t % 3);
+                    }
+                    let out = (oy * w + ox) * self.ldc;
+                    let mut j = 0;
+                    while j < vec_end {
+                        let sum = self.outputs::<L>(&x, j);
+                        sum.store(self.c.range(out + j, L::N));
+                        j += L::N;
+                    }
+                    while j < n {
+                        let sum = self.outputs::<f32>(&x, j);
+                        self.c.write(out + j, sum);
+                        j += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl OneChannel {
+    /// Outputs j..j + M::N of one position whose nine taps are `x`.
+    ///
+    /// SAFETY: j + M::N ≤ n; M's features are enabled.
+    #[inline(always)]
+    unsafe fn outputs<M: Lanes>(&self, x: &[f32; 9], j: usize) -> M {
+        // SAFETY: as for the function.
+        unsafe {
+            // (Loops, not closures: a closure is not compiled with the
+            // trampoline's target features.)
+            let zero = M::zero();
+            let mut p = [zero; 9];
+            for (t, v) in p.iter_mut().enumerate() {
+                *v = M::splat(x[t]).fma(M::load(self.wt.range(t * self.n + j, M::N)), zero);
+            }
+            // s = 8: p₀ + p₈, and p_i + (+0) for the partials whose
+            // partner is a padding term.
+            let mut a = [zero; 8];
+            a[0] = p[0].add(p[8]);
+            for i in 1..8 {
+                a[i] = p[i].add(zero);
+            }
+            let mut b = [zero; 4];
+            for i in 0..4 {
+                b[i] = a[i].add(a[i + 4]);
+            }
+            let c = [b[0].add(b[2]), b[1].add(b[3])];
+            c[0].add(c[1])
+        }
+    }
+}
+
 /// The rows of the transposed window matrix of a 3×3 convolution (padding
 /// 1, stride 1) over an `h` × `w` image with `c` channels — row
 /// (ky·3 + kx)·c + ci, over the output positions p = oy·w + ox, is channel
@@ -383,10 +525,10 @@ impl<RA: Rows, RB: Rows> LaneFn for Gemm<RA, RB> {
         // path (run_on).
         unsafe {
             match L::N {
-                16 => self.blocked::<L, 4, 4, 1>(),
-                8 => self.blocked::<L, 3, 2, 2>(),
-                4 => self.blocked::<L, 1, 2, 4>(),
-                _ => self.blocked::<L, 1, 1, 16>(),
+                16 => self.blocked::<L, 4, 4, 1, 0, 4>(),
+                8 => self.blocked::<L, 3, 2, 2, 3, 6>(),
+                4 => self.blocked::<L, 1, 2, 4, 0, 2>(),
+                _ => self.blocked::<L, 1, 1, 16, 0, 1>(),
             }
         }
     }
@@ -398,55 +540,69 @@ impl<RA: Rows, RB: Rows> LaneFn for Gemm<RA, RB> {
 const NT_B_BLOCK_BYTES: usize = 256 * 1024;
 
 impl<RA: Rows, RB: Rows> Gemm<RA, RB> {
-    /// Column blocks of B sized for L2; in each, full MR×NR tiles over all
-    /// rows of A, then the edges with narrower tiles.
+    /// Column blocks of B sized for L2; in each, MR × NR tiles over the
+    /// rows of A in groups of MR, then the rows left over: two rows as 2 ×
+    /// NR2 tiles when NR2 > 0, single rows as 1 × NR1 tiles (wider tiles
+    /// for the rows left over keep more fmas per load on a product of few
+    /// rows, such as a recurrence step over eight lines: 3 + 3 + 2 rows).
+    /// Which outputs share a tile never enters a sum: each is one dot16.
     #[inline(always)]
-    unsafe fn blocked<L: Lanes, const MR: usize, const NR: usize, const Q: usize>(&self) {
+    unsafe fn blocked<
+        L: Lanes,
+        const MR: usize,
+        const NR: usize,
+        const Q: usize,
+        const NR2: usize,
+        const NR1: usize,
+    >(
+        &self,
+    ) {
         debug_assert_eq!(Q * L::N, 16);
         let rows = (NT_B_BLOCK_BYTES / (4 * self.k.max(1))).max(NR) / NR * NR;
         let mut j0 = 0;
         while j0 < self.n {
             let j1 = self.n.min(j0 + rows);
-            // SAFETY: columns j0..j1 lie inside the checked bounds.
-            unsafe { self.column_block::<L, MR, NR, Q>(j0, j1) };
+            let mf = self.m / MR * MR;
+            // SAFETY: rows 0..m and columns j0..j1 lie inside the checked
+            // bounds.
+            unsafe {
+                let mut i = 0;
+                while i < mf {
+                    self.row_group::<L, MR, NR, Q>(i, j0, j1);
+                    i += MR;
+                }
+                if NR2 > 0 && self.m - i >= 2 {
+                    self.row_group::<L, 2, NR2, Q>(i, j0, j1);
+                    i += 2;
+                }
+                while i < self.m {
+                    self.row_group::<L, 1, NR1, Q>(i, j0, j1);
+                    i += 1;
+                }
+            }
             j0 = j1;
         }
     }
 
+    /// Rows i..i + R against columns j0..j1: R × C tiles, then R × 1.
     #[inline(always)]
-    unsafe fn column_block<L: Lanes, const MR: usize, const NR: usize, const Q: usize>(
+    unsafe fn row_group<L: Lanes, const R: usize, const C: usize, const Q: usize>(
         &self,
+        i: usize,
         j0: usize,
         j1: usize,
     ) {
-        let mf = self.m / MR * MR;
-        let nf = j0 + (j1 - j0) / NR * NR;
+        let nf = j0 + (j1 - j0) / C * C;
         // SAFETY: every tile lies inside the checked bounds.
         unsafe {
-            let mut i = 0;
-            while i < mf {
-                let mut j = j0;
-                while j < nf {
-                    self.tile::<L, MR, NR, Q>(i, j);
-                    j += NR;
-                }
-                while j < j1 {
-                    self.tile::<L, MR, 1, Q>(i, j);
-                    j += 1;
-                }
-                i += MR;
+            let mut j = j0;
+            while j < nf {
+                self.tile::<L, R, C, Q>(i, j);
+                j += C;
             }
-            while i < self.m {
-                let mut j = j0;
-                while j < nf {
-                    self.tile::<L, 1, NR, Q>(i, j);
-                    j += NR;
-                }
-                while j < j1 {
-                    self.tile::<L, 1, 1, Q>(i, j);
-                    j += 1;
-                }
-                i += 1;
+            while j < j1 {
+                self.tile::<L, R, 1, Q>(i, j);
+                j += 1;
             }
         }
     }
@@ -596,8 +752,12 @@ mod tests {
         let mut rng = Rng(7);
         // Lengths 0..100 (every tail), and two long enough (≥ 16384) that
         // B's rows are cut into column blocks of fewer than 7 rows.
-        for len in (0..100).chain([16384, 16393]) {
-            let (m, n) = (5, 7);
+        // m = 5, 7 and 8 leave 2, 1 and 2 rows after the groups of three.
+        for (len, m) in (0..100)
+            .map(|l| (l, 5 + 2 * (l % 2)))
+            .chain([(16384, 8), (16393, 5)])
+        {
+            let n = 7;
             let a: Vec<f32> = (0..m * len).map(|_| rng.value()).collect();
             let b: Vec<f32> = (0..n * len).map(|_| rng.value()).collect();
             let want: Vec<f32> = (0..m * n)
@@ -703,6 +863,115 @@ mod tests {
                 let taps = Taps3x3::new(h, w, c, &mut steps);
                 gemm_nt_taps(token, taps, &xp, n, &b, k, &mut got, n);
                 assert_same_bits(&got, &want, &format!("{path:?} {h}×{w}×{c} → {n}"));
+            }
+        }
+    }
+
+    /// The one-channel kernel gives the bits of `gemm_nt` over the im2col
+    /// rows on every path: channel counts below, at and across a register
+    /// of every path, images down to one row and one column, special values
+    /// among the pixels and the taps' weights, and finite padding weights
+    /// of either sign (a padding term's fma is then +0 in both).
+    #[test]
+    fn one_channel_gives_the_im2col_products_bits() {
+        use crate::recognizer::conv::im2col;
+        let mut rng = Rng(29);
+        for &(h, w, n) in &[
+            (1, 1, 3),
+            (2, 3, 8),
+            (5, 7, 17),
+            (4, 9, 32),
+            (3, 16, 5),
+            (32, 20, 33),
+        ] {
+            let g = geom(h, w, 1, n);
+            let (k, kp) = (g.k(), g.kp());
+            assert_eq!((k, kp), (9, 16));
+            let x: Vec<f32> = (0..h * w).map(|_| rng.value()).collect();
+            let mut b: Vec<f32> = (0..n * kp).map(|_| rng.value()).collect();
+            for (i, v) in b.iter_mut().enumerate() {
+                if i % kp >= k && !v.is_finite() {
+                    *v = -0.5;
+                }
+            }
+            assert!(padding_finite(&b, n, kp));
+            let (mut col, mut xp) = (Vec::new(), Vec::new());
+            im2col(&g, &x, &mut col);
+            pad_input(&x, h, w, 1, &mut xp);
+            for path in available_paths() {
+                let token = Token::new(path).unwrap();
+                let mut want = vec![0f32; h * w * n];
+                gemm_nt(token, h * w, n, kp, &col, kp, &b, kp, &mut want, n);
+                let mut got = vec![7f32; h * w * n];
+                gemm_nt_one_channel(token, h, w, &xp, n, &b, kp, &mut got, n);
+                assert_same_bits(&got, &want, &format!("{path:?} {h}×{w} → {n}"));
+            }
+            b[kp - 1] = f32::NAN;
+            assert!(!padding_finite(&b, n, kp));
+        }
+    }
+
+    /// A partial that rounds to −0 (a tiny negative product) meets the
+    /// tree's +0 add in both kernels: the sum of a window whose only
+    /// nonzero products underflow to −0 is +0, as the definition gives.
+    #[test]
+    fn one_channel_underflow_to_negative_zero() {
+        let (h, w, n) = (1, 1, 1);
+        let xp = [0.0, 0.0, 0.0, 0.0, -1e-30f32, 0.0, 0.0, 0.0, 0.0];
+        let mut b = vec![0f32; 16];
+        b[4] = 1e-30;
+        let mut want = [0f32; 16];
+        want[4] = -1e-30;
+        let expect = dot16_scalar(&want, &b);
+        assert_eq!(expect.to_bits(), 0f32.to_bits());
+        for path in available_paths() {
+            let mut got = [7f32];
+            gemm_nt_one_channel(Token::new(path).unwrap(), h, w, &xp, n, &b, 16, &mut got, n);
+            assert_eq!(got[0].to_bits(), expect.to_bits(), "{path:?}");
+        }
+    }
+
+    /// The gather (`conv::gather`, channels on the lanes) gives, on every
+    /// path, the bits of the scalar sum over the covering taps in tap
+    /// order from +0: channel counts below, at and across two registers of
+    /// every path, images down to one row and one column, special values.
+    #[test]
+    fn gather_gives_the_scalar_tap_sums() {
+        let mut rng = Rng(31);
+        for &(h, w, c) in &[
+            (1, 1, 1),
+            (2, 3, 5),
+            (5, 7, 16),
+            (4, 9, 32),
+            (3, 2, 37),
+            (6, 5, 64),
+        ] {
+            let g = geom(h, w, c, 1);
+            let k = g.k();
+            let dcol: Vec<f32> = (0..h * w * k).map(|_| rng.value()).collect();
+            let mut want = vec![0f32; h * w * c];
+            for iy in 0..h as isize {
+                for ix in 0..w as isize {
+                    for ch in 0..c {
+                        let mut s = 0f32;
+                        for ky in 0..3isize {
+                            for kx in 0..3isize {
+                                let (oy, ox) = (iy + 1 - ky, ix + 1 - kx);
+                                if oy < 0 || oy >= h as isize || ox < 0 || ox >= w as isize {
+                                    continue;
+                                }
+                                let row = (oy * w as isize + ox) as usize * k;
+                                s += dcol[row + (ky * 3 + kx) as usize * c + ch];
+                            }
+                        }
+                        want[(iy as usize * w + ix as usize) * c + ch] = s;
+                    }
+                }
+            }
+            for path in available_paths() {
+                let mut got = vec![7f32; h * w * c];
+                crate::recognizer::conv::gather(Token::new(path).unwrap(), &g, &dcol, &mut got);
+                assert_same_bits(&got, &want, &format!("{path:?} {h}×{w}×{c}"));
             }
         }
     }
