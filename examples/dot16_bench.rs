@@ -9,6 +9,9 @@
 //! do, `line_alloc`). Environment:
 //! - `GFMA=g`: about g GFMA per timing (default 0.4; the CPU clock ticks in
 //!   milliseconds, so take more on a fast core).
+//! - `SHAPES=m,n,k;m,n,k…`: these shapes instead of the recognizer's.
+//! - `NN=1`: `gemm_nn` (B stored `[k][n]`, the outputs on the lanes)
+//!   instead of `gemm_nt`, on the same shapes.
 //! - `SHIFT=s`: each timing of operands on the boundary is paired with one
 //!   of operands s floats past it (s = 4: 16 bytes, where the system
 //!   allocator puts a large block), and the median of the pairs' time
@@ -16,6 +19,7 @@
 //!   run, which a shared machine's changing speed moves much less than
 //!   the rates.
 use onemodel::recognizer::dot16::gemm_nt;
+use onemodel::recognizer::dot16_nn::gemm_nn;
 use onemodel::simd::Token;
 fn cpu_s() -> f64 {
     std::fs::read_to_string("/proc/thread-self/schedstat")
@@ -48,11 +52,12 @@ fn main() {
     let env = |name: &str| std::env::var(name).ok();
     let work = env("GFMA").map_or(0.4, |v| v.parse::<f64>().unwrap()) * 1e9;
     let shift: Option<usize> = env("SHIFT").map(|v| v.parse().unwrap());
+    let nn = env("NN").is_some_and(|v| v == "1");
     // (m, n, k): conv forward blocks 2 and 3, conv weight gradient (block 2),
     // conv input gradient (block 2), LSTM input projection, LSTM weight
     // gradient, one recurrent step, the first convolution, one recurrent step
     // of eight lines, an LSTM weight gradient with a tail (67 time steps).
-    for (m, n, k) in [
+    let default = [
         (2048usize, 64usize, 288usize),
         (512, 96, 576),
         (64, 288, 2048),
@@ -63,7 +68,18 @@ fn main() {
         (8192, 32, 16),
         (8, 512, 128),
         (512, 384, 67),
-    ] {
+    ];
+    let shapes: Vec<(usize, usize, usize)> = match env("SHAPES") {
+        Some(list) => list
+            .split(';')
+            .map(|s| {
+                let v: Vec<usize> = s.split(',').map(|x| x.trim().parse().unwrap()).collect();
+                (v[0], v[1], v[2])
+            })
+            .collect(),
+        None => default.to_vec(),
+    };
+    for (m, n, k) in shapes {
         let (mut abuf, mut bbuf) = (vec![0f32; m * k + 32], vec![0f32; n * k + 32]);
         let (mut abuf2, mut bbuf2) = (abuf.clone(), bbuf.clone());
         let a = placed(&mut abuf, m * k, 0, |i| (i % 7) as f32 * 0.25);
@@ -76,7 +92,11 @@ fn main() {
         let mut time = |a: &[f32], b: &[f32]| {
             let t = cpu_s();
             for _ in 0..reps {
-                gemm_nt(Token::current(), m, n, k, a, k, b, k, &mut c, n);
+                if nn {
+                    gemm_nn(Token::current(), m, n, k, a, k, 1, b, n, &mut c, n);
+                } else {
+                    gemm_nt(Token::current(), m, n, k, a, k, b, k, &mut c, n);
+                }
             }
             cpu_s() - t
         };

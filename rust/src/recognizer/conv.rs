@@ -7,7 +7,8 @@ use super::dot16::{
     gemm_nt, gemm_nt_one_channel, gemm_nt_tap_planes, gemm_nt_taps, pad_input, padding_finite,
     rowsum16, tap_planes, TapPlanes, Taps3x3,
 };
-use crate::kernels::transpose::{transpose, transpose_ld};
+use super::dot16_nn::gemm_nn;
+use crate::kernels::transpose::transpose;
 use crate::ptr::Ptr;
 use crate::simd::{run_on, LaneFn, Lanes, Token};
 
@@ -256,14 +257,6 @@ impl LaneFn for PoolForward {
     }
 }
 
-/// `wt[k][o] = w[o][k]` for the real taps k < 9C of a weight `[O][KP]`:
-/// the operand of the input gradient, made once per step into a reused
-/// buffer (every element overwritten).
-pub fn transpose_weight_into(token: Token, g: &Geom, w: &[f32], wt: &mut Vec<f32>) {
-    super::reuse(wt, g.k() * g.o, 0.0);
-    transpose_ld(token, w, g.o, g.k(), g.kp(), wt);
-}
-
 /// Workspace of one block's backward pass.
 #[derive(Default)]
 pub struct BackScratch {
@@ -276,8 +269,7 @@ pub struct BackScratch {
 }
 
 /// Backward of one block. `dy` is the gradient of the pooled output, `x`
-/// the block's input, `wt` the weight's real taps transposed (`[K][O]`,
-/// see [`transpose_weight_into`]),
+/// the block's input, `w` the block's weight (`[O][KP]`),
 /// `dw` (`[O][KP]`, padding written as zero) and `db` are overwritten; when
 /// `dx` is given it receives the input gradient (the gather).
 #[allow(clippy::too_many_arguments)]
@@ -287,7 +279,7 @@ pub fn backward(
     x: &[f32],
     win: &[u32],
     dy: &[f32],
-    wt: &[f32],
+    w: &[f32],
     dw: &mut [f32],
     db: &mut [f32],
     dx: Option<&mut [f32]>,
@@ -318,8 +310,10 @@ pub fn backward(
     gemm_nt_tap_planes(token, o, &s.dct, p, t, &s.shifted, dw, kp);
     if let Some(dx) = dx {
         super::reuse(&mut s.dcol, p * k, 0.0);
-        // dcol[p][k] = dot16_o(dC[p][o], W[o][k]) = dot16(dC[p], Wᵀ[k]).
-        gemm_nt(token, p, k, o, &s.dc, o, wt, o, &mut s.dcol, k);
+        // dcol[p][k] = dot16_o(dC[p][o], W[o][k]): W's rows as they lie,
+        // the outputs on the lanes (`gemm_nn`; at k = O, a short sum, the
+        // fastest form).
+        gemm_nn(token, p, k, o, &s.dc, o, 1, w, kp, &mut s.dcol, k);
         gather(token, g, &s.dcol, dx);
     }
 }

@@ -14,7 +14,10 @@
 //! registers as vector adds, levels inside a register on stored scalars or,
 //! eight outputs at once, by `Lanes::tree8`), so every path gives the
 //! definition's bits. Products whose operand runs along the other axis are
-//! given a transposed copy (`kernels::transpose`) rather than a second kernel.
+//! given a transposed copy (`kernels::transpose`), or, where the sum is short
+//! (the convolution input gradient, the LSTM weight gradients), run by
+//! [`super::dot16_nn`], which puts the outputs on the lanes instead of the
+//! partials and reads that operand as it lies.
 
 use crate::ptr::Ptr;
 use crate::simd::{run_on, LaneFn, Lanes, Token};

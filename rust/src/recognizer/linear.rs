@@ -3,8 +3,8 @@
 //! dW[o][i] = dot16 over t of dY[t][o]·x[t][i]; db[o] = dot16 over t of
 //! dY[t][o]·1; dx[t][i] = dot16 over o of dY[t][o]·W[o][i].
 
-use super::dot16::{gemm_nt, rowsum16};
-use crate::kernels::transpose::transpose;
+use super::dot16::gemm_nt;
+use super::dot16_nn::gemm_nn;
 use crate::simd::Token;
 
 /// `y[t][o] = dot16(x[t], W[o]) + b[o]`.
@@ -27,14 +27,10 @@ pub fn forward(
     }
 }
 
-/// Workspace of the backward pass.
-#[derive(Default)]
-pub struct BackScratch {
-    dyt: Vec<f32>,
-    xt: Vec<f32>,
-}
-
-/// Backward. `wt` is W transposed (`[In][Out]`). Overwrites dw, db, dx.
+/// Backward. `w` is the weight (`[Out][In]`). Overwrites dw, db and dx.
+/// Each is a short sum (over the T steps, or over the classes), so all
+/// three run with the outputs on the lanes (`gemm_nn`): dY read by column
+/// for dW and db, W's rows as they lie for dx.
 #[allow(clippy::too_many_arguments)]
 pub fn backward(
     token: Token,
@@ -43,21 +39,15 @@ pub fn backward(
     out: usize,
     x: &[f32],
     dy: &[f32],
-    wt: &[f32],
+    w: &[f32],
     dw: &mut [f32],
     db: &mut [f32],
     dx: Option<&mut [f32]>,
-    s: &mut BackScratch,
 ) {
-    super::reuse(&mut s.dyt, out * t, 0.0);
-    super::reuse(&mut s.xt, inp * t, 0.0);
-    transpose(token, dy, t, out, &mut s.dyt);
-    transpose(token, x, t, inp, &mut s.xt);
-    gemm_nt(token, out, inp, t, &s.dyt, t, &s.xt, t, dw, inp);
-    for o in 0..out {
-        db[o] = rowsum16(&s.dyt[o * t..][..t]);
-    }
+    gemm_nn(token, out, inp, t, dy, 1, out, x, inp, dw, inp);
+    // db: dot16 with a row of ones over t (the column sums of dY).
+    gemm_nn(token, 1, out, t, &[1.0], 0, 0, dy, out, db, out);
     if let Some(dx) = dx {
-        gemm_nt(token, t, inp, out, dy, out, wt, out, dx, inp);
+        gemm_nn(token, t, inp, out, dy, out, 1, w, inp, dx, inp);
     }
 }

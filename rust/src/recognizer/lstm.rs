@@ -21,9 +21,9 @@
 //! output is still the dot16 over one line's own vector, so the bits are
 //! those of one line at a time.
 
-use super::dot16::{gemm_nt, rowsum16};
+use super::dot16::gemm_nt;
+use super::dot16_nn::gemm_nn;
 use crate::kernels::rnn::cell::{CellBackward, CellForward};
-use crate::kernels::transpose::transpose;
 use crate::simd::Token;
 
 /// Stored forward state of one direction of one line.
@@ -280,17 +280,6 @@ pub fn backward_dir(
     );
 }
 
-/// Workspace for the weight gradients.
-#[derive(Default)]
-pub struct GradScratch {
-    /// This direction's gate gradients as `[4H][T]` (one row per gate).
-    dzt: Vec<f32>,
-    /// The layer input as `[In][T]`.
-    xt: Vec<f32>,
-    /// The starting hidden states as `[H][T]`.
-    ht: Vec<f32>,
-}
-
 /// dW_ih, dW_hh, db of one direction of one line after the recurrence (t
 /// ascending by time index, over `st.dz`):
 /// `dW_ih[g][i] = dot16_t(dz[t][g], x[t][i])`,
@@ -305,26 +294,16 @@ pub fn weight_grads(
     dw_ih: &mut [f32],
     dw_hh: &mut [f32],
     db: &mut [f32],
-    s: &mut GradScratch,
 ) {
     let (g4, t_len) = (4 * h, st.t);
-    // Every product runs over t: with both operands transposed to rows
-    // along t (`[4H][T]`, `[In][T]`, `[H][T]`: same values, same order,
-    // same bits) each output is one contiguous dot16, the fastest form of
-    // the kernel.
-    super::reuse(&mut s.dzt, g4 * t_len, 0.0);
-    transpose(token, &st.dz[..t_len * g4], t_len, g4, &mut s.dzt);
-    super::reuse(&mut s.xt, inp * t_len, 0.0);
-    transpose(token, &x[..t_len * inp], t_len, inp, &mut s.xt);
-    super::reuse(&mut s.ht, h * t_len, 0.0);
-    transpose(token, &st.hprev[..t_len * h], t_len, h, &mut s.ht);
-    gemm_nt(
-        token, g4, inp, t_len, &s.dzt, t_len, &s.xt, t_len, dw_ih, inp,
-    );
-    gemm_nt(token, g4, h, t_len, &s.dzt, t_len, &s.ht, t_len, dw_hh, h);
-    for (g, b) in db[..g4].iter_mut().enumerate() {
-        *b = rowsum16(&s.dzt[g * t_len..][..t_len]);
-    }
+    // Every product runs over t, with the gates of dz (`[T][4H]`, read by
+    // column) as A and x or hPrev (`[T][In]`, `[T][H]`) as B as they lie:
+    // the outputs on the lanes (`gemm_nn`), whose tree has no shuffle —
+    // at these short k (the line's time steps) the fastest form.
+    gemm_nn(token, g4, inp, t_len, &st.dz, 1, g4, x, inp, dw_ih, inp);
+    gemm_nn(token, g4, h, t_len, &st.dz, 1, g4, &st.hprev, h, dw_hh, h);
+    // db: dot16 with a row of ones over t (the column sums of dz).
+    gemm_nn(token, 1, g4, t_len, &[1.0], 0, 0, &st.dz, g4, db, g4);
 }
 
 /// The layer's input gradient for one line: `dx[t][i]` = dot16 over the 8H

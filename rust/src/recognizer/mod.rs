@@ -8,6 +8,7 @@ pub mod config;
 pub mod conv;
 pub mod ctc;
 pub mod dot16;
+pub mod dot16_nn;
 pub mod linear;
 pub mod lstm;
 pub mod model;

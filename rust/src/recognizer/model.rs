@@ -91,9 +91,10 @@ impl Model {
     }
 
     /// The transposed weights the backward pass reads, into the buffers of
-    /// an earlier step: a trainer keeps one `Prepared`, so the ≈ 6 MB of
-    /// transposes are not allocated and returned to the system (and faulted
-    /// in again) every step. Every element is overwritten.
+    /// an earlier step: a trainer keeps one `Prepared`, so the transposes
+    /// (≈ 3.7 MB for the default model) are not allocated and returned to
+    /// the system (and faulted in again) every step. Every element is
+    /// overwritten.
     pub fn prepare_into(&self, token: Token, p: &mut Prepared) {
         let cfg = &self.cfg;
         let h = cfg.hidden;
@@ -117,22 +118,6 @@ impl Model {
                     cat[i * 8 * h + d * 4 * h..][..4 * h].copy_from_slice(row);
                 }
             }
-        }
-        let k = cfg.classes;
-        super::reuse(&mut p.cls_t, 2 * h * k, 0.0);
-        transpose(
-            token,
-            &self.params[cfg.classifier_index()],
-            k,
-            2 * h,
-            &mut p.cls_t,
-        );
-        // A block's channel counts (all the transpose needs) do not depend
-        // on the line's width.
-        let geoms = cfg.geoms(cfg.min_width());
-        p.conv_t.resize_with(geoms.len(), Default::default);
-        for (b, (g, wt)) in geoms.iter().zip(p.conv_t.iter_mut()).enumerate() {
-            conv::transpose_weight_into(token, g, &self.params[cfg.conv_index(b)], wt);
         }
     }
 
@@ -271,24 +256,18 @@ impl Model {
         st: &mut LineState,
         grads: &mut [Vec<f32>],
     ) {
-        self.backward_head(token, prep, st, grads);
+        self.backward_head(token, st, grads);
         let mut rec = Default::default();
         for l in (0..self.cfg.layers).rev() {
             self.backward_recurrence(token, l, prep, &mut [&mut *st], &mut rec);
             self.backward_lstm_grads(token, l, prep, st, grads);
         }
-        self.backward_convs(token, prep, st, grads);
+        self.backward_convs(token, st, grads);
     }
 
     /// The classifier's gradients from `st.dlogits`; `st.dx` becomes the
     /// gradient of the top LSTM layer's output.
-    pub fn backward_head(
-        &self,
-        token: Token,
-        prep: &Prepared,
-        st: &mut LineState,
-        grads: &mut [Vec<f32>],
-    ) {
+    pub fn backward_head(&self, token: Token, st: &mut LineState, grads: &mut [Vec<f32>]) {
         let cfg = &self.cfg;
         let (h, t_len, ci) = (cfg.hidden, st.t, cfg.classifier_index());
         super::reuse(&mut st.dx, t_len * 2 * h, 0.0);
@@ -300,11 +279,10 @@ impl Model {
             cfg.classes,
             &st.layers[cfg.layers - 1].out,
             &st.dlogits,
-            &prep.cls_t,
+            &self.params[ci],
             &mut gw[0],
             &mut gb[0],
             Some(&mut st.dx),
-            &mut st.lin,
         );
     }
 
@@ -380,7 +358,6 @@ impl Model {
             layers,
             dx,
             dz,
-            lstm_scratch,
             ..
         } = st;
         let x: &[f32] = if l == 0 { feat } else { &layers[l - 1].out };
@@ -389,17 +366,7 @@ impl Model {
             let base = cfg.lstm_index(l, d);
             let (a, rest) = grads[base..].split_at_mut(1);
             let (bq, cq) = rest.split_at_mut(1);
-            lstm::weight_grads(
-                token,
-                inp,
-                h,
-                x,
-                ds,
-                &mut a[0],
-                &mut bq[0],
-                &mut cq[0],
-                lstm_scratch,
-            );
+            lstm::weight_grads(token, inp, h, x, ds, &mut a[0], &mut bq[0], &mut cq[0]);
         }
         super::reuse(dx, dirs[0].t * inp, 0.0);
         lstm::input_grad(token, inp, h, dirs, &prep.w_cat_t[l], dz, dx);
@@ -407,13 +374,7 @@ impl Model {
 
     /// The convolution blocks' gradients of one line from `st.dx` (the
     /// gradient of the collapsed features).
-    pub fn backward_convs(
-        &self,
-        token: Token,
-        prep: &Prepared,
-        st: &mut LineState,
-        grads: &mut [Vec<f32>],
-    ) {
+    pub fn backward_convs(&self, token: Token, st: &mut LineState, grads: &mut [Vec<f32>]) {
         let cfg = &self.cfg;
         let t_len = st.t;
         // Undo the collapse: dx [T][hf·C] → dy of the last block [hf][T][C].
@@ -444,7 +405,7 @@ impl Model {
                 x,
                 win,
                 &st.dy,
-                &prep.conv_t[b],
+                &self.params[wi],
                 &mut gw[0],
                 &mut gb[0],
                 if b > 0 { Some(&mut st.dx) } else { None },
@@ -463,9 +424,6 @@ impl Model {
 pub struct Prepared {
     pub w_hh_t: Vec<Vec<Vec<f32>>>,
     pub w_cat_t: Vec<Vec<f32>>,
-    pub cls_t: Vec<f32>,
-    /// Each block's weight, real taps, as `[K][O]`.
-    pub conv_t: Vec<Vec<f32>>,
     /// Workspace of `prepare_into` (one W_ih transposed).
     scratch: Vec<f32>,
 }
@@ -507,6 +465,4 @@ pub struct LineState {
     dy: Vec<f32>,
     /// Both directions' dz side by side (`[T][8H]`, lstm::input_grad).
     dz: Vec<f32>,
-    lin: linear::BackScratch,
-    lstm_scratch: lstm::GradScratch,
 }

@@ -308,7 +308,7 @@ impl Trainer {
                 &mut w.st.dlogits,
                 &mut w.ctc,
             );
-            model.backward_head(token, prep, &mut w.st, &mut w.grads);
+            model.backward_head(token, &mut w.st, &mut w.grads);
         });
         for l in (0..cfg.layers).rev() {
             all_lines(rec, &|sts, rec| {
@@ -323,7 +323,7 @@ impl Trainer {
         crate::dispatch::par_chunks(b, |i| {
             let mut w = lock(i);
             let w = &mut *w;
-            model.backward_convs(token, prep, &mut w.st, &mut w.grads);
+            model.backward_convs(token, &mut w.st, &mut w.grads);
         });
         Ok(work
             .iter()

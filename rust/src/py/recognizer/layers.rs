@@ -57,11 +57,9 @@ pub fn rec_conv_block<'py>(
     let (y, dw, db, dx) = detach(py, || {
         dispatch::with_ieee(|| {
             let mut wp = scratch_vec(o * kp, 0f32);
-            let mut wt = scratch_vec(k * o, 0f32);
             for oi in 0..o {
                 for ki in 0..k {
                     wp[oi * kp + ki] = weight[oi * k + ki];
-                    wt[ki * o + oi] = weight[oi * k + ki];
                 }
             }
             let mut col = conv::Windows::default();
@@ -83,7 +81,7 @@ pub fn rec_conv_block<'py>(
                 &x,
                 &win,
                 &dy,
-                &wt,
+                &wp,
                 &mut dw,
                 &mut db,
                 if need_dx { Some(&mut dx) } else { None },
@@ -173,14 +171,13 @@ pub fn rec_lstm_layer<'py>(
                 lstm::backward_dir(token, h, d == 1, &dout, 2 * h, d * h, &whht[d], sd);
             }
             let mut grads = vec![];
-            let mut s = lstm::GradScratch::default();
             for sd in &st {
                 let (mut a, mut b, mut c) = (
                     scratch_vec(4 * h * inp, 0f32),
                     scratch_vec(4 * h * h, 0f32),
                     scratch_vec(4 * h, 0f32),
                 );
-                lstm::weight_grads(token, inp, h, &x, sd, &mut a, &mut b, &mut c, &mut s);
+                lstm::weight_grads(token, inp, h, &x, sd, &mut a, &mut b, &mut c);
                 grads.extend([a, b, c]);
             }
             let mut dx = scratch_vec(t_len * inp, 0f32);
@@ -208,7 +205,6 @@ pub fn rec_linear<'py>(
     bias: PyReadonlyArray1<'py, f32>,
     dy: PyReadonlyArray1<'py, f32>,
 ) -> PyResult<(Arr<'py>, Arr<'py>, Arr<'py>, Arr<'py>)> {
-    use crate::kernels::transpose::transpose;
     use crate::recognizer::linear;
     let (x, weight, bias, dy) = (flat(&x)?, flat(&weight)?, flat(&bias)?, flat(&dy)?);
     need("x", &x, t_len * inp)?;
@@ -220,14 +216,11 @@ pub fn rec_linear<'py>(
         dispatch::with_ieee(|| {
             let mut y = vec![];
             linear::forward(token, t_len, inp, out, &x, &weight, &bias, &mut y);
-            let mut wt = scratch_vec(inp * out, 0f32);
-            transpose(token, &weight, out, inp, &mut wt);
             let (mut dw, mut db, mut dx) = (
                 scratch_vec(out * inp, 0f32),
                 scratch_vec(out, 0f32),
                 scratch_vec(t_len * inp, 0f32),
             );
-            let mut s = linear::BackScratch::default();
             linear::backward(
                 token,
                 t_len,
@@ -235,11 +228,10 @@ pub fn rec_linear<'py>(
                 out,
                 &x,
                 &dy,
-                &wt,
+                &weight,
                 &mut dw,
                 &mut db,
                 Some(&mut dx),
-                &mut s,
             );
             (y, dw, db, dx)
         })
