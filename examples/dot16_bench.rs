@@ -12,14 +12,18 @@
 //! - `SHAPES=m,n,k;m,n,k…`: these shapes instead of the recognizer's.
 //! - `NN=1`: `gemm_nn` (B stored `[k][n]`, the outputs on the lanes)
 //!   instead of `gemm_nt`, on the same shapes.
+//! - `TAPS=h,w,c,o;…`: the convolution forward of an h × w image of c
+//!   channels (a multiple of 16) into o, its windows read in place from the
+//!   padded input: `gemm_nt_taps` (W as it lies) against `gemm_nn_taps`
+//!   (W transposed), alternated, both printed.
 //! - `SHIFT=s`: each timing of operands on the boundary is paired with one
 //!   of operands s floats past it (s = 4: 16 bytes, where the system
 //!   allocator puts a large block), and the median of the pairs' time
 //!   ratios (shifted / aligned) is printed too: a ratio within one process
 //!   run, which a shared machine's changing speed moves much less than
 //!   the rates.
-use onemodel::recognizer::dot16::gemm_nt;
-use onemodel::recognizer::dot16_nn::gemm_nn;
+use onemodel::recognizer::dot16::{gemm_nt, gemm_nt_taps, pad_input, Taps3x3};
+use onemodel::recognizer::dot16_nn::{gemm_nn, gemm_nn_taps};
 use onemodel::simd::Token;
 fn cpu_s() -> f64 {
     std::fs::read_to_string("/proc/thread-self/schedstat")
@@ -53,6 +57,16 @@ fn main() {
     let work = env("GFMA").map_or(0.4, |v| v.parse::<f64>().unwrap()) * 1e9;
     let shift: Option<usize> = env("SHIFT").map(|v| v.parse().unwrap());
     let nn = env("NN").is_some_and(|v| v == "1");
+    if let Some(list) = env("TAPS") {
+        for shape in list.split(';') {
+            let v: Vec<usize> = shape
+                .split(',')
+                .map(|x| x.trim().parse().unwrap())
+                .collect();
+            taps(work, v[0], v[1], v[2], v[3]);
+        }
+        return;
+    }
     // (m, n, k): conv forward blocks 2 and 3, conv weight gradient (block 2),
     // conv input gradient (block 2), LSTM input projection, LSTM weight
     // gradient, one recurrent step, the first convolution, one recurrent step
@@ -122,4 +136,36 @@ fn main() {
         }
         println!();
     }
+}
+
+/// `TAPS=`: both forms of the in-place convolution forward, alternated.
+fn taps(work: f64, h: usize, w: usize, c: usize, o: usize) {
+    let (p, k) = (h * w, 9 * c);
+    let x: Vec<f32> = (0..p * c).map(|i| (i % 7) as f32 * 0.25).collect();
+    let wt: Vec<f32> = (0..o * k).map(|i| (i % 5) as f32 * 0.5).collect();
+    let (mut xp, mut steps) = (Vec::new(), Vec::new());
+    pad_input(&x, h, w, c, &mut xp);
+    let mut out = vec![0f32; p * o];
+    let reps = (work / (p * o * k) as f64).max(1.0) as usize;
+    let gfma = (p * o * k * reps) as f64 / 1e9;
+    let (mut nt, mut nn) = (Vec::new(), Vec::new());
+    for _ in 0..15 {
+        for (on_lanes, rates) in [(false, &mut nt), (true, &mut nn)] {
+            let t = cpu_s();
+            for _ in 0..reps {
+                let taps = Taps3x3::new(h, w, c, &mut steps);
+                if on_lanes {
+                    gemm_nn_taps(Token::current(), taps, &xp, o, &wt, o, &mut out, o);
+                } else {
+                    gemm_nt_taps(Token::current(), taps, &xp, o, &wt, k, &mut out, o);
+                }
+            }
+            rates.push(gfma / (cpu_s() - t));
+        }
+    }
+    println!(
+        "taps {h}x{w}x{c} -> {o}: gemm_nt_taps {:.1}, gemm_nn_taps {:.1} GFMA/s (medians)",
+        median(&mut nt),
+        median(&mut nn)
+    );
 }

@@ -7,7 +7,8 @@ use super::dot16::{
     gemm_nt, gemm_nt_one_channel, gemm_nt_tap_planes, gemm_nt_taps, pad_input, padding_finite,
     rowsum16, tap_planes, TapPlanes, Taps3x3,
 };
-use super::dot16_nn::gemm_nn;
+use super::dot16_nn::{gemm_nn, gemm_nn_taps};
+#[cfg(test)]
 use crate::kernels::transpose::transpose;
 use crate::ptr::Ptr;
 use crate::simd::{run_on, LaneFn, Lanes, Token};
@@ -137,13 +138,16 @@ pub fn im2col_t(token: Token, g: &Geom, x: &[f32], planes: &mut Vec<f32>, colt: 
 /// output, or [`NONE`]. Trailing partial windows are dropped. `conv`
 /// receives the product without the bias: the pooling adds it (the same
 /// one rounding per element) as it reads each value, since nothing else
-/// reads the convolution output.
+/// reads the convolution output. `wt`, the weight transposed (`[KP][O]`)
+/// when the caller has it, serves the channels in whole 16-element steps
+/// with the output channels on the lanes (the same sums).
 #[allow(clippy::too_many_arguments)]
 pub fn forward(
     token: Token,
     g: &Geom,
     x: &[f32],
     w: &[f32],
+    wt: Option<&[f32]>,
     b: &[f32],
     windows: &mut Windows,
     conv: &mut Vec<f32>,
@@ -159,7 +163,14 @@ pub fn forward(
         // same elements in the same order as the im2col rows.
         pad_input(x, g.h, g.w, g.c, col);
         let taps = Taps3x3::new(g.h, g.w, g.c, steps);
-        gemm_nt_taps(token, taps, col, o, w, kp, conv, o);
+        match wt {
+            // The output channels on the lanes: a tile reads a panel of
+            // Wᵀ that stays in cache, against gemm_nt's rows of W and
+            // per-output tree (16 × 128 × 32 → 64: 36.2 against 32.1
+            // GFMA/s, docs/performance.md, "2026-12-07, evening").
+            Some(wt) => gemm_nn_taps(token, taps, col, o, wt, o, conv, o),
+            None => gemm_nt_taps(token, taps, col, o, w, kp, conv, o),
+        }
     } else if g.c == 1 && padding_finite(w, o, kp) {
         // One channel (the first block): nine taps, so each output's dot16
         // is one fma per partial and the tree, computed with the channels
@@ -260,7 +271,7 @@ impl LaneFn for PoolForward {
 /// Workspace of one block's backward pass.
 #[derive(Default)]
 pub struct BackScratch {
-    pub dc: Vec<f32>,
+    /// `[O][P]`: the gradient of the convolution output, transposed.
     pub dct: Vec<f32>,
     /// The three shifted planar copies of the input (`dot16::tap_planes`).
     pub shifted: Vec<f32>,
@@ -286,18 +297,18 @@ pub fn backward(
     s: &mut BackScratch,
 ) {
     let (o, k, kp, p) = (g.o, g.k(), g.kp(), g.positions());
-    // Pool backward: the gradient goes to the winner (windows are disjoint).
-    s.dc.clear();
-    super::reuse(&mut s.dc, p * o, 0.0);
-    for (i, &at) in win.iter().enumerate() {
-        if at != NONE {
-            s.dc[at as usize] = dy[i];
-        }
-    }
-    super::reuse(&mut s.dct, o * p, 0.0);
-    transpose(token, &s.dc, p, o, &mut s.dct);
+    // Pool backward: the gradient goes to the winner (windows are
+    // disjoint), written straight into the transposed layout dCᵀ[o][p]
+    // that the bias, weight and input gradients read.
+    // Its rows are `ldp` apart, not P: the input gradient reads dCᵀ down
+    // its columns, 64 rows per tile, which at a P of a power of two (P·4
+    // bytes a multiple of 4 KiB) all fall in one L1 set.
+    let ldp = p.div_ceil(16) * 16 + 16;
+    s.dct.clear();
+    super::reuse(&mut s.dct, o * ldp, 0.0);
+    scatter_winners_t(g, win, dy, &mut s.dct, ldp);
     for ch in 0..o {
-        db[ch] = rowsum16(&s.dct[ch * p..][..p]);
+        db[ch] = rowsum16(&s.dct[ch * ldp..][..p]);
     }
     // dW[o][k] = dot16_p(dCᵀ[o], row k of the transposed window matrix),
     // the rows read in place from three shifted planar copies of x.
@@ -307,14 +318,45 @@ pub fn backward(
     for row in dw.chunks_exact_mut(kp) {
         row[k..].fill(0.0);
     }
-    gemm_nt_tap_planes(token, o, &s.dct, p, t, &s.shifted, dw, kp);
+    gemm_nt_tap_planes(token, o, &s.dct, ldp, t, &s.shifted, dw, kp);
     if let Some(dx) = dx {
         super::reuse(&mut s.dcol, p * k, 0.0);
-        // dcol[p][k] = dot16_o(dC[p][o], W[o][k]): W's rows as they lie,
-        // the outputs on the lanes (`gemm_nn`; at k = O, a short sum, the
-        // fastest form).
-        gemm_nn(token, p, k, o, &s.dc, o, 1, w, kp, &mut s.dcol, k);
+        // dcol[p][k] = dot16_o(dC[p][o], W[o][k]): dC read down dCᵀ's
+        // columns, W's rows as they lie, the outputs on the lanes
+        // (`gemm_nn`; at k = O, a short sum, the fastest form).
+        gemm_nn(token, p, k, o, &s.dct, 1, ldp, w, kp, &mut s.dcol, k);
         gather(token, g, &s.dcol, dx);
+    }
+}
+
+/// `dct[o·ldp + p] = dy[i]` for every pooled output i = (py·out_w + px)·O + o
+/// that has a winner at flat index `win[i]` = p·O + o of the convolution
+/// output; `dct` is zero elsewhere (the caller zeroes it).
+fn scatter_winners_t(g: &Geom, win: &[u32], dy: &[f32], dct: &mut [f32], ldp: usize) {
+    let (o, p) = (g.o, g.positions());
+    let n = g.out_h() * g.out_w() * o;
+    assert!(
+        win.len() >= n && dy.len() >= n,
+        "conv backward: win or dy too short"
+    );
+    assert!(
+        ldp >= p && dct.len() >= o * ldp,
+        "conv backward: dCᵀ too short"
+    );
+    // at = position·O + ch, so the position is the exact quotient
+    // (at − ch)/O. An integer division per element costs more than the
+    // rest of the scatter; the product with 1/O in f64 is within 2⁻²⁰ of
+    // the quotient (< 2³² with a relative error < 2⁻⁵²), so adding ½ and
+    // truncating gives the quotient exactly (`f64::round` is a call on the
+    // baseline x86-64 target).
+    let inv = 1.0 / o as f64;
+    for (wins, dys) in win[..n].chunks_exact(o).zip(dy[..n].chunks_exact(o)) {
+        for (ch, (&at, &d)) in wins.iter().zip(dys).enumerate() {
+            if at != NONE {
+                let pos = ((at as usize - ch) as f64 * inv + 0.5) as usize;
+                dct[ch * ldp + pos] = d;
+            }
+        }
     }
 }
 

@@ -120,6 +120,46 @@ impl<'a> Taps3x3<'a> {
             steps: steps.as_slice(),
         }
     }
+    /// Window rows: the image's positions.
+    pub fn positions(&self) -> usize {
+        self.h * self.w
+    }
+    pub fn width(&self) -> usize {
+        self.w
+    }
+    pub fn channels(&self) -> usize {
+        self.c
+    }
+    /// Taps per window row (9c).
+    pub fn k(&self) -> usize {
+        9 * self.c
+    }
+    /// Length of the padded input (`pad_input`).
+    pub fn padded_len(&self) -> usize {
+        (self.h + 2) * (self.w + 2) * self.c
+    }
+    /// Offset in the padded input of position p's window's first element.
+    #[inline(always)]
+    pub fn window(&self, p: usize) -> usize {
+        (p / self.w * (self.w + 2) + p % self.w) * self.c
+    }
+    /// Offset, from a window's first element, of the 16-element step
+    /// holding taps kk..kk + 16 (kk a multiple of 16).
+    #[inline(always)]
+    pub fn step_at(&self, kk: usize) -> usize {
+        self.steps[kk / 16]
+    }
+    /// [`Self::step_at`] without the bounds check, for a kernel's inner
+    /// loop.
+    ///
+    /// # Safety
+    /// `kk` < 9c (the table has one entry per 16 of the 9c taps).
+    #[inline(always)]
+    pub unsafe fn step_at_unchecked(&self, kk: usize) -> usize {
+        debug_assert!(kk / 16 < self.steps.len());
+        // SAFETY: kk / 16 < steps.len() by the caller's contract.
+        unsafe { *self.steps.get_unchecked(kk / 16) }
+    }
 }
 
 /// `xp` = the zero-padded copy `[h + 2][w + 2][c]` of `x` (`[h][w][c]`)
@@ -471,11 +511,11 @@ impl Rows for Strided {
 impl Rows for Taps3x3<'_> {
     #[inline(always)]
     fn row(&self, p: usize) -> usize {
-        (p / self.w * (self.w + 2) + p % self.w) * self.c
+        self.window(p)
     }
     #[inline(always)]
     fn step(&self, kk: usize) -> usize {
-        self.steps[kk / 16]
+        self.step_at(kk)
     }
     fn extent(&self, rows: usize, k: usize) -> usize {
         assert!(
@@ -836,12 +876,15 @@ mod tests {
     }
 
     /// The window rows read in place from the padded input give the bits
-    /// of `gemm_nt` over the im2col matrix on every path: channel counts
-    /// 16, 32, 48, images down to one row and one column, outputs that do
-    /// not fill a tile, special values in the input.
+    /// of `gemm_nt` over the im2col matrix on every path, with the outputs
+    /// along the rows (`gemm_nt_taps`) and on the lanes (`gemm_nn_taps`,
+    /// the weight transposed): channel counts 16, 32, 48, images down to
+    /// one row and one column, outputs that do not fill a tile, special
+    /// values in the input.
     #[test]
     fn taps_give_the_im2col_products_bits() {
         use crate::recognizer::conv::im2col;
+        use crate::recognizer::dot16_nn::gemm_nn_taps;
         let mut rng = Rng(19);
         for &(h, w, c, n) in &[
             (1, 1, 16, 3),
@@ -849,6 +892,7 @@ mod tests {
             (5, 7, 16, 9),
             (4, 9, 48, 4),
             (3, 16, 32, 17),
+            (4, 5, 32, 40),
         ] {
             let g = geom(h, w, c, n);
             let x: Vec<f32> = (0..h * w * c).map(|_| rng.value()).collect();
@@ -866,6 +910,10 @@ mod tests {
                 let taps = Taps3x3::new(h, w, c, &mut steps);
                 gemm_nt_taps(token, taps, &xp, n, &b, k, &mut got, n);
                 assert_same_bits(&got, &want, &format!("{path:?} {h}×{w}×{c} → {n}"));
+                let bt: Vec<f32> = (0..k * n).map(|i| b[(i % n) * k + i / n]).collect();
+                let mut got = vec![7f32; h * w * n];
+                gemm_nn_taps(token, taps, &xp, n, &bt, n, &mut got, n);
+                assert_same_bits(&got, &want, &format!("nn {path:?} {h}×{w}×{c} → {n}"));
             }
         }
     }

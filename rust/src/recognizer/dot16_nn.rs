@@ -22,8 +22,12 @@
 //! (k = output channels), the LSTM weight gradients (k = time steps) —
 //! that tree costs as much as the fmas, and this form is about a third
 //! faster; for a long k `gemm_nt`'s contiguous rows win
-//! (docs/performance.md, "2026-12-07, later").
+//! (docs/performance.md, "2026-12-07, later") — except with many rows
+//! and few columns, where a tile's panel of B stays in cache: the
+//! convolution forward (`gemm_nn_taps`, its windows read in place) is
+//! faster here ("2026-12-07, evening").
 
+use super::dot16::Taps3x3;
 use crate::ptr::Ptr;
 use crate::simd::{run_on, LaneFn, Lanes, Token};
 
@@ -61,6 +65,51 @@ pub fn gemm_nn(
         assert!(b.len() >= (k - 1) * ldb + n, "gemm_nn: B too short");
     }
     assert!(c.len() >= (m - 1) * ldc + n, "gemm_nn: C too short");
+    let at = Strides { rs: a_rs, ks: a_ks };
+    run(token, m, n, k, a, at, b, ldb, c, ldc);
+}
+
+/// `c[p*ldc + j] = dot16_k(window row p, b[k*ldb + j])` for the h·w
+/// window rows of `taps` read in place from the padded input `xp`
+/// (`dot16::pad_input`), j < n, k < 9c: the convolution forward with the
+/// output channels on the lanes and B the weight transposed (`[9c][O]`).
+/// The same terms in the same order as `dot16::gemm_nt_taps`, so the
+/// same bits.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_nn_taps(
+    token: Token,
+    taps: Taps3x3<'_>,
+    xp: &[f32],
+    n: usize,
+    b: &[f32],
+    ldb: usize,
+    c: &mut [f32],
+    ldc: usize,
+) {
+    let (m, k) = (taps.positions(), taps.k());
+    if m == 0 || n == 0 {
+        return;
+    }
+    assert!(xp.len() >= taps.padded_len(), "gemm_nn_taps: xp too short");
+    assert!(b.len() >= (k - 1) * ldb + n, "gemm_nn_taps: B too short");
+    assert!(c.len() >= (m - 1) * ldc + n, "gemm_nn_taps: C too short");
+    run(token, m, n, k, xp, taps, b, ldb, c, ldc);
+}
+
+/// The kernel on `token`'s path, the bounds already checked.
+#[allow(clippy::too_many_arguments)]
+fn run<A: AIndex>(
+    token: Token,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    at: A,
+    b: &[f32],
+    ldb: usize,
+    c: &mut [f32],
+    ldc: usize,
+) {
     run_on(
         token,
         Nn {
@@ -68,8 +117,7 @@ pub fn gemm_nn(
             n,
             k,
             a: Ptr::new(a.as_ptr(), a.len()),
-            a_rs,
-            a_ks,
+            at,
             b: Ptr::new(b.as_ptr(), b.len()),
             ldb,
             c: Ptr::new(c.as_mut_ptr(), c.len()),
@@ -78,22 +126,72 @@ pub fn gemm_nn(
     )
 }
 
+/// Where A(i, k) lies: at `row(i) + col(k)`.
+trait AIndex: Copy {
+    fn row(&self, i: usize) -> usize;
+    fn col(&self, k: usize) -> usize;
+    /// `(row(i0), stride)` when rows i0..i0 + r are evenly spaced.
+    fn linear(&self, i0: usize, r: usize) -> Option<(usize, usize)>;
+}
+
+/// A by its two strides.
+#[derive(Clone, Copy)]
+struct Strides {
+    rs: usize,
+    ks: usize,
+}
+
+impl AIndex for Strides {
+    #[inline(always)]
+    fn row(&self, i: usize) -> usize {
+        i * self.rs
+    }
+    #[inline(always)]
+    fn col(&self, k: usize) -> usize {
+        k * self.ks
+    }
+    #[inline(always)]
+    fn linear(&self, i0: usize, _r: usize) -> Option<(usize, usize)> {
+        Some((i0 * self.rs, self.rs))
+    }
+}
+
+/// The window rows of a 3×3 convolution, in place in the padded input:
+/// row p starts at the window's first element, and tap k lies in the
+/// 16-element step k/16 (contiguous within the step).
+impl AIndex for Taps3x3<'_> {
+    #[inline(always)]
+    fn row(&self, p: usize) -> usize {
+        self.window(p)
+    }
+    #[inline(always)]
+    fn col(&self, k: usize) -> usize {
+        // SAFETY: the kernel asks only for k < 9c (gemm_nn_taps runs it
+        // with k = 9c).
+        unsafe { self.step_at_unchecked(k & !15) + (k & 15) }
+    }
+    /// Positions in one image row are one window (c elements) apart.
+    #[inline(always)]
+    fn linear(&self, i0: usize, r: usize) -> Option<(usize, usize)> {
+        (i0 % self.width() + r <= self.width()).then(|| (self.window(i0), self.channels()))
+    }
+}
+
 /// The operands with their extents (every read and write is checked
 /// against them in debug builds).
-struct Nn {
+struct Nn<A> {
     m: usize,
     n: usize,
     k: usize,
     a: Ptr<*const f32>,
-    a_rs: usize,
-    a_ks: usize,
+    at: A,
     b: Ptr<*const f32>,
     ldb: usize,
     c: Ptr<*mut f32>,
     ldc: usize,
 }
 
-impl LaneFn for Nn {
+impl<A: AIndex> LaneFn for Nn<A> {
     type Output = ();
     #[inline(always)]
     fn run<L: Lanes>(self) {
@@ -113,7 +211,7 @@ impl LaneFn for Nn {
     }
 }
 
-impl Nn {
+impl<A: AIndex> Nn<A> {
     /// Columns j0..j1 (a multiple of V·M::N wide) of every row: MR-row
     /// tiles, then one tile of the rows left over. Which outputs share a
     /// tile never enters a sum.
@@ -161,29 +259,22 @@ impl Nn {
         j0: usize,
         parts: &mut [[[M; V]; MR]; 16],
     ) {
-        let (full, tail) = (self.k / 16, self.k % 16);
         // SAFETY: every element read is A(i, k) or B[k][j] for i, j inside
         // the tile and k < self.k, and every element written is C[i][j]
         // inside the tile (checked by gemm_nn); M's features are enabled.
         unsafe {
-            for (r, part) in parts.iter_mut().enumerate() {
-                let mut acc = [[M::zero(); V]; R];
-                let mut kk = r;
-                for _ in 0..full + usize::from(r < tail) {
-                    let brow = kk * self.ldb + j0;
-                    let mut bv = [M::zero(); V];
-                    for (v, x) in bv.iter_mut().enumerate() {
-                        *x = M::load(self.b.range(brow + v * M::N, M::N));
-                    }
-                    for (i, row) in acc.iter_mut().enumerate() {
-                        let ai = M::splat(self.a.read((i0 + i) * self.a_rs + kk * self.a_ks));
-                        for (x, &bx) in row.iter_mut().zip(bv.iter()) {
-                            *x = ai.fma(bx, *x);
-                        }
-                    }
-                    kk += 16;
+            // Rows evenly spaced (every strided A, and the window rows of a
+            // tile inside one image row) are addressed from the first with
+            // the stride, which keeps the general-purpose registers free;
+            // otherwise from a table of the R row offsets.
+            match self.at.linear(i0, R) {
+                Some((first, stride)) => {
+                    self.chains::<M, R, V, true>(j0, (first, stride), [0; R], parts)
                 }
-                part[..R].copy_from_slice(&acc);
+                None => {
+                    let rows = core::array::from_fn(|i| self.at.row(i0 + i));
+                    self.chains::<M, R, V, false>(j0, (0, 0), rows, parts);
+                }
             }
             // The tree, partial r first in every add.
             for i in 0..R {
@@ -199,6 +290,47 @@ impl Nn {
                     }
                     t[0].store(self.c.range((i0 + i) * self.ldc + j0 + v * M::N, M::N));
                 }
+            }
+        }
+    }
+
+    /// The 16 chains of a tile into `parts`: its rows start at
+    /// `first + i·stride` when `LINEAR`, else at `rows[i]`.
+    #[inline(always)]
+    unsafe fn chains<M: Lanes, const R: usize, const V: usize, const LINEAR: bool>(
+        &self,
+        j0: usize,
+        (first, stride): (usize, usize),
+        rows: [usize; R],
+        parts: &mut [[[M; V]; MR]; 16],
+    ) {
+        let (full, tail) = (self.k / 16, self.k % 16);
+        // SAFETY: as in `tile`.
+        unsafe {
+            for (r, part) in parts.iter_mut().enumerate() {
+                let mut acc = [[M::zero(); V]; R];
+                let mut kk = r;
+                for _ in 0..full + usize::from(r < tail) {
+                    let brow = kk * self.ldb + j0;
+                    let mut bv = [M::zero(); V];
+                    for (v, x) in bv.iter_mut().enumerate() {
+                        *x = M::load(self.b.range(brow + v * M::N, M::N));
+                    }
+                    let col = self.at.col(kk);
+                    for (i, row) in acc.iter_mut().enumerate() {
+                        let at = if LINEAR {
+                            first + i * stride + col
+                        } else {
+                            rows[i] + col
+                        };
+                        let ai = M::splat(self.a.read(at));
+                        for (x, &bx) in row.iter_mut().zip(bv.iter()) {
+                            *x = ai.fma(bx, *x);
+                        }
+                    }
+                    kk += 16;
+                }
+                part[..R].copy_from_slice(&acc);
             }
         }
     }

@@ -124,15 +124,24 @@ impl RecScratch {
     }
 }
 
+/// Running lines from which a step's product takes W_hh transposed (the
+/// outputs on the lanes, [`gemm_nn`]): measured faster from three rows
+/// on (`dot16_bench` at 1–8 × 512 × 128, docs/performance.md), slower for
+/// one or two.
+const NN_FROM_ROWS: usize = 3;
+
 /// Forward recurrence of one direction over several lines at once (each
 /// line's `gates` holding its input projection, see [`input_projection`]):
 /// each step is one product `[running lines][H] × W_hhᵀ`, each output still
 /// the dot16 over the line's own h, so which lines share it moves no bit.
+/// `w_hh_t` (`[H][4H]`, when the caller has it) serves the steps with at
+/// least [`NN_FROM_ROWS`] lines running: the same sums, another kernel.
 pub fn recur_forward(
     token: Token,
     h: usize,
     reverse: bool,
     w_hh: &[f32],
+    w_hh_t: Option<&[f32]>,
     lines: &mut [&mut DirState],
     s: &mut RecScratch,
 ) {
@@ -140,7 +149,12 @@ pub fn recur_forward(
     let steps = s.start(lines, h);
     for step in 0..steps {
         let n = s.running(lines, step);
-        gemm_nt(token, n, g4, h, &s.hm, h, w_hh, h, &mut s.zm, g4);
+        match w_hh_t {
+            Some(wt) if n >= NN_FROM_ROWS => {
+                gemm_nn(token, n, g4, h, &s.hm, h, 1, wt, g4, &mut s.zm, g4)
+            }
+            _ => gemm_nt(token, n, g4, h, &s.hm, h, w_hh, h, &mut s.zm, g4),
+        }
         for r in 0..n {
             let st = &mut *lines[s.order[r]];
             let t = if reverse { st.t - 1 - step } else { step };
@@ -190,6 +204,7 @@ pub fn forward_dir(
         h,
         reverse,
         p.w_hh,
+        None,
         &mut [&mut *st],
         &mut RecScratch::default(),
     );

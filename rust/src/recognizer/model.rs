@@ -98,6 +98,16 @@ impl Model {
     pub fn prepare_into(&self, token: Token, p: &mut Prepared) {
         let cfg = &self.cfg;
         let h = cfg.hidden;
+        p.conv_t.resize_with(cfg.blocks(), Default::default);
+        for (b, g) in cfg.geoms(cfg.min_width()).iter().enumerate() {
+            let t = &mut p.conv_t[b];
+            if g.c % 16 == 0 {
+                super::reuse(t, g.kp() * g.o, 0.0);
+                transpose(token, &self.params[cfg.conv_index(b)], g.o, g.kp(), t);
+            } else {
+                t.clear();
+            }
+        }
         p.w_hh_t.resize_with(cfg.layers, Default::default);
         p.w_cat_t.resize_with(cfg.layers, Default::default);
         for l in 0..cfg.layers {
@@ -134,17 +144,26 @@ impl Model {
     /// the backward pass needs in `st`. The logits are `st.logits`
     /// (`[T][classes]`). The trainer runs the same parts over a batch.
     pub fn forward(&self, token: Token, image: &[f32], width: usize, st: &mut LineState) {
-        self.forward_convs(token, image, width, st);
+        self.forward_convs(token, image, width, None, st);
         let mut rec = Default::default();
         for l in 0..self.cfg.layers {
-            self.forward_lstm(token, l, &mut [&mut *st], &mut rec);
+            self.forward_lstm(token, l, None, &mut [&mut *st], &mut rec);
         }
         self.forward_head(token, st);
     }
 
     /// The convolution blocks of one line and the collapse: `st.feat`
-    /// (`[T][features]`) and `st.t`.
-    pub fn forward_convs(&self, token: Token, image: &[f32], width: usize, st: &mut LineState) {
+    /// (`[T][features]`) and `st.t`. `prep`, the step's transposed
+    /// weights when the caller has made them, serves the blocks that
+    /// read their windows in place (`conv::forward`).
+    pub fn forward_convs(
+        &self,
+        token: Token,
+        image: &[f32],
+        width: usize,
+        prep: Option<&Prepared>,
+        st: &mut LineState,
+    ) {
         let cfg = &self.cfg;
         let geoms = cfg.geoms(width);
         st.width = width;
@@ -160,6 +179,7 @@ impl Model {
                 g,
                 x,
                 &self.params[cfg.conv_index(b)],
+                prep.map(|p| &p.conv_t[b][..]).filter(|t| !t.is_empty()),
                 &self.params[cfg.conv_index(b) + 1],
                 &mut bs.col,
                 &mut st.conv,
@@ -185,11 +205,14 @@ impl Model {
     /// layers below done): per direction, each line's input projection,
     /// then one recurrence over all of them (lstm::recur_forward); the two
     /// directions on two threads when the pool has them. `out` of each
-    /// line is `[T][2H]`, forward then reverse.
+    /// line is `[T][2H]`, forward then reverse. `prep`, the step's
+    /// transposed weights when the caller has made them, gives the
+    /// recurrence W_hh transposed for the steps it serves faster that way.
     pub fn forward_lstm(
         &self,
         token: Token,
         l: usize,
+        prep: Option<&Prepared>,
         lines: &mut [&mut LineState],
         rec: &mut [RecScratch; 2],
     ) {
@@ -213,7 +236,8 @@ impl Model {
                 lstm::input_projection(token, t_len, inp, h, x, p, st);
                 states.push(st);
             }
-            lstm::recur_forward(token, h, d == 1, p.w_hh, &mut states, s);
+            let w_hh_t = prep.map(|p| &p.w_hh_t[l][d][..]);
+            lstm::recur_forward(token, h, d == 1, p.w_hh, w_hh_t, &mut states, s);
         };
         let [fwd, rev] = dirs;
         let [s0, s1] = rec;
@@ -422,6 +446,9 @@ impl Model {
 /// every line; filled by [`Model::prepare_into`]).
 #[derive(Default)]
 pub struct Prepared {
+    /// Per block whose channels fill whole 16-element steps, its weight
+    /// transposed (`[KP][O]`, for `conv::forward`); empty otherwise.
+    pub conv_t: Vec<Vec<f32>>,
     pub w_hh_t: Vec<Vec<Vec<f32>>>,
     pub w_cat_t: Vec<Vec<f32>>,
     /// Workspace of `prepare_into` (one W_ih transposed).

@@ -282,7 +282,13 @@ impl Trainer {
                     .map(|p| scratch_vec(p.len(), 0f32))
                     .collect();
             }
-            model.forward_convs(token, lines[i].pixels, lines[i].width, &mut w.st);
+            model.forward_convs(
+                token,
+                lines[i].pixels,
+                lines[i].width,
+                Some(prep),
+                &mut w.st,
+            );
         });
         let all_lines =
             |rec: &mut [RecScratch; 2], f: &dyn Fn(&mut [&mut LineState], &mut [RecScratch; 2])| {
@@ -291,7 +297,9 @@ impl Trainer {
                 f(&mut sts, rec);
             };
         for l in 0..cfg.layers {
-            all_lines(rec, &|sts, rec| model.forward_lstm(token, l, sts, rec));
+            all_lines(rec, &|sts, rec| {
+                model.forward_lstm(token, l, Some(prep), sts, rec)
+            });
         }
         crate::dispatch::par_chunks(b, |i| {
             let mut w = lock(i);

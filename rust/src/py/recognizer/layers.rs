@@ -65,7 +65,7 @@ pub fn rec_conv_block<'py>(
             let mut col = conv::Windows::default();
             let (mut cv, mut y, mut win) = (vec![], vec![], vec![]);
             conv::forward(
-                token, &g, &x, &wp, &bias, &mut col, &mut cv, &mut y, &mut win,
+                token, &g, &x, &wp, None, &bias, &mut col, &mut cv, &mut y, &mut win,
             );
             let mut dw = scratch_vec(o * kp, 0f32);
             let mut db = scratch_vec(o, 0f32);
