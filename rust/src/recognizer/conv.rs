@@ -166,7 +166,7 @@ pub fn forward(
         match wt {
             // The output channels on the lanes: a tile reads a panel of
             // Wᵀ that stays in cache, against gemm_nt's rows of W and
-            // per-output tree (16 × 128 × 32 → 64: 36.2 against 32.1
+            // per-output tree (16 × 128 × 32 → 64: 39.8 against 32.1
             // GFMA/s, docs/performance.md, "2026-12-07, evening").
             Some(wt) => gemm_nn_taps(token, taps, col, o, wt, o, conv, o),
             None => gemm_nt_taps(token, taps, col, o, w, kp, conv, o),
