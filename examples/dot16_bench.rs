@@ -12,6 +12,10 @@
 //! - `SHAPES=m,n,k;m,n,k…`: these shapes instead of the recognizer's.
 //! - `NN=1`: `gemm_nn` (B stored `[k][n]`, the outputs on the lanes)
 //!   instead of `gemm_nt`, on the same shapes.
+//! - `ACOLS=1` (with `NN=1`): A read down its columns (strides 1 and m),
+//!   as the LSTM weight gradients and the convolution input gradient read
+//!   dZ and dCᵀ. `APAD=p`, `BPAD=p`: p floats added to A's and B's row
+//!   length (a stride off a power of two).
 //! - `TAPS=h,w,c,o;…`: the convolution forward of an h × w image of c
 //!   channels (a multiple of 16) into o, its windows read in place from the
 //!   padded input: `gemm_nt_taps` (W as it lies) against `gemm_nn_taps`
@@ -57,6 +61,9 @@ fn main() {
     let work = env("GFMA").map_or(0.4, |v| v.parse::<f64>().unwrap()) * 1e9;
     let shift: Option<usize> = env("SHIFT").map(|v| v.parse().unwrap());
     let nn = env("NN").is_some_and(|v| v == "1");
+    let acols = env("ACOLS").is_some_and(|v| v == "1");
+    let apad: usize = env("APAD").map_or(0, |v| v.parse().unwrap());
+    let bpad: usize = env("BPAD").map_or(0, |v| v.parse().unwrap());
     if let Some(list) = env("TAPS") {
         for shape in list.split(';') {
             let v: Vec<usize> = shape
@@ -94,22 +101,33 @@ fn main() {
         None => default.to_vec(),
     };
     for (m, n, k) in shapes {
-        let (mut abuf, mut bbuf) = (vec![0f32; m * k + 32], vec![0f32; n * k + 32]);
+        // gemm_nt takes both operands by rows of k.
+        let acols = acols && nn;
+        let (lda, ldb) = (
+            if acols { m } else { k } + apad,
+            if nn { n } else { k } + bpad,
+        );
+        let (alen, blen) = (
+            if acols { k } else { m } * lda,
+            if nn { k } else { n } * ldb,
+        );
+        let (mut abuf, mut bbuf) = (vec![0f32; alen + 32], vec![0f32; blen + 32]);
         let (mut abuf2, mut bbuf2) = (abuf.clone(), bbuf.clone());
-        let a = placed(&mut abuf, m * k, 0, |i| (i % 7) as f32 * 0.25);
-        let b = placed(&mut bbuf, n * k, 0, |i| (i % 5) as f32 * 0.5);
+        let a = placed(&mut abuf, alen, 0, |i| (i % 7) as f32 * 0.25);
+        let b = placed(&mut bbuf, blen, 0, |i| (i % 5) as f32 * 0.5);
         let s = shift.unwrap_or(0);
-        let a2 = placed(&mut abuf2, m * k, s, |i| (i % 7) as f32 * 0.25);
-        let b2 = placed(&mut bbuf2, n * k, s, |i| (i % 5) as f32 * 0.5);
+        let a2 = placed(&mut abuf2, alen, s, |i| (i % 7) as f32 * 0.25);
+        let b2 = placed(&mut bbuf2, blen, s, |i| (i % 5) as f32 * 0.5);
         let mut c = vec![0f32; m * n];
         let reps = (work / (m * n * k) as f64).max(1.0) as usize;
         let mut time = |a: &[f32], b: &[f32]| {
             let t = cpu_s();
             for _ in 0..reps {
                 if nn {
-                    gemm_nn(Token::current(), m, n, k, a, k, 1, b, n, &mut c, n);
+                    let (rs, ks) = if acols { (1, lda) } else { (lda, 1) };
+                    gemm_nn(Token::current(), m, n, k, a, rs, ks, b, ldb, &mut c, n);
                 } else {
-                    gemm_nt(Token::current(), m, n, k, a, k, b, k, &mut c, n);
+                    gemm_nt(Token::current(), m, n, k, a, lda, b, ldb, &mut c, n);
                 }
             }
             cpu_s() - t

@@ -54,6 +54,45 @@ pub fn gemm_nn(
     c: &mut [f32],
     ldc: usize,
 ) {
+    strided(token, m, n, k, a, a_rs, a_ks, b, ldb, c, ldc, false)
+}
+
+/// [`gemm_nn`] added to C: `c[i*ldc + j] = c[i*ldc + j] + dot16_k(…)`, one
+/// rounded f32 addition with C's value as the first operand — the step
+/// `acc = acc + g` of a sum over lines in line order, made as each tile of
+/// g is done, so that g is never stored.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_nn_add(
+    token: Token,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    a_rs: usize,
+    a_ks: usize,
+    b: &[f32],
+    ldb: usize,
+    c: &mut [f32],
+    ldc: usize,
+) {
+    strided(token, m, n, k, a, a_rs, a_ks, b, ldb, c, ldc, true)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn strided(
+    token: Token,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    a_rs: usize,
+    a_ks: usize,
+    b: &[f32],
+    ldb: usize,
+    c: &mut [f32],
+    ldc: usize,
+    add: bool,
+) {
     if m == 0 || n == 0 {
         return;
     }
@@ -66,7 +105,7 @@ pub fn gemm_nn(
     }
     assert!(c.len() >= (m - 1) * ldc + n, "gemm_nn: C too short");
     let at = Strides { rs: a_rs, ks: a_ks };
-    run(token, m, n, k, a, at, b, ldb, c, ldc);
+    run(token, m, n, k, a, at, b, ldb, c, ldc, add);
 }
 
 /// `c[p*ldc + j] = dot16_k(window row p, b[k*ldb + j])` for the h·w
@@ -93,7 +132,7 @@ pub fn gemm_nn_taps(
     assert!(xp.len() >= taps.padded_len(), "gemm_nn_taps: xp too short");
     assert!(b.len() >= (k - 1) * ldb + n, "gemm_nn_taps: B too short");
     assert!(c.len() >= (m - 1) * ldc + n, "gemm_nn_taps: C too short");
-    run(token, m, n, k, xp, taps, b, ldb, c, ldc);
+    run(token, m, n, k, xp, taps, b, ldb, c, ldc, false);
 }
 
 /// The kernel on `token`'s path, the bounds already checked.
@@ -109,6 +148,7 @@ fn run<A: AIndex>(
     ldb: usize,
     c: &mut [f32],
     ldc: usize,
+    add: bool,
 ) {
     run_on(
         token,
@@ -122,6 +162,7 @@ fn run<A: AIndex>(
             ldb,
             c: Ptr::new(c.as_mut_ptr(), c.len()),
             ldc,
+            add,
         },
     )
 }
@@ -189,6 +230,8 @@ struct Nn<A> {
     ldb: usize,
     c: Ptr<*mut f32>,
     ldc: usize,
+    /// C = C + the product instead of C = the product.
+    add: bool,
 }
 
 impl<A: AIndex> LaneFn for Nn<A> {
@@ -288,7 +331,11 @@ impl<A: AIndex> Nn<A> {
                             t[r] = t[r].add(t[r + s]);
                         }
                     }
-                    t[0].store(self.c.range((i0 + i) * self.ldc + j0 + v * M::N, M::N));
+                    let out = self.c.range((i0 + i) * self.ldc + j0 + v * M::N, M::N);
+                    if self.add {
+                        t[0] = M::load(out.cast_const()).add(t[0]);
+                    }
+                    t[0].store(out);
                 }
             }
         }
@@ -426,6 +473,60 @@ mod tests {
                     // The padding column of C is not written.
                     for i in 0..m {
                         assert_eq!(c[i * ldc + n].to_bits(), 0x7fa0_0001);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `gemm_nn_add` is C's old value plus the definition's dot16, one
+    /// rounded addition with C first; the columns of C outside the product
+    /// keep their values.
+    #[test]
+    fn add_gives_c_plus_the_definition() {
+        for (case, &(m, n, k)) in [(7, 5, 1), (13, 33, 16), (8, 50, 67), (11, 129, 64)]
+            .iter()
+            .enumerate()
+        {
+            let a: Vec<f32> = (0..m * k).map(|i| value((case * 313 + i) as u64)).collect();
+            let b: Vec<f32> = (0..k * n)
+                .map(|i| value((case * 919 + i) as u64 * 7))
+                .collect();
+            let ldc = n + 2;
+            let c0: Vec<f32> = (0..m * ldc)
+                .map(|i| value((case * 5003 + i) as u64 * 3))
+                .collect();
+            for path in available_paths() {
+                let mut c = c0.clone();
+                gemm_nn_add(
+                    Token::new(path).unwrap(),
+                    m,
+                    n,
+                    k,
+                    &a,
+                    1,
+                    m,
+                    &b,
+                    n,
+                    &mut c,
+                    ldc,
+                );
+                for i in 0..m {
+                    for j in 0..ldc {
+                        let want = if j < n {
+                            let ai: Vec<f32> = (0..k).map(|kk| a[kk * m + i]).collect();
+                            let bj: Vec<f32> = (0..k).map(|kk| b[kk * n + j]).collect();
+                            c0[i * ldc + j] + dot16_scalar(&ai, &bj)
+                        } else {
+                            c0[i * ldc + j]
+                        };
+                        assert!(
+                            same(c[i * ldc + j], want),
+                            "{} m={m} n={n} k={k} ({i}, {j}): {:e} against {:e}",
+                            path.name(),
+                            c[i * ldc + j],
+                            want
+                        );
                     }
                 }
             }

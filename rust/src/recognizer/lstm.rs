@@ -22,7 +22,7 @@
 //! those of one line at a time.
 
 use super::dot16::gemm_nt;
-use super::dot16_nn::gemm_nn;
+use super::dot16_nn::{gemm_nn, gemm_nn_add};
 use crate::kernels::rnn::cell::{CellBackward, CellForward};
 use crate::simd::Token;
 
@@ -310,15 +310,43 @@ pub fn weight_grads(
     dw_hh: &mut [f32],
     db: &mut [f32],
 ) {
-    let (g4, t_len) = (4 * h, st.t);
-    // Every product runs over t, with the gates of dz (`[T][4H]`, read by
-    // column) as A and x or hPrev (`[T][In]`, `[T][H]`) as B as they lie:
-    // the outputs on the lanes (`gemm_nn`), whose tree has no shuffle —
-    // at these short k (the line's time steps) the fastest form.
-    gemm_nn(token, g4, inp, t_len, &st.dz, 1, g4, x, inp, dw_ih, inp);
-    gemm_nn(token, g4, h, t_len, &st.dz, 1, g4, &st.hprev, h, dw_hh, h);
-    // db: dot16 with a row of ones over t (the column sums of dz).
-    gemm_nn(token, 1, g4, t_len, &[1.0], 0, 0, &st.dz, g4, db, g4);
+    chained_weight_grads(token, inp, h, 0..4 * h, &[(x, st)], dw_ih, dw_hh, db);
+}
+
+/// Rows `gates` of one direction's dW_ih, dW_hh and db summed over
+/// `lines` (each line's layer input x and its state), in their order:
+/// every element is `g₀ + g₁ + …` added left to right, each gᵢ the line's
+/// own [`weight_grads`] — the batch gradient's chain
+/// (docs/recognizer.md, "The arithmetic contract") — with each tile of gᵢ
+/// added to the sum as it is made (`gemm_nn_add`) instead of stored per
+/// line and summed afterwards. The outputs are the rows `gates` only:
+/// `dw_ih` is `gates.len() × inp`, `dw_hh` `gates.len() × h`, `db`
+/// `gates.len()`.
+#[allow(clippy::too_many_arguments)]
+pub fn chained_weight_grads(
+    token: Token,
+    inp: usize,
+    h: usize,
+    gates: std::ops::Range<usize>,
+    lines: &[(&[f32], &DirState)],
+    dw_ih: &mut [f32],
+    dw_hh: &mut [f32],
+    db: &mut [f32],
+) {
+    let (g4, m) = (4 * h, gates.len());
+    for (i, &(x, st)) in lines.iter().enumerate() {
+        let product = if i == 0 { gemm_nn } else { gemm_nn_add };
+        let (t_len, dz) = (st.t, &st.dz[gates.start..]);
+        // Every product runs over t, with the gates of dz (`[T][4H]`, read
+        // by column) as A and x or hPrev (`[T][In]`, `[T][H]`) as B as they
+        // lie: the outputs on the lanes (`gemm_nn`), whose tree has no
+        // shuffle — at these short k (the line's time steps) the fastest
+        // form.
+        product(token, m, inp, t_len, dz, 1, g4, x, inp, dw_ih, inp);
+        product(token, m, h, t_len, dz, 1, g4, &st.hprev, h, dw_hh, h);
+        // db: dot16 with a row of ones over t (the column sums of dz).
+        product(token, 1, m, t_len, &[1.0], 0, 0, dz, g4, db, m);
+    }
 }
 
 /// The layer's input gradient for one line: `dx[t][i]` = dot16 over the 8H

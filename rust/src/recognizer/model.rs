@@ -7,6 +7,7 @@ use super::linear;
 use super::lstm::{self, DirParams, DirState, RecScratch};
 use crate::error::{Error, Result};
 use crate::kernels::transpose::transpose;
+use crate::ptr::Ptr;
 use crate::simd::Token;
 use crate::splitmix::SplitMix64;
 
@@ -377,23 +378,79 @@ impl Model {
     ) {
         let cfg = &self.cfg;
         let (h, inp) = (cfg.hidden, cfg.lstm_input(l));
-        let LineState {
-            feat,
-            layers,
-            dx,
-            dz,
-            ..
-        } = st;
-        let x: &[f32] = if l == 0 { feat } else { &layers[l - 1].out };
-        let dirs = &layers[l].dirs;
-        for (d, ds) in dirs.iter().enumerate() {
+        let x = st.lstm_input(l);
+        for (d, ds) in st.layers[l].dirs.iter().enumerate() {
             let base = cfg.lstm_index(l, d);
             let (a, rest) = grads[base..].split_at_mut(1);
             let (bq, cq) = rest.split_at_mut(1);
             lstm::weight_grads(token, inp, h, x, ds, &mut a[0], &mut bq[0], &mut cq[0]);
         }
+        self.backward_lstm_input(token, l, prep, st);
+    }
+
+    /// LSTM layer `l`'s input gradient of one line after its backward
+    /// recurrence: `st.dx`.
+    pub fn backward_lstm_input(&self, token: Token, l: usize, prep: &Prepared, st: &mut LineState) {
+        let (h, inp) = (self.cfg.hidden, self.cfg.lstm_input(l));
+        let LineState { layers, dx, dz, .. } = st;
+        let dirs = &layers[l].dirs;
         super::reuse(dx, dirs[0].t * inp, 0.0);
         lstm::input_grad(token, inp, h, dirs, &prep.w_cat_t[l], dz, dx);
+    }
+
+    /// LSTM layer `l`'s weight gradients of a batch (`lines` in batch
+    /// order, after their backward recurrence), summed over the lines in
+    /// their order into the batch gradient `grads` (parameter order): the
+    /// same bits as each line's [`Model::backward_lstm_grads`] chained
+    /// afterwards, without a per-line copy of the weights' size
+    /// (`lstm::chained_weight_grads`). The threads take blocks of
+    /// [`CHAINED_ROWS`] gate rows of either direction.
+    pub fn chained_lstm_weight_grads(
+        &self,
+        token: Token,
+        l: usize,
+        lines: &[&LineState],
+        grads: &mut [Vec<f32>],
+    ) {
+        let cfg = &self.cfg;
+        let (h, inp) = (cfg.hidden, cfg.lstm_input(l));
+        let g4 = 4 * h;
+        let blocks = g4.div_ceil(CHAINED_ROWS);
+        let per_dir: [Vec<(&[f32], &DirState)>; 2] = core::array::from_fn(|d| {
+            lines
+                .iter()
+                .map(|st| (st.lstm_input(l), &st.layers[l].dirs[d]))
+                .collect()
+        });
+        let outs: [[Ptr<*mut f32>; 3]; 2] = core::array::from_fn(|d| {
+            let base = cfg.lstm_index(l, d);
+            core::array::from_fn(|k| {
+                let g = &mut grads[base + k];
+                assert_eq!(
+                    g.len(),
+                    [g4 * inp, g4 * h, g4][k],
+                    "chained_lstm_weight_grads: gradient sizes"
+                );
+                Ptr::new(g.as_mut_ptr(), g.len())
+            })
+        });
+        crate::dispatch::par_chunks(2 * blocks, |c| {
+            let (d, blk) = (c / blocks, c % blocks);
+            let gates = blk * CHAINED_ROWS..((blk + 1) * CHAINED_ROWS).min(g4);
+            let [wi, wh, b] = outs[d];
+            let m = gates.len();
+            // SAFETY: the chunks write disjoint row blocks of the tensors,
+            // which `grads` borrows mutably for this call; each block lies
+            // inside its tensor (sizes asserted above).
+            let (dw_ih, dw_hh, db) = unsafe {
+                (
+                    wi.slice_mut(gates.start * inp, m * inp),
+                    wh.slice_mut(gates.start * h, m * h),
+                    b.slice_mut(gates.start, m),
+                )
+            };
+            lstm::chained_weight_grads(token, inp, h, gates, &per_dir[d], dw_ih, dw_hh, db);
+        });
     }
 
     /// The convolution blocks' gradients of one line from `st.dx` (the
@@ -493,3 +550,22 @@ pub struct LineState {
     /// Both directions' dz side by side (`[T][8H]`, lstm::input_grad).
     dz: Vec<f32>,
 }
+
+impl LineState {
+    /// The input of LSTM layer `l`: the collapsed features for the first,
+    /// the layer below's output for the others.
+    fn lstm_input(&self, l: usize) -> &[f32] {
+        if l == 0 {
+            &self.feat
+        } else {
+            &self.layers[l - 1].out
+        }
+    }
+}
+
+/// Gate rows per thread chunk of [`Model::chained_lstm_weight_grads`] (a
+/// constant, so the chunking is a function of the shape): eight of
+/// `gemm_nn`'s row tiles. A block of the largest gradient of the default
+/// model (48 rows of 384) is 72 KiB, in L2 while every line's product is
+/// added to it.
+pub const CHAINED_ROWS: usize = 48;

@@ -119,3 +119,45 @@ fn gradient_matches_finite_differences_roughly() {
         );
     }
 }
+
+/// `compute` sums the LSTM weights' gradients over the lines as they are
+/// made; the data-parallel path keeps each line's and chains them
+/// afterwards (`compute_lines`, `chain_lines`), here split over two
+/// "workers" of two lines each. Both are g₀ + g₁ + … in line order: the
+/// same bits, on every path. Hidden 13 gives 52 gate rows, so the chained
+/// products run in two row blocks (48 and 4 rows).
+#[test]
+fn chained_lstm_gradients_equal_the_per_line_chain() {
+    let _g = crate::dispatch::settings_lock();
+    let cfg = Config {
+        hidden: 13,
+        ..small()
+    };
+    let model = Model::new(cfg.clone(), 7).unwrap();
+    let (imgs, widths, labels) = batch(&cfg, 5);
+    let lines: Vec<Line> = (0..4)
+        .map(|i| Line {
+            pixels: &imgs[i],
+            width: widths[i],
+            labels: &labels[i],
+        })
+        .collect();
+    for path in available_paths() {
+        set_kernel_path(Some(path)).unwrap();
+        let token = Token::current();
+        let mut whole = Trainer::new(&model, Hyper::default()).unwrap();
+        whole.compute(token, &model, &lines).unwrap();
+        let want: Vec<u32> = whole.grads.iter().flatten().map(|x| x.to_bits()).collect();
+        let mut parts = Trainer::new(&model, Hyper::default()).unwrap();
+        let mut acc = vec![0f32; parts.flat_len()];
+        for (w, pair) in lines.chunks(2).enumerate() {
+            parts.compute_lines(token, &model, pair, 4).unwrap();
+            parts.chain_lines(0, &mut acc, w == 0).unwrap();
+        }
+        let got: Vec<u32> = acc.iter().map(|x| x.to_bits()).collect();
+        assert!(want == got, "{path:?}: compute and the chained lines differ");
+        // After `compute` no lines are kept for `chain_lines`.
+        assert!(whole.chain_lines(0, &mut acc, true).is_err());
+    }
+    set_kernel_path(None).unwrap();
+}

@@ -202,7 +202,11 @@ impl Trainer {
     }
 
     /// Forward and backward over a batch: `self.grads` becomes the batch
-    /// gradient (before clipping). Weights are not touched.
+    /// gradient (before clipping). Weights are not touched. The LSTM
+    /// weights' gradients are summed over the lines as they are made
+    /// (`Model::chained_lstm_weight_grads`), the others per line and then
+    /// chained; either way every element is g₀ + g₁ + … in line order. No
+    /// lines are kept for `chain_lines` afterwards.
     pub fn compute(
         &mut self,
         token: Token,
@@ -210,14 +214,16 @@ impl Trainer {
         lines: &[Line<'_>],
     ) -> Result<BatchResult> {
         let b = lines.len();
-        let line_losses = self.compute_lines(token, model, lines, b)?;
+        let line_losses = self.run_lines(token, model, lines, b, true)?;
         // g = g0; g += g1; … in line order, per element (so the threads may
         // take any element chunks: the chunking is a function of the sizes).
-        for ti in 0..self.grads.len() {
+        let chained = model.cfg.lstm_index(0, 0)..model.cfg.classifier_index();
+        for ti in (0..self.grads.len()).filter(|ti| !chained.contains(ti)) {
             let mut acc = std::mem::take(&mut self.grads[ti]);
             self.chain_tensor(ti, 0, &mut acc, true);
             self.grads[ti] = acc;
         }
+        self.kept = 0;
         let loss = batch_loss(&line_losses)?;
         let norm = global_norm(token, &self.grads);
         Ok(BatchResult {
@@ -240,6 +246,20 @@ impl Trainer {
         lines: &[Line<'_>],
         batch: usize,
     ) -> Result<Vec<f64>> {
+        self.run_lines(token, model, lines, batch, false)
+    }
+
+    /// `compute_lines`; with `chain_lstm`, the LSTM weights' gradients of
+    /// the lines go straight into the batch gradient `self.grads` (summed in
+    /// line order) instead of each line's buffers.
+    fn run_lines(
+        &mut self,
+        token: Token,
+        model: &Model,
+        lines: &[Line<'_>],
+        batch: usize,
+        chain_lstm: bool,
+    ) -> Result<Vec<f64>> {
         validate_batch(model, lines)?;
         if batch < lines.len() {
             return Err(Error::value(format!(
@@ -255,6 +275,7 @@ impl Trainer {
         model.prepare_into(token, &mut self.prep);
         let prep = &self.prep;
         let rec = &mut self.rec;
+        let grads = &mut self.grads;
         let scale = 1.0 / batch as f64;
         let cfg = &model.cfg;
         let k = cfg.classes;
@@ -325,8 +346,17 @@ impl Trainer {
             crate::dispatch::par_chunks(b, |i| {
                 let mut w = lock(i);
                 let w = &mut *w;
-                model.backward_lstm_grads(token, l, prep, &mut w.st, &mut w.grads);
+                if chain_lstm {
+                    model.backward_lstm_input(token, l, prep, &mut w.st);
+                } else {
+                    model.backward_lstm_grads(token, l, prep, &mut w.st, &mut w.grads);
+                }
             });
+            if chain_lstm {
+                let guards: Vec<_> = (0..b).map(lock).collect();
+                let sts: Vec<&LineState> = guards.iter().map(|g| &g.st).collect();
+                model.chained_lstm_weight_grads(token, l, &sts, grads);
+            }
         }
         crate::dispatch::par_chunks(b, |i| {
             let mut w = lock(i);
