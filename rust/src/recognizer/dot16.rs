@@ -1020,9 +1020,25 @@ mod tests {
                 }
             }
             for path in available_paths() {
+                let token = Token::new(path).unwrap();
                 let mut got = vec![7f32; h * w * c];
-                crate::recognizer::conv::gather(Token::new(path).unwrap(), &g, &dcol, &mut got);
+                crate::recognizer::conv::gather(token, &g, &dcol, h, 0..h, &mut got);
                 assert_same_bits(&got, &want, &format!("{path:?} {h}×{w}×{c}"));
+                // Row by row from a ring of three rows (as the backward
+                // pass runs it): the ring is refilled before each row, with
+                // the other slots poisoned, so a read of a row the ring
+                // does not hold would show.
+                let (held, row) = (h.min(3), w * k);
+                let mut ring = vec![f32::NAN; held * row];
+                let mut got = vec![7f32; h * w * c];
+                for iy in 0..h {
+                    ring.fill(f32::NAN);
+                    for y in iy.saturating_sub(1)..(iy + 2).min(h) {
+                        ring[(y % held) * row..][..row].copy_from_slice(&dcol[y * row..][..row]);
+                    }
+                    crate::recognizer::conv::gather(token, &g, &ring, held, iy..iy + 1, &mut got);
+                }
+                assert_same_bits(&got, &want, &format!("{path:?} {h}×{w}×{c}, ring"));
             }
         }
     }
