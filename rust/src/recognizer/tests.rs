@@ -124,13 +124,13 @@ fn gradient_matches_finite_differences_roughly() {
 /// made; the data-parallel path keeps each line's and chains them
 /// afterwards (`compute_lines`, `chain_lines`), here split over two
 /// "workers" of two lines each. Both are g₀ + g₁ + … in line order: the
-/// same bits, on every path. Hidden 13 gives 52 gate rows, so the chained
-/// products run in two row blocks (48 and 4 rows).
+/// same bits, on every path. Hidden 25 gives 100 gate rows, so the
+/// chained products run in two row blocks (96 and 4 rows).
 #[test]
 fn chained_lstm_gradients_equal_the_per_line_chain() {
     let _g = crate::dispatch::settings_lock();
     let cfg = Config {
-        hidden: 13,
+        hidden: 25,
         ..small()
     };
     let model = Model::new(cfg.clone(), 7).unwrap();
