@@ -326,8 +326,9 @@ pub fn backward(
         // row at a time into a ring of three rows, each input row gathered
         // as soon as the rows below and above it are made: the ring (three
         // rows of 9C values per position, 432 KiB at 128 positions × 288)
-        // stays in L2, where the whole matrix (2.3 MiB for crnn-v0's second
-        // block) went out to memory and back.
+        // fits in L2, and a line keeps 0.4 MiB per block where the whole
+        // matrix took 2.25 MiB for crnn-v0's second block (the speed is
+        // level: docs/performance.md, "2026-12-07, night").
         let (wd, held) = (g.w, g.h.min(3));
         let row = wd * k;
         super::reuse(&mut s.dcol, held * row, 0.0);
