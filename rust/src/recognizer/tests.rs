@@ -40,6 +40,22 @@ fn batch(cfg: &Config, seed: u64) -> (Vec<Vec<f32>>, Vec<usize>, Vec<Vec<usize>>
     (imgs, widths.to_vec(), labels)
 }
 
+/// The first `n` lines of a `batch`.
+fn first_lines<'a>(
+    n: usize,
+    imgs: &'a [Vec<f32>],
+    widths: &[usize],
+    labels: &'a [Vec<usize>],
+) -> Vec<Line<'a>> {
+    (0..n)
+        .map(|i| Line {
+            pixels: &imgs[i],
+            width: widths[i],
+            labels: &labels[i],
+        })
+        .collect()
+}
+
 fn run_steps(steps: usize) -> Vec<u32> {
     let cfg = small();
     let mut model = Model::new(cfg.clone(), 3).unwrap();
@@ -52,13 +68,7 @@ fn run_steps(steps: usize) -> Vec<u32> {
     )
     .unwrap();
     let (imgs, widths, labels) = batch(&cfg, 11);
-    let lines: Vec<Line> = (0..4)
-        .map(|i| Line {
-            pixels: &imgs[i],
-            width: widths[i],
-            labels: &labels[i],
-        })
-        .collect();
+    let lines = first_lines(4, &imgs, &widths, &labels);
     for _ in 0..steps {
         tr.train_step(Token::current(), &mut model, &lines).unwrap();
     }
@@ -92,13 +102,7 @@ fn gradient_matches_finite_differences_roughly() {
     let cfg = small();
     let model = Model::new(cfg.clone(), 5).unwrap();
     let (imgs, widths, labels) = batch(&cfg, 2);
-    let lines: Vec<Line> = (0..2)
-        .map(|i| Line {
-            pixels: &imgs[i],
-            width: widths[i],
-            labels: &labels[i],
-        })
-        .collect();
+    let lines = first_lines(2, &imgs, &widths, &labels);
     let mut tr = Trainer::new(&model, Hyper::default()).unwrap();
     tr.compute(Token::current(), &model, &lines).unwrap();
     let grads = tr.grads.clone();
@@ -135,13 +139,7 @@ fn chained_lstm_gradients_equal_the_per_line_chain() {
     };
     let model = Model::new(cfg.clone(), 7).unwrap();
     let (imgs, widths, labels) = batch(&cfg, 5);
-    let lines: Vec<Line> = (0..4)
-        .map(|i| Line {
-            pixels: &imgs[i],
-            width: widths[i],
-            labels: &labels[i],
-        })
-        .collect();
+    let lines = first_lines(4, &imgs, &widths, &labels);
     for path in available_paths() {
         set_kernel_path(Some(path)).unwrap();
         let token = Token::current();
@@ -155,7 +153,10 @@ fn chained_lstm_gradients_equal_the_per_line_chain() {
             parts.chain_lines(0, &mut acc, w == 0).unwrap();
         }
         let got: Vec<u32> = acc.iter().map(|x| x.to_bits()).collect();
-        assert!(want == got, "{path:?}: compute and the chained lines differ");
+        assert!(
+            want == got,
+            "{path:?}: compute and the chained lines differ"
+        );
         // After `compute` no lines are kept for `chain_lines`.
         assert!(whole.chain_lines(0, &mut acc, true).is_err());
     }
