@@ -192,7 +192,7 @@ pub fn gemm_nt_taps(
     c: &mut [f32],
     ldc: usize,
 ) {
-    let (m, k) = (taps.h * taps.w, 9 * taps.c);
+    let (m, k) = (taps.positions(), taps.k());
     assert_eq!(taps.steps.len() * 16, k, "gemm_nt_taps: the step table");
     let rb = Strided { ld: ldb };
     product(token, "gemm_nt_taps", m, n, k, xp, taps, b, rb, c, ldc);
@@ -519,10 +519,10 @@ impl Rows for Taps3x3<'_> {
     }
     fn extent(&self, rows: usize, k: usize) -> usize {
         assert!(
-            rows <= self.h * self.w && k == 9 * self.c,
+            rows <= self.positions() && k == self.k(),
             "Taps3x3: {rows} rows of {k}"
         );
-        (self.h + 2) * (self.w + 2) * self.c
+        self.padded_len()
     }
 }
 

@@ -170,7 +170,9 @@ fn run<A: AIndex>(
 /// Where A(i, k) lies: at `row(i) + col(k)`.
 trait AIndex: Copy {
     fn row(&self, i: usize) -> usize;
-    fn col(&self, k: usize) -> usize;
+    /// # Safety
+    /// `k` is below the product's k (a table may be read unchecked).
+    unsafe fn col(&self, k: usize) -> usize;
     /// `(row(i0), stride)` when rows i0..i0 + r are evenly spaced.
     fn linear(&self, i0: usize, r: usize) -> Option<(usize, usize)>;
 }
@@ -188,7 +190,7 @@ impl AIndex for Strides {
         i * self.rs
     }
     #[inline(always)]
-    fn col(&self, k: usize) -> usize {
+    unsafe fn col(&self, k: usize) -> usize {
         k * self.ks
     }
     #[inline(always)]
@@ -206,9 +208,9 @@ impl AIndex for Taps3x3<'_> {
         self.window(p)
     }
     #[inline(always)]
-    fn col(&self, k: usize) -> usize {
-        // SAFETY: the kernel asks only for k < 9c (gemm_nn_taps runs it
-        // with k = 9c).
+    unsafe fn col(&self, k: usize) -> usize {
+        // SAFETY: k < 9c by the caller's contract (gemm_nn_taps runs the
+        // kernel with k = 9c), and the step table has 9c/16 entries.
         unsafe { self.step_at_unchecked(k & !15) + (k & 15) }
     }
     /// Positions in one image row are one window (c elements) apart.
