@@ -188,6 +188,135 @@ unsafe fn full<L: Lanes, const R: usize, const MR: usize, const NV: usize, const
     }
 }
 
+/// At most how many full slivers of B a short last panel of `rows` rows
+/// takes at once (see [`short_panel`]); 1 where it runs one sliver at a
+/// time.
+pub(super) const fn short_slivers(rows: usize, mr: usize) -> usize {
+    match (rows, mr) {
+        (1, 4 | 6 | 8) => mr,
+        (2, 4 | 6 | 8) => mr / 2,
+        (3, 6 | 8) | (4, 8) => 2,
+        _ => 1,
+    }
+}
+
+/// A short last panel of A (`rows` < MR) over `count` full slivers of B at
+/// once (2 ≤ count ≤ [`short_slivers`]): sliver s of step p at
+/// `b + s·sliver_stride + p·ldb`, C's columns of the slivers side by side.
+///
+/// One sliver of a 2-row panel has 2·NV accumulators, too few to cover the
+/// latency of the add or fma that updates each (on avx2, 4 chains against
+/// 5-cycle fmas on 2 pipes). Taking several slivers keeps up to MR·NV
+/// chains in flight. Each output's accumulator still takes the same steps
+/// in the same order (lanes never talk to each other), so the bits are
+/// those of the one-sliver kernel.
+///
+/// # Safety
+/// As [`tile`] for each of the slivers (all full width, `b_off` null), with
+/// C valid for `rows` rows of count·NR columns.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn short_panel<L: Lanes, const MR: usize, const NV: usize, const EXACT: bool>(
+    rows: usize,
+    count: usize,
+    kc: usize,
+    a: *const f32,
+    b: *const f32,
+    ldb: usize,
+    sliver_stride: usize,
+    c: *mut f32,
+    ldc: usize,
+    edge: Edge,
+) {
+    debug_assert!(count >= 2 && count <= short_slivers(rows, MR));
+    let (first, canon) = (edge.first, edge.canonicalize);
+    let s = (b, ldb, sliver_stride);
+    // SAFETY (every arm): forwarded from the caller.
+    unsafe {
+        match (rows, count) {
+            (1, 2) => wide::<L, 1, NV, 2, EXACT>(kc, a, MR, s, c, ldc, first, canon),
+            (1, 3) => wide::<L, 1, NV, 3, EXACT>(kc, a, MR, s, c, ldc, first, canon),
+            (1, 4) => wide::<L, 1, NV, 4, EXACT>(kc, a, MR, s, c, ldc, first, canon),
+            (1, 5) => wide::<L, 1, NV, 5, EXACT>(kc, a, MR, s, c, ldc, first, canon),
+            (1, 6) => wide::<L, 1, NV, 6, EXACT>(kc, a, MR, s, c, ldc, first, canon),
+            (1, 7) => wide::<L, 1, NV, 7, EXACT>(kc, a, MR, s, c, ldc, first, canon),
+            (1, 8) => wide::<L, 1, NV, 8, EXACT>(kc, a, MR, s, c, ldc, first, canon),
+            (2, 2) => wide::<L, 2, NV, 2, EXACT>(kc, a, MR, s, c, ldc, first, canon),
+            (2, 3) => wide::<L, 2, NV, 3, EXACT>(kc, a, MR, s, c, ldc, first, canon),
+            (2, 4) => wide::<L, 2, NV, 4, EXACT>(kc, a, MR, s, c, ldc, first, canon),
+            (3, 2) => wide::<L, 3, NV, 2, EXACT>(kc, a, MR, s, c, ldc, first, canon),
+            (4, 2) => wide::<L, 4, NV, 2, EXACT>(kc, a, MR, s, c, ldc, first, canon),
+            _ => unreachable!("gemm: no wide kernel for {rows} rows × {count} slivers"),
+        }
+    }
+}
+
+/// The R × (S slivers of NV registers) kernel of [`short_panel`], over an A
+/// panel of stride `a_stride` (MR); `b` is (base, ldb, sliver stride).
+///
+/// # Safety
+/// As [`short_panel`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn wide<L: Lanes, const R: usize, const NV: usize, const S: usize, const EXACT: bool>(
+    kc: usize,
+    a: *const f32,
+    a_stride: usize,
+    b: (*const f32, usize, usize),
+    c: *mut f32,
+    ldc: usize,
+    first: bool,
+    canon: bool,
+) {
+    let (b, ldb, sliver_stride) = b;
+    let nr = NV * L::N;
+    // SAFETY (whole body): the caller guarantees L's CPU features and the
+    // extents of a (kc·a_stride), of each sliver's kc steps and of C
+    // (R rows of S·NR columns).
+    unsafe {
+        let mut acc = [[[L::zero(); NV]; S]; R];
+        if !first {
+            for (i, row) in acc.iter_mut().enumerate() {
+                for (s, regs) in row.iter_mut().enumerate() {
+                    for (v, r) in regs.iter_mut().enumerate() {
+                        *r = L::load(c.add(i * ldc + s * nr + v * L::N));
+                    }
+                }
+            }
+        }
+        for p in 0..kc {
+            let ap = a.add(p * a_stride);
+            let bp = b.add(p * ldb);
+            let mut ai = [L::zero(); R];
+            for (i, x) in ai.iter_mut().enumerate() {
+                *x = L::splat(*ap.add(i));
+            }
+            for s in 0..S {
+                for v in 0..NV {
+                    let bv = L::load(bp.add(s * sliver_stride + v * L::N));
+                    for i in 0..R {
+                        let r = &mut acc[i][s][v];
+                        *r = if EXACT {
+                            r.add(ai[i].mul(bv))
+                        } else {
+                            ai[i].fma(bv, *r)
+                        };
+                    }
+                }
+            }
+        }
+        let canon = EXACT && canon;
+        for (i, row) in acc.iter().enumerate() {
+            for (s, regs) in row.iter().enumerate() {
+                for (v, r) in regs.iter().enumerate() {
+                    let r = if canon { r.canonicalize_nan() } else { *r };
+                    r.store(c.add(i * ldc + s * nr + v * L::N));
+                }
+            }
+        }
+    }
+}
+
 /// Where the kernel finds B's NR values for each step: `b + p*ldb`, or
 /// `b + b_off[p]` when `b_off` is not null.
 #[derive(Clone, Copy)]

@@ -8,7 +8,7 @@
 //!    chunk grid of [`Plan`], which threads share out; loops 4, 2 and 1 run
 //!    inside one chunk, on one thread, packing the chunk's rows of A.
 
-use super::kernel::{tile, Edge};
+use super::kernel::{short_panel, short_slivers, tile, Edge};
 use super::operand::{Product, Start, A, B};
 use super::pack::{pack, pack_offset_cols, Block, OffsetColsBlock};
 use super::plan::Plan;
@@ -271,6 +271,30 @@ impl TileFn for Chunk<'_> {
             )
         };
 
+        // A short last panel of A (rows % MR rows) runs over several full
+        // slivers at once (`kernel::short_panel`) where B is packed or read
+        // in place through a view: over the chunk's full slivers when there
+        // are two or more (up to `wide_end`), in a pass of its own after
+        // loop 2; loop 1 leaves it out there.
+        let (short, wide_end) = {
+            let short = rows % mr;
+            let b_plain = job.b_packed.is_some() || matches!(job.b, BSrc::View(_));
+            let most = short_slivers(short, mr);
+            // Groups of 2..=most slivers cover any count ≥ 2 when most ≥ 3,
+            // only even counts when most = 2 (the odd one goes to loop 1).
+            let full = if most == 2 {
+                cols / nr / 2 * 2
+            } else {
+                cols / nr
+            };
+            if short > 0 && most > 1 && b_plain && full >= 2 {
+                (short, full * nr)
+            } else {
+                (short, 0)
+            }
+        };
+        let short_ir = rows - short;
+
         // Whether the next packed B sliver is prefetched (see the panel
         // loop below): only a packed B too large to stay in the caches.
         let large_b = plan.k * plan.n_pad() * 4 >= PREFETCH_B_BYTES;
@@ -407,7 +431,8 @@ impl TileFn for Chunk<'_> {
                 });
                 // Loop 1: MR-high panels of the packed A (streamed from L2).
                 let mut ir = 0;
-                while ir < rows {
+                let panel_end = if jr < wide_end { short_ir } else { rows };
+                while ir < panel_end {
                     if let Some((next, len)) = next_sliver {
                         let first_line = (ir / mr) * lines_per_panel;
                         prefetch_lines(next, len, first_line, lines_per_panel);
@@ -456,6 +481,64 @@ impl TileFn for Chunk<'_> {
                     ir += mr;
                 }
                 jr += nr;
+            }
+            // The short panel's pass over the slivers before wide_end, in
+            // groups of 2 to short_slivers (where one sliver would be left
+            // alone, the group before it takes one fewer).
+            let most = short_slivers(short, mr);
+            let mut jr = 0;
+            while jr < wide_end {
+                let left = (wide_end - jr) / nr;
+                let s = if left <= most {
+                    left
+                } else if left - most == 1 {
+                    most - 1
+                } else {
+                    most
+                };
+                let edge = Edge {
+                    rows: short,
+                    cols: s * nr,
+                    first,
+                    canonicalize,
+                };
+                let (bp, ldb, sliver_stride) = match (job.b_packed, job.b) {
+                    (Some(packed), _) => {
+                        let at = b_item * plan.k * plan.n_pad() + plan.b_block(pc) + (c0 + jr) * kc;
+                        (
+                            packed.offset(at).range(0, s * kc * nr) as *const f32,
+                            nr,
+                            kc * nr,
+                        )
+                    }
+                    // SAFETY: row pc, column c0 + jr of B's item lie inside
+                    // B, and the s·nr columns from there (jr + s·nr ≤ cols).
+                    (None, BSrc::View(b)) => unsafe {
+                        let at =
+                            b_item as isize * job.b_bs + pc as isize * b.rs + (c0 + jr) as isize;
+                        (b.ptr.offset(at), b.rs as usize, nr)
+                    },
+                    _ => unreachable!("gemm: wide_end is 0 unless B is packed or a view"),
+                };
+                // SAFETY: inside run_on's trampoline for L; the panel at
+                // short_ir is inside the packed A; the s slivers are full
+                // (jr + s·nr ≤ wide_end ≤ cols); the tile's rows × s·nr of C
+                // are inside this chunk's part of C.
+                unsafe {
+                    short_panel::<L, MR, NV, EXACT>(
+                        short,
+                        s,
+                        kc,
+                        ap.range(short_ir * kc, kc * mr),
+                        bp,
+                        ldb,
+                        sliver_stride,
+                        c0p.range(short_ir * job.ldc + jr, (short - 1) * job.ldc + s * nr),
+                        job.ldc,
+                        edge,
+                    )
+                };
+                jr += s * nr;
             }
             pc += kc;
         }

@@ -156,8 +156,5 @@ unsafe fn run_job(token: Token, mut job: loops::Job) {
     // pool costs about what it would save (measured on the recurrent
     // layers' per-step [8, 128] × [128, 512] products, where the 2-thread
     // LSTM was slower than the 1-thread one). Same chunks, same bits.
-    let macs = [plan.batch, plan.m, plan.n, plan.k]
-        .iter()
-        .fold(1usize, |acc, &f| acc.saturating_mul(f));
-    crate::dispatch::serial_below(macs, crate::dispatch::INLINE_MACS, run)
+    crate::dispatch::serial_below(plan.macs(), crate::dispatch::INLINE_MACS, run)
 }

@@ -47,7 +47,19 @@ fn split(len: usize, parts: usize, unit: usize) -> (usize, usize) {
     (per, len.div_ceil(per).max(1))
 }
 
+/// Multiply-adds of a (batch of) product(s), saturating.
+fn macs(batch: usize, m: usize, n: usize, k: usize) -> usize {
+    [batch, m, n, k]
+        .iter()
+        .fold(1usize, |acc, &f| acc.saturating_mul(f))
+}
+
 impl Plan {
+    /// Multiply-adds of the whole call (saturating).
+    pub fn macs(&self) -> usize {
+        macs(self.batch, self.m, self.n, self.k)
+    }
+
     pub fn new(
         path: KernelPath,
         batch: usize,
@@ -60,10 +72,14 @@ impl Plan {
         let (mut row_parts, mut col_parts) = (m.div_ceil(blk.mc), n.div_ceil(blk.nc));
         let flops = 2 * m * n * k;
         // Few chunks: cut rows (free: B is shared), then columns, while the
-        // pieces keep enough work.
+        // pieces keep enough work. Not a product that runs on the calling
+        // thread anyway (`gemm::run_job`, below INLINE_MACS): there more
+        // chunks only repack A (each chunk packs its rows) and narrow the
+        // chunks (an 8 × 512 × 128 product in 4 chunks of 32 columns).
         let max_rows = m.div_ceil(blk.mr);
         let max_cols = n.div_ceil(blk.nr);
-        while batch * row_parts * col_parts < MIN_CHUNKS {
+        let serial = macs(batch, m, n, k) < crate::dispatch::INLINE_MACS;
+        while !serial && batch * row_parts * col_parts < MIN_CHUNKS {
             let next = batch * row_parts * col_parts * 2;
             if flops * batch / next < MIN_CHUNK_FLOPS {
                 break;

@@ -44,6 +44,46 @@ fn large_shapes_every_path_every_thread_count() {
     }
 }
 
+/// A short last panel of A (1–4 rows past the last full MR panel, on every
+/// path's MR) runs over several slivers of B at once; its outputs keep the
+/// canonical order's bits, with B read in place (a plain row-major view,
+/// few rows) and packed (through a transposed view), over one k block and
+/// several, with whole groups of slivers, a remainder of full slivers and a
+/// partial last sliver.
+#[test]
+fn short_panels_over_many_slivers_keep_the_bits() {
+    let _g = crate::dispatch::settings_lock();
+    let mut rng = Rng(0x5107_7A11);
+    for m in [1, 2, 3, 4, 7, 8, 9, 10, 11, 14, 15, 19, 20] {
+        for (k, n) in [(7, 201), (300, 130), (520, 64)] {
+            let special = k < 32;
+            let av = values(&mut rng, m * k, special);
+            let bv = values(&mut rng, k * n, special);
+            check_everywhere(
+                row_major(&av, m, k),
+                row_major(&bv, k, n),
+                &[1, 2],
+                "short panel, B in place",
+            );
+            // The same B stored transposed ([n, k]) and viewed as k × n.
+            let bt: Vec<f32> = (0..n * k).map(|e| bv[(e % k) * n + e / k]).collect();
+            let b_view = MatRef {
+                ptr: bt.as_ptr(),
+                rows: k,
+                cols: n,
+                rs: 1,
+                cs: k as isize,
+            };
+            check_everywhere(
+                row_major(&av, m, k),
+                b_view,
+                &[1, 2],
+                "short panel, B packed",
+            );
+        }
+    }
+}
+
 /// γ_k = k·u / (1 − k·u) with u = 2^-24: the classic bound for a recursive
 /// sum of k rounded products (Higham, Accuracy and Stability, §3.1), which
 /// also holds for fma steps (one rounding per step instead of two).
