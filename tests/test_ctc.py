@@ -138,3 +138,33 @@ def test_loss_bits_do_not_depend_on_threads_or_paths():
                 with om.compute.settings(mode=mode, kernel_path=path, threads=threads):
                     vals.add(om.functional.ctc_loss(lp, tg, [30] * 8, [5] * 8, reduction="none").numpy().tobytes())
     assert len(vals) == 1
+
+
+def test_kept_forward_recursions_give_the_same_gradient_bits():
+    """The engine keeps the forward recursions from the loss for its
+    gradient; the gradient recomputed from scratch (no kept recursions) is
+    the same bits, for lines of different lengths, a repeat and an
+    impossible line. Recursions of another batch are refused."""
+    from onemodel import _core
+
+    lp = om.tensor(make_lp(12, 4, 6))
+    targets = [[1, 2, 2], [3], [], [1, 1, 1, 1, 1]]  # the last needs 9 frames, has 8
+    lengths = [12, 7, 5, 8]
+    losses, kept = _core.ctc_forward(lp, targets, lengths, 0)
+    assert losses == _core.ctc_losses(lp, targets, lengths, 0)
+    assert losses[3] == float("inf")
+    scales = [0.5, 1.0, 2.0, 1.0]
+    fresh, reused = om.zeros(12, 4, 6), om.zeros(12, 4, 6)
+    _core.ctc_grad(lp, targets, lengths, 0, scales, fresh)
+    _core.ctc_grad(lp, targets, lengths, 0, scales, reused, kept)
+    assert fresh.numpy().tobytes() == reused.numpy().tobytes()
+    assert np.count_nonzero(fresh.numpy()) > 0
+    with pytest.raises(ValueError, match="another batch"):
+        _core.ctc_grad(lp, targets, [12, 7, 5, 7], 0, scales, om.zeros(12, 4, 6), kept)
+    # And they are what the gradient starts from: recursions kept from other
+    # log-probabilities of the same sizes (which the engine's version check
+    # on the saved log_probs rules out) give another gradient.
+    _, other = _core.ctc_forward(om.tensor(make_lp(12, 4, 6)), targets, lengths, 0)
+    mixed = om.zeros(12, 4, 6)
+    _core.ctc_grad(lp, targets, lengths, 0, scales, mixed, other)
+    assert mixed.numpy().tobytes() != fresh.numpy().tobytes()

@@ -27,7 +27,12 @@ class CTCLoss(Function):
     def forward(self, log_probs, targets, input_lengths, blank, reduction, zero_infinity):
         self.targets, self.input_lengths, self.blank = targets, input_lengths, blank
         self.reduction = reduction
-        losses = _core.ctc_losses(log_probs, targets, input_lengths, blank)
+        if self.needs_input_grad[0]:
+            # The forward recursions are kept for backward (as torch keeps
+            # its log_alpha): T·(2L + 1) doubles a line.
+            losses, self.alphas = _core.ctc_forward(log_probs, targets, input_lengths, blank)
+        else:
+            losses, self.alphas = _core.ctc_losses(log_probs, targets, input_lengths, blank), None
         self.infinite = [v == float("inf") for v in losses]
         if zero_infinity:
             losses = [0.0 if inf else v for v, inf in zip(losses, self.infinite)]
@@ -62,7 +67,7 @@ class CTCLoss(Function):
             else:
                 scales.append(float(gv[0]) / self.divisors[b] / n)
         grad = Tensor._empty(log_probs.shape, zeroed=True)
-        _core.ctc_grad(log_probs, self.targets, self.input_lengths, self.blank, scales, grad)
+        _core.ctc_grad(log_probs, self.targets, self.input_lengths, self.blank, scales, grad, self.alphas)
         return grad
 
 

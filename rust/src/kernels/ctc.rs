@@ -258,10 +258,32 @@ pub unsafe fn loss<L: LogProbSource>(lp: &L, target: &[i64], blank: usize) -> f6
     -log_p
 }
 
+/// One line's forward recursion, kept for its gradient: alpha [T][S] and
+/// logP (the loss is −logP).
+pub struct Alpha {
+    pub alpha: Vec<f64>,
+    pub log_p: f64,
+}
+
+/// The forward recursion of one line, for [`loss_and_grad`] to reuse (the
+/// engine's loss keeps it from the forward pass to the backward, as torch
+/// keeps its log_alpha).
+///
+/// # Safety
+/// As [`loss`].
+pub unsafe fn alpha<L: LogProbSource>(lp: &L, target: &[i64], blank: usize) -> Alpha {
+    let l = extended(target, blank);
+    // SAFETY: forwarded from the caller.
+    let (alpha, log_p) = unsafe { forward(lp, &l, blank) };
+    Alpha { alpha, log_p }
+}
+
 /// Loss and gradient of one line. `grad(t, c, value)` receives
 /// ∂loss/∂lp[t][c] (f64, before any scaling) for every t < steps and every
 /// class, in increasing t then c; it is not called when the loss is infinite
-/// (the gradient is then zero).
+/// (the gradient is then zero). `kept` is this line's [`alpha`] over the
+/// same `lp`, `target` and `blank`, when the caller kept it; else the
+/// recursion runs here (the same bits either way).
 ///
 /// # Safety
 /// As [`loss`].
@@ -269,11 +291,26 @@ pub unsafe fn loss_and_grad<L: LogProbSource>(
     lp: &L,
     target: &[i64],
     blank: usize,
+    kept: Option<&Alpha>,
     mut grad: impl FnMut(usize, usize, f64),
 ) -> f64 {
     let l = extended(target, blank);
-    // SAFETY: forwarded from the caller.
-    let (alpha, log_p) = unsafe { forward(lp, &l, blank) };
+    let run;
+    let (alpha, log_p) = match kept {
+        Some(k) => {
+            assert_eq!(
+                k.alpha.len(),
+                lp.steps() * l.len(),
+                "ctc: a kept alpha of another line's size"
+            );
+            (&k.alpha[..], k.log_p)
+        }
+        None => {
+            // SAFETY: forwarded from the caller.
+            run = unsafe { forward(lp, &l, blank) };
+            (&run.0[..], run.1)
+        }
+    };
     if log_p == f64::NEG_INFINITY || log_p.is_nan() {
         return -log_p;
     }
@@ -346,7 +383,7 @@ mod tests {
         let view = row_major(&lp, 2, 2);
         let mut g = vec![0.0; 4];
         // SAFETY: the test's buffers hold every element the call reaches.
-        let l = unsafe { loss_and_grad(&view, &[1], 0, |t, c, v| g[t * 2 + c] = v) };
+        let l = unsafe { loss_and_grad(&view, &[1], 0, None, |t, c, v| g[t * 2 + c] = v) };
         let p: f64 = lp[1] as f64;
         let (y00, y01, y10, y11) = (
             (lp[0] as f64).exp(),
@@ -381,7 +418,7 @@ mod tests {
         let view = row_major(&lp, 2, 2);
         let mut called = false;
         // SAFETY: the test's buffers hold every element the call reaches.
-        let l = unsafe { loss_and_grad(&view, &[1, 1], 0, |_, _, _| called = true) };
+        let l = unsafe { loss_and_grad(&view, &[1, 1], 0, None, |_, _, _| called = true) };
         assert_eq!(l, f64::INFINITY);
         assert!(!called);
     }

@@ -3,7 +3,7 @@
 
 use super::operand::{Out, Strided};
 use crate::dispatch::par_chunks_sized;
-use crate::error::{expect_len, expect_shape};
+use crate::error::{expect_len, expect_shape, Error};
 use crate::kernels::ctc;
 use crate::ptr::Ptr;
 use pyo3::prelude::*;
@@ -77,9 +77,70 @@ pub fn ctc_losses(
     Ok(losses)
 }
 
+/// The forward recursions of a batch, kept from `ctc_forward` for
+/// `ctc_grad` (opaque to Python).
+#[pyclass(module = "onemodel._core", frozen)]
+pub struct CtcAlphas {
+    lines: Vec<ctc::Alpha>,
+    /// The batch they were computed over: [T, B, C], the targets and the
+    /// input lengths, which `ctc_grad` must be given again.
+    shape: Vec<usize>,
+    targets: Vec<Vec<i64>>,
+    input_lengths: Vec<usize>,
+}
+
+/// Per-line CTC losses (as [`ctc_losses`]) and the forward recursions that
+/// gave them, for `ctc_grad` to start from instead of running them again.
+#[pyfunction]
+pub fn ctc_forward(
+    py: Python<'_>,
+    log_probs: Strided<f32>,
+    targets: Vec<Vec<i64>>,
+    input_lengths: Vec<usize>,
+    blank: usize,
+) -> PyResult<(Vec<f64>, CtcAlphas)> {
+    ctc::check_batch(log_probs.shape(), &targets, &input_lengths, blank)?;
+    let mut lines: Vec<Option<ctc::Alpha>> = (0..targets.len()).map(|_| None).collect();
+    let out = Ptr::new(lines.as_mut_ptr(), lines.len());
+    super::kernel::detach(py, || {
+        let work = work(&targets, &input_lengths, log_probs.shape()[2], false);
+        par_chunks_sized(targets.len(), work, |b| {
+            // SAFETY: the batch was checked (lengths ≤ T, labels < C) and
+            // the line lies inside the checked log_probs view; each chunk
+            // writes its own line's slot.
+            unsafe {
+                out.write(
+                    b,
+                    Some(ctc::alpha(
+                        &line(&log_probs, b, input_lengths[b]),
+                        &targets[b],
+                        blank,
+                    )),
+                )
+            };
+        })
+    })?;
+    let lines: Vec<ctc::Alpha> = lines
+        .into_iter()
+        .map(|a| a.expect("ctc_forward: every line ran"))
+        .collect();
+    let losses = lines.iter().map(|a| -a.log_p).collect();
+    let kept = CtcAlphas {
+        lines,
+        shape: log_probs.shape().to_vec(),
+        targets,
+        input_lengths,
+    };
+    Ok((losses, kept))
+}
+
 /// Write scale[b]·∂loss_b/∂log_probs into `grad` ([T, B, C], zero-filled by
 /// the caller), rounded once to f32; lines with an infinite loss stay zero.
+/// `alphas`, from `ctc_forward` over the same batch, spares the forward
+/// recursions (the same bits either way).
 #[pyfunction]
+#[pyo3(signature = (log_probs, targets, input_lengths, blank, scales, grad, alphas=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn ctc_grad(
     py: Python<'_>,
     log_probs: Strided<f32>,
@@ -88,11 +149,27 @@ pub fn ctc_grad(
     blank: usize,
     scales: Vec<f64>,
     grad: Out<f32>,
+    alphas: Option<PyRef<'_, CtcAlphas>>,
 ) -> PyResult<()> {
     let op = "ctc_loss backward";
     ctc::check_batch(log_probs.shape(), &targets, &input_lengths, blank)?;
     expect_shape(op, "gradient", grad.shape(), log_probs.shape())?;
     expect_len(op, "scales", scales.len(), targets.len())?;
+    if let Some(k) = &alphas {
+        if k.shape != log_probs.shape() || k.targets != targets || k.input_lengths != input_lengths
+        {
+            return Err(Error::Value(format!(
+                "{op}: the kept forward recursions are of another batch (log_probs {:?}, \
+                 {} lines) than this one (log_probs {:?}, {} lines)",
+                k.shape,
+                k.targets.len(),
+                log_probs.shape(),
+                targets.len()
+            ))
+            .into());
+        }
+    }
+    let kept = alphas.as_ref().map(|k| &k.lines[..]);
     let (b_len, c_len) = (grad.shape()[1], grad.shape()[2]);
     let g = Ptr::new(grad.mut_ptr(), grad.numel());
     super::kernel::detach(py, || {
@@ -106,6 +183,7 @@ pub fn ctc_grad(
                     &line(&log_probs, b, input_lengths[b]),
                     &targets[b],
                     blank,
+                    kept.map(|k| &k[b]),
                     |t, c, v| {
                         if v != 0.0 {
                             g.write((t * b_len + b) * c_len + c, (scale * v) as f32);
@@ -120,5 +198,7 @@ pub fn ctc_grad(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ctc_losses, m)?)?;
     m.add_function(wrap_pyfunction!(ctc_grad, m)?)?;
+    m.add_function(wrap_pyfunction!(ctc_forward, m)?)?;
+    m.add_class::<CtcAlphas>()?;
     Ok(())
 }

@@ -71,7 +71,7 @@ pub fn loss_from_logits(
     let lpv = &s.lp;
     // SAFETY: LogProbs64 is bounds-checked; labels are < k (asserted).
     let loss = unsafe {
-        shared::loss_and_grad(&lp, &s.labels, 0, |t, c, d| {
+        shared::loss_and_grad(&lp, &s.labels, 0, None, |t, c, d| {
             let l = lpv[t * k + c];
             grad[t * k + c] = (scale * (dexp(l) + d)) as f32;
         })
