@@ -224,6 +224,12 @@ impl Config {
     pub fn classifier_index(&self) -> usize {
         2 * self.blocks() + 6 * self.layers
     }
+    /// The indices of every LSTM parameter (each layer's and direction's
+    /// W_ih, W_hh and b), which lie between the convolutions' and the
+    /// classifier's.
+    pub fn lstm_params(&self) -> std::ops::Range<usize> {
+        self.lstm_index(0, 0)..self.classifier_index()
+    }
 
     /// Every parameter, in the trainer's parameter order.
     pub fn params(&self) -> Vec<ParamInfo> {

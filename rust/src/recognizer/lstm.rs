@@ -334,6 +334,11 @@ pub fn chained_weight_grads(
     db: &mut [f32],
 ) {
     let (g4, m) = (4 * h, gates.len());
+    assert!(!lines.is_empty(), "lstm weight gradients: no lines to sum");
+    assert!(
+        gates.end <= g4,
+        "lstm weight gradients: gate rows {gates:?} past the layer's {g4}"
+    );
     for (i, &(x, st)) in lines.iter().enumerate() {
         let product = if i == 0 { gemm_nn } else { gemm_nn_add };
         let (t_len, dz) = (st.t, &st.dz[gates.start..]);

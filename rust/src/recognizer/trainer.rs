@@ -217,7 +217,7 @@ impl Trainer {
         let line_losses = self.run_lines(token, model, lines, b, true)?;
         // g = g0; g += g1; … in line order, per element (so the threads may
         // take any element chunks: the chunking is a function of the sizes).
-        let chained = model.cfg.lstm_index(0, 0)..model.cfg.classifier_index();
+        let chained = model.cfg.lstm_params();
         for ti in (0..self.grads.len()).filter(|ti| !chained.contains(ti)) {
             let mut acc = std::mem::take(&mut self.grads[ti]);
             self.chain_tensor(ti, 0, &mut acc, true);
