@@ -48,6 +48,38 @@ fn work(targets: &[Vec<i64>], input_lengths: &[usize], classes: usize, with_grad
     cells.saturating_mul(CELL_STEPS)
 }
 
+/// `per_line(line b's log-probabilities, its target)` for every line of a
+/// checked batch, on the library's threads (each line's result in its own
+/// slot; the recursions' cost sets the threads' share).
+fn each_line<T: Send>(
+    py: Python<'_>,
+    log_probs: &Strided<f32>,
+    targets: &[Vec<i64>],
+    input_lengths: &[usize],
+    blank: usize,
+    per_line: impl Fn(&ctc::LogProbs, &[i64]) -> T + Sync,
+) -> PyResult<Vec<T>> {
+    ctc::check_batch(log_probs.shape(), targets, input_lengths, blank)?;
+    let mut slots: Vec<Option<T>> = (0..targets.len()).map(|_| None).collect();
+    let out = Ptr::new(slots.as_mut_ptr(), slots.len());
+    super::kernel::detach(py, || {
+        let work = work(targets, input_lengths, log_probs.shape()[2], false);
+        par_chunks_sized(targets.len(), work, |b| {
+            // SAFETY: each chunk writes its own line's slot.
+            unsafe {
+                out.write(
+                    b,
+                    Some(per_line(&line(log_probs, b, input_lengths[b]), &targets[b])),
+                )
+            };
+        })
+    })?;
+    Ok(slots
+        .into_iter()
+        .map(|v| v.expect("ctc: every line ran"))
+        .collect())
+}
+
 /// Per-line CTC losses (f64; +inf where no alignment exists).
 #[pyfunction]
 pub fn ctc_losses(
@@ -57,24 +89,16 @@ pub fn ctc_losses(
     input_lengths: Vec<usize>,
     blank: usize,
 ) -> PyResult<Vec<f64>> {
-    ctc::check_batch(log_probs.shape(), &targets, &input_lengths, blank)?;
-    let mut losses = vec![0f64; targets.len()];
-    let out = Ptr::new(losses.as_mut_ptr(), losses.len());
-    super::kernel::detach(py, || {
-        let work = work(&targets, &input_lengths, log_probs.shape()[2], false);
-        par_chunks_sized(targets.len(), work, |b| {
-            // SAFETY: the batch was checked (lengths ≤ T, labels < C) and
-            // the line lies inside the checked log_probs view; each chunk
-            // writes its own line's loss.
-            unsafe {
-                out.write(
-                    b,
-                    ctc::loss(&line(&log_probs, b, input_lengths[b]), &targets[b], blank),
-                )
-            };
-        })
-    })?;
-    Ok(losses)
+    // SAFETY (the closure): `each_line` checked the batch (lengths ≤ T,
+    // labels < C), and the line lies inside the checked log_probs view.
+    each_line(
+        py,
+        &log_probs,
+        &targets,
+        &input_lengths,
+        blank,
+        |lp, t| unsafe { ctc::loss(lp, t, blank) },
+    )
 }
 
 /// The forward recursions of a batch, kept from `ctc_forward` for
@@ -99,31 +123,15 @@ pub fn ctc_forward(
     input_lengths: Vec<usize>,
     blank: usize,
 ) -> PyResult<(Vec<f64>, CtcAlphas)> {
-    ctc::check_batch(log_probs.shape(), &targets, &input_lengths, blank)?;
-    let mut lines: Vec<Option<ctc::Alpha>> = (0..targets.len()).map(|_| None).collect();
-    let out = Ptr::new(lines.as_mut_ptr(), lines.len());
-    super::kernel::detach(py, || {
-        let work = work(&targets, &input_lengths, log_probs.shape()[2], false);
-        par_chunks_sized(targets.len(), work, |b| {
-            // SAFETY: the batch was checked (lengths ≤ T, labels < C) and
-            // the line lies inside the checked log_probs view; each chunk
-            // writes its own line's slot.
-            unsafe {
-                out.write(
-                    b,
-                    Some(ctc::alpha(
-                        &line(&log_probs, b, input_lengths[b]),
-                        &targets[b],
-                        blank,
-                    )),
-                )
-            };
-        })
-    })?;
-    let lines: Vec<ctc::Alpha> = lines
-        .into_iter()
-        .map(|a| a.expect("ctc_forward: every line ran"))
-        .collect();
+    // SAFETY (the closure): as in `ctc_losses`.
+    let lines = each_line(
+        py,
+        &log_probs,
+        &targets,
+        &input_lengths,
+        blank,
+        |lp, t| unsafe { ctc::alpha(lp, t, blank) },
+    )?;
     let losses = lines.iter().map(|a| -a.log_p).collect();
     let kept = CtcAlphas {
         lines,
