@@ -22,6 +22,7 @@
 
 use crate::error::{Error, Result};
 use crate::math::detmath;
+use crate::simd::{run_on, F64Lanes, LaneFn, Lanes, Token};
 use crate::storage::{scratch_elems, scratch_vec};
 
 /// logadd of two log-domain values (order-independent by the swap).
@@ -166,37 +167,165 @@ fn can_skip(l: &[usize], s: usize, blank: usize) -> bool {
     s >= 2 && l[s] != blank && l[s] != l[s - 2]
 }
 
-/// alpha (and logP) of one line; alpha is [T][S] row-major.
+/// The lane form of [`logadd`]: lane by lane its bits. Lanes whose terms
+/// are both finite and within 40 of each other take the lane exp and log
+/// (the only range those reach); lanes with an −∞ or a far term keep the
+/// larger; a lane with a NaN or ∞ − ∞ (never in a finite recursion) sends
+/// the whole register through the scalar rule.
 ///
 /// # Safety
-/// `lp` must be valid for `steps` × `classes`; labels must be < classes.
-unsafe fn forward<L: LogProbSource>(lp: &L, l: &[usize], blank: usize) -> (Vec<f64>, f64) {
+/// Only inside `run_on` with `W`'s features enabled (see [`F64Lanes`]).
+#[inline(always)]
+unsafe fn logadd_lanes<W: F64Lanes>(a: W, b: W) -> W {
+    // SAFETY: forwarded from the caller; the arrays hold W::N ≤ 8 lanes.
+    unsafe {
+        let keep = W::mask_or(a.ge(b), b.is_nan());
+        let hi = W::select(keep, a, b);
+        let lo = W::select(keep, b, a);
+        let d = lo.sub(hi);
+        let near = d.ge(W::splat(-40.0));
+        let settled = W::mask_or(lo.eq(W::splat(f64::NEG_INFINITY)), d.lt(W::splat(-40.0)));
+        if W::any(W::mask_not(W::mask_or(near, settled))) {
+            let (mut x, mut y) = ([0.0f64; 8], [0.0f64; 8]);
+            a.store(x.as_mut_ptr());
+            b.store(y.as_mut_ptr());
+            for i in 0..W::N {
+                x[i] = logadd(x[i], y[i]);
+            }
+            return W::load(x.as_ptr());
+        }
+        if !W::any(near) {
+            return hi;
+        }
+        let e = detmath::exp_lanes(d);
+        let v = hi.add(detmath::log_lanes_on_1_2(W::splat(1.0).add(e)));
+        W::select(near, v, hi)
+    }
+}
+
+/// One cell of a recursion row: the log-add of `first`, `second` and, when
+/// `skip`, `third`, then the emission unless that is −∞.
+#[inline(always)]
+fn cell(first: f64, second: Option<f64>, third: Option<f64>, emission: f64) -> f64 {
+    let mut a = first;
+    if let Some(b) = second {
+        a = logadd(a, b);
+    }
+    if let Some(c) = third {
+        a = logadd(a, c);
+    }
+    if a == f64::NEG_INFINITY {
+        a
+    } else {
+        a + emission
+    }
+}
+
+/// [`cell`] for `W::N` consecutive cells: `skip` holds 1.0 where the third
+/// term enters.
+///
+/// # Safety
+/// As [`logadd_lanes`]; every pointer valid for `W::N` reads, `out` for
+/// `W::N` writes.
+#[inline(always)]
+unsafe fn cells<W: F64Lanes>(
+    first: *const f64,
+    second: *const f64,
+    third: *const f64,
+    skip: *const f64,
+    emission: *const f64,
+    out: *mut f64,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let a = logadd_lanes(W::load(first), W::load(second));
+        let sk = W::load(skip).eq(W::splat(1.0));
+        let a = if W::any(sk) {
+            W::select(sk, logadd_lanes(a, W::load(third)), a)
+        } else {
+            a
+        };
+        let e = W::load(emission);
+        W::select(a.eq(W::splat(f64::NEG_INFINITY)), a, a.add(e)).store(out);
+    }
+}
+
+/// Row t's emissions, lp[t][l's] for every s.
+///
+/// # Safety
+/// t < steps; every label < classes.
+#[inline(always)]
+unsafe fn emissions<L: LogProbSource>(lp: &L, t: usize, l: &[usize], row: &mut [f64]) {
+    for (e, &c) in row.iter_mut().zip(l) {
+        // SAFETY: forwarded from the caller.
+        *e = unsafe { lp.at(t, c) };
+    }
+}
+
+/// alpha (and logP) of one line; alpha is [T][S] row-major. A row's cells
+/// depend only on the row before, so they run `W::N` at a time; the first
+/// two (no third term to read) and the tail run one at a time.
+///
+/// # Safety
+/// `lp` must be valid for `steps` × `classes`; labels must be < classes;
+/// `W`'s features enabled.
+#[inline(always)]
+unsafe fn forward<W: F64Lanes, L: LogProbSource>(
+    lp: &L,
+    l: &[usize],
+    blank: usize,
+) -> (Vec<f64>, f64) {
     let (t_len, s_len) = (lp.steps(), l.len());
     let mut alpha = scratch_vec(scratch_elems(&[t_len, s_len]), f64::NEG_INFINITY);
     if t_len == 0 {
         return (alpha, if s_len == 1 { 0.0 } else { f64::NEG_INFINITY });
     }
-    // SAFETY: t < steps and labels < classes (guaranteed by the caller).
+    let mut skip = scratch_vec(s_len, 0.0);
+    for (s, k) in skip.iter_mut().enumerate() {
+        *k = if can_skip(l, s, blank) { 1.0 } else { 0.0 };
+    }
+    let mut em = scratch_vec(s_len, 0.0);
+    // SAFETY: t < steps and labels < classes (guaranteed by the caller);
+    // the lane loop reads prev[s − 2 .. s + N] and skip/em[s .. s + N]
+    // with 2 ≤ s and s + N ≤ S.
     unsafe {
         alpha[0] = lp.at(0, blank);
         if s_len > 1 {
             alpha[1] = lp.at(0, l[1]);
         }
         for t in 1..t_len {
-            for s in 0..s_len {
-                let prev = &alpha[(t - 1) * s_len..t * s_len];
-                let mut a = prev[s];
-                if s >= 1 {
-                    a = logadd(a, prev[s - 1]);
-                }
-                if can_skip(l, s, blank) {
-                    a = logadd(a, prev[s - 2]);
-                }
-                alpha[t * s_len + s] = if a == f64::NEG_INFINITY {
-                    a
-                } else {
-                    a + lp.at(t, l[s])
-                };
+            emissions(lp, t, l, &mut em);
+            let (done, rest) = alpha.split_at_mut(t * s_len);
+            let prev = &done[(t - 1) * s_len..];
+            let row = &mut rest[..s_len];
+            let one = |s: usize| {
+                cell(
+                    prev[s],
+                    (s >= 1).then(|| prev[s - 1]),
+                    (skip[s] == 1.0).then(|| prev[s - 2]),
+                    em[s],
+                )
+            };
+            let mut s = 0;
+            while s < s_len.min(2) {
+                row[s] = one(s);
+                s += 1;
+            }
+            while s + W::N <= s_len {
+                let p = prev.as_ptr();
+                cells::<W>(
+                    p.add(s),
+                    p.add(s - 1),
+                    p.add(s - 2),
+                    skip.as_ptr().add(s),
+                    em.as_ptr().add(s),
+                    row.as_mut_ptr().add(s),
+                );
+                s += W::N;
+            }
+            while s < s_len {
+                row[s] = one(s);
+                s += 1;
             }
         }
     }
@@ -209,53 +338,227 @@ unsafe fn forward<L: LogProbSource>(lp: &L, l: &[usize], blank: usize) -> (Vec<f
     (alpha, log_p)
 }
 
-/// beta of one line, [T][S] row-major.
+/// beta of one line, [T][S] row-major; rows as in [`forward`], mirrored
+/// (the last two cells have no third term to read).
 ///
 /// # Safety
 /// As [`forward`].
-unsafe fn backward<L: LogProbSource>(lp: &L, l: &[usize], blank: usize) -> Vec<f64> {
+#[inline(always)]
+unsafe fn backward<W: F64Lanes, L: LogProbSource>(lp: &L, l: &[usize], blank: usize) -> Vec<f64> {
     let (t_len, s_len) = (lp.steps(), l.len());
     let mut beta = scratch_vec(scratch_elems(&[t_len, s_len]), f64::NEG_INFINITY);
     if t_len == 0 {
         return beta;
     }
+    // skip[s]: whether next[s + 2] enters cell s.
+    let mut skip = scratch_vec(s_len, 0.0);
+    for (s, k) in skip.iter_mut().enumerate() {
+        *k = if s + 2 < s_len && can_skip(l, s + 2, blank) {
+            1.0
+        } else {
+            0.0
+        };
+    }
+    let mut em = scratch_vec(s_len, 0.0);
     let last = t_len - 1;
-    // SAFETY: as in `forward`.
+    // SAFETY: as in `forward`; the lane loop reads next[s .. s + N + 2]
+    // with s + N + 2 ≤ S.
     unsafe {
         beta[last * s_len + s_len - 1] = lp.at(last, l[s_len - 1]);
         if s_len > 1 {
             beta[last * s_len + s_len - 2] = lp.at(last, l[s_len - 2]);
         }
         for t in (0..last).rev() {
-            for s in 0..s_len {
-                let next = &beta[(t + 1) * s_len..(t + 2) * s_len];
-                let mut v = next[s];
-                if s + 1 < s_len {
-                    v = logadd(v, next[s + 1]);
-                }
-                if s + 2 < s_len && can_skip(l, s + 2, blank) {
-                    v = logadd(v, next[s + 2]);
-                }
-                beta[t * s_len + s] = if v == f64::NEG_INFINITY {
-                    v
-                } else {
-                    v + lp.at(t, l[s])
-                };
+            emissions(lp, t, l, &mut em);
+            let (head, tail) = beta.split_at_mut((t + 1) * s_len);
+            let next = &tail[..s_len];
+            let row = &mut head[t * s_len..];
+            let mut s = 0;
+            while s + W::N + 2 <= s_len {
+                let p = next.as_ptr();
+                cells::<W>(
+                    p.add(s),
+                    p.add(s + 1),
+                    p.add(s + 2),
+                    skip.as_ptr().add(s),
+                    em.as_ptr().add(s),
+                    row.as_mut_ptr().add(s),
+                );
+                s += W::N;
+            }
+            while s < s_len {
+                row[s] = cell(
+                    next[s],
+                    (s + 1 < s_len).then(|| next[s + 1]),
+                    (skip[s] == 1.0).then(|| next[s + 2]),
+                    em[s],
+                );
+                s += 1;
             }
         }
     }
     beta
 }
 
+/// One step's gradient entry for class c: −exp(acc − lp − logP), zero
+/// where no label of the line is c (acc = −∞).
+#[inline(always)]
+fn grad_entry(acc: f64, lp: f64, log_p: f64) -> f64 {
+    if acc == f64::NEG_INFINITY {
+        0.0
+    } else {
+        -detmath::exp(acc - lp - log_p)
+    }
+}
+
+/// The gradient of one line from its alpha and beta, handed to `grad` in
+/// increasing t then c. The log-adds of a step's occupancies chain along s
+/// (one chain per class), but steps are independent, so `W::N` steps run
+/// at a time, one lane each; the steps left over run one at a time.
+///
+/// # Safety
+/// As [`forward`]; alpha and beta are this line's, [T][S].
+#[inline(always)]
+unsafe fn gradient<W: F64Lanes, L: LogProbSource>(
+    lp: &L,
+    l: &[usize],
+    alpha: &[f64],
+    beta: &[f64],
+    log_p: f64,
+    grad: &mut impl FnMut(usize, usize, f64),
+) {
+    let n = W::N;
+    let (steps, classes, s_len) = (lp.steps(), lp.classes(), l.len());
+    // acc[c·N + i]: class c's occupancy at step t0 + i; rows[i·C + c] the
+    // gradient of step t0 + i.
+    let mut acc = scratch_vec(scratch_elems(&[classes, n]), f64::NEG_INFINITY);
+    let mut rows = scratch_vec(scratch_elems(&[n, classes]), 0.0);
+    let (mut ab, mut lps, mut v) = ([0.0f64; 8], [0.0f64; 8], [0.0f64; 8]);
+    let mut t0 = 0;
+    // SAFETY: t0 + i < steps and c < classes for every lp read; acc holds
+    // C·N values and every class index l[s] < C; the arrays hold N ≤ 8.
+    unsafe {
+        while t0 + n <= steps {
+            acc.fill(f64::NEG_INFINITY);
+            for (s, &c) in l.iter().enumerate() {
+                for (i, x) in ab[..n].iter_mut().enumerate() {
+                    *x = alpha[(t0 + i) * s_len + s] + beta[(t0 + i) * s_len + s];
+                }
+                let p = acc.as_mut_ptr().add(c * n);
+                logadd_lanes(W::load(p), W::load(ab.as_ptr())).store(p);
+            }
+            for c in 0..classes {
+                let a = W::load(acc.as_ptr().add(c * n));
+                let used = W::mask_not(a.eq(W::splat(f64::NEG_INFINITY)));
+                if !W::any(used) {
+                    (0..n).for_each(|i| rows[i * classes + c] = 0.0);
+                    continue;
+                }
+                for (i, x) in lps[..n].iter_mut().enumerate() {
+                    *x = lp.at(t0 + i, c);
+                }
+                let x = a.sub(W::load(lps.as_ptr())).sub(W::splat(log_p));
+                let general = W::mask_and(
+                    x.ge(W::splat(detmath::EXP_LOW)),
+                    W::splat(detmath::EXP_HIGH).ge(x),
+                );
+                if W::any(W::mask_and(used, W::mask_not(general))) {
+                    // An exponent past the general range (or NaN): the
+                    // scalar rule for the register.
+                    a.store(v.as_mut_ptr());
+                    for i in 0..n {
+                        v[i] = grad_entry(v[i], lps[i], log_p);
+                    }
+                } else {
+                    let g = detmath::exp_lanes(x).neg();
+                    W::select(used, g, W::splat(0.0)).store(v.as_mut_ptr());
+                }
+                (0..n).for_each(|i| rows[i * classes + c] = v[i]);
+            }
+            for i in 0..n {
+                for c in 0..classes {
+                    grad(t0 + i, c, rows[i * classes + c]);
+                }
+            }
+            t0 += n;
+        }
+        let acc = &mut acc[..classes];
+        for t in t0..steps {
+            acc.fill(f64::NEG_INFINITY);
+            for (s, &c) in l.iter().enumerate() {
+                acc[c] = logadd(acc[c], alpha[t * s_len + s] + beta[t * s_len + s]);
+            }
+            for (c, &a) in acc.iter().enumerate() {
+                grad(t, c, grad_entry(a, lp.at(t, c), log_p));
+            }
+        }
+    }
+}
+
+/// [`forward`] on the lanes of a kernel path (constructed only by the
+/// unsafe entry points below, which forward their callers' guarantees).
+struct Forward<'a, L: LogProbSource> {
+    lp: &'a L,
+    l: &'a [usize],
+    blank: usize,
+}
+
+impl<S: LogProbSource> LaneFn for Forward<'_, S> {
+    type Output = (Vec<f64>, f64);
+    #[inline(always)]
+    fn run<L: Lanes>(self) -> Self::Output {
+        // SAFETY: the entry point that built `self` holds its caller's
+        // guarantee on lp and the labels; run_on enabled L's features.
+        unsafe { forward::<L::F64, S>(self.lp, self.l, self.blank) }
+    }
+}
+
+/// [`backward`] on the lanes of a kernel path (as [`Forward`]).
+struct Backward<'a, L: LogProbSource> {
+    lp: &'a L,
+    l: &'a [usize],
+    blank: usize,
+}
+
+impl<S: LogProbSource> LaneFn for Backward<'_, S> {
+    type Output = Vec<f64>;
+    #[inline(always)]
+    fn run<L: Lanes>(self) -> Self::Output {
+        // SAFETY: as in Forward::run.
+        unsafe { backward::<L::F64, S>(self.lp, self.l, self.blank) }
+    }
+}
+
+/// [`gradient`] on the lanes of a kernel path (as [`Forward`]).
+struct Gradient<'a, L: LogProbSource, G: FnMut(usize, usize, f64)> {
+    lp: &'a L,
+    l: &'a [usize],
+    alpha: &'a [f64],
+    beta: &'a [f64],
+    log_p: f64,
+    grad: &'a mut G,
+}
+
+impl<S: LogProbSource, G: FnMut(usize, usize, f64)> LaneFn for Gradient<'_, S, G> {
+    type Output = ();
+    #[inline(always)]
+    fn run<L: Lanes>(self) {
+        // SAFETY: as in Forward::run.
+        unsafe {
+            gradient::<L::F64, S>(
+                self.lp, self.l, self.alpha, self.beta, self.log_p, self.grad,
+            )
+        }
+    }
+}
+
 /// The negative log-likelihood of one line (+∞ when no alignment exists).
 ///
 /// # Safety
 /// `lp` valid for its steps × classes; every label < classes; blank < classes.
-pub unsafe fn loss<L: LogProbSource>(lp: &L, target: &[i64], blank: usize) -> f64 {
-    let l = extended(target, blank);
+pub unsafe fn loss<L: LogProbSource>(token: Token, lp: &L, target: &[i64], blank: usize) -> f64 {
     // SAFETY: forwarded from the caller.
-    let (_, log_p) = unsafe { forward(lp, &l, blank) };
-    -log_p
+    -unsafe { alpha(token, lp, target, blank) }.log_p
 }
 
 /// One line's forward recursion, kept for its gradient: alpha [T][S] and
@@ -271,10 +574,9 @@ pub struct Alpha {
 ///
 /// # Safety
 /// As [`loss`].
-pub unsafe fn alpha<L: LogProbSource>(lp: &L, target: &[i64], blank: usize) -> Alpha {
+pub unsafe fn alpha<L: LogProbSource>(token: Token, lp: &L, target: &[i64], blank: usize) -> Alpha {
     let l = extended(target, blank);
-    // SAFETY: forwarded from the caller.
-    let (alpha, log_p) = unsafe { forward(lp, &l, blank) };
+    let (alpha, log_p) = run_on(token, Forward { lp, l: &l, blank });
     Alpha { alpha, log_p }
 }
 
@@ -288,6 +590,7 @@ pub unsafe fn alpha<L: LogProbSource>(lp: &L, target: &[i64], blank: usize) -> A
 /// # Safety
 /// As [`loss`].
 pub unsafe fn loss_and_grad<L: LogProbSource>(
+    token: Token,
     lp: &L,
     target: &[i64],
     blank: usize,
@@ -306,34 +609,25 @@ pub unsafe fn loss_and_grad<L: LogProbSource>(
             (&k.alpha[..], k.log_p)
         }
         None => {
-            // SAFETY: forwarded from the caller.
-            run = unsafe { forward(lp, &l, blank) };
+            run = run_on(token, Forward { lp, l: &l, blank });
             (&run.0[..], run.1)
         }
     };
     if log_p == f64::NEG_INFINITY || log_p.is_nan() {
         return -log_p;
     }
-    // SAFETY: forwarded from the caller.
-    let beta = unsafe { backward(lp, &l, blank) };
-    let s_len = l.len();
-    let mut acc = scratch_vec(lp.classes(), f64::NEG_INFINITY);
-    for t in 0..lp.steps() {
-        acc.iter_mut().for_each(|a| *a = f64::NEG_INFINITY);
-        for s in 0..s_len {
-            let ab = alpha[t * s_len + s] + beta[t * s_len + s];
-            acc[l[s]] = logadd(acc[l[s]], ab);
-        }
-        for (c, &a) in acc.iter().enumerate() {
-            let g = if a == f64::NEG_INFINITY {
-                0.0
-            } else {
-                // SAFETY: t < steps, c < classes.
-                -detmath::exp(a - unsafe { lp.at(t, c) } - log_p)
-            };
-            grad(t, c, g);
-        }
-    }
+    let beta = run_on(token, Backward { lp, l: &l, blank });
+    run_on(
+        token,
+        Gradient {
+            lp,
+            l: &l,
+            alpha,
+            beta: &beta,
+            log_p,
+            grad: &mut grad,
+        },
+    );
     -log_p
 }
 
@@ -368,7 +662,7 @@ mod tests {
         // labels, 24 bytes, are granted).
         let r = crate::storage::refuse_hook::with_limit(48, || {
             // SAFETY: the view holds 2 × 2 log-probabilities; label 1 < 2.
-            std::panic::catch_unwind(|| unsafe { loss(&view, &[1], 0) })
+            std::panic::catch_unwind(|| unsafe { loss(Token::current(), &view, &[1], 0) })
         });
         let payload = r.expect_err("the alpha table was granted");
         assert!(payload.is::<crate::storage::ScratchRefused>());
@@ -383,7 +677,11 @@ mod tests {
         let view = row_major(&lp, 2, 2);
         let mut g = vec![0.0; 4];
         // SAFETY: the test's buffers hold every element the call reaches.
-        let l = unsafe { loss_and_grad(&view, &[1], 0, None, |t, c, v| g[t * 2 + c] = v) };
+        let l = unsafe {
+            loss_and_grad(Token::current(), &view, &[1], 0, None, |t, c, v| {
+                g[t * 2 + c] = v
+            })
+        };
         let p: f64 = lp[1] as f64;
         let (y00, y01, y10, y11) = (
             (lp[0] as f64).exp(),
@@ -418,7 +716,11 @@ mod tests {
         let view = row_major(&lp, 2, 2);
         let mut called = false;
         // SAFETY: the test's buffers hold every element the call reaches.
-        let l = unsafe { loss_and_grad(&view, &[1, 1], 0, None, |_, _, _| called = true) };
+        let l = unsafe {
+            loss_and_grad(Token::current(), &view, &[1, 1], 0, None, |_, _, _| {
+                called = true
+            })
+        };
         assert_eq!(l, f64::INFINITY);
         assert!(!called);
     }
@@ -429,7 +731,7 @@ mod tests {
         let lp = lp_of(&probs);
         let view = row_major(&lp, 3, 2);
         // SAFETY: the test's buffers hold every element the call reaches.
-        let l = unsafe { loss(&view, &[], 0) };
+        let l = unsafe { loss(Token::current(), &view, &[], 0) };
         let want = -((lp[0] + lp[2] + lp[4]) as f64);
         assert!((l - want).abs() < 1e-12);
     }
@@ -445,3 +747,7 @@ mod tests {
         assert_eq!(logadd(2.0, 3.0), logadd(3.0, 2.0));
     }
 }
+
+#[cfg(test)]
+#[path = "ctc_lanes_tests.rs"]
+mod lanes_tests;

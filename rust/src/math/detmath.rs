@@ -6,7 +6,11 @@
 //! whose polynomial coefficients they use. Accuracy against a double-double
 //! reference: docs/numerics.md (tools/accuracy.rs).
 //!
-//! Used by the CTC recursions and by the normal random generator.
+//! Used by the CTC recursions and by the normal random generator. The CTC
+//! recursions also run the two over binary64 lanes on the ranges they reach
+//! ([`exp_lanes`], [`log_lanes_on_1_2`]).
+
+use crate::simd::F64Lanes;
 
 /// Natural logarithm, binary64.
 ///
@@ -91,8 +95,8 @@ pub fn exp(x: f64) -> f64 {
     const P3: f64 = 6.613_756_321_437_934_361_17e-05; // 0x3F11566A_AF25DE2C
     const P4: f64 = -1.653_390_220_546_525_153_90e-06; // 0xBEBBBD41_C5D26BF1
     const P5: f64 = 4.138_136_797_057_238_460_39e-08; // 0x3E663769_72BEA4D0
-    const O_THRESHOLD: f64 = 7.097_827_128_933_839_730_96e+02;
-    const U_THRESHOLD: f64 = -7.451_332_191_019_411_084_20e+02;
+    const O_THRESHOLD: f64 = EXP_HIGH;
+    const U_THRESHOLD: f64 = EXP_LOW;
     const SHIFTER: f64 = 6_755_399_441_055_744.0; // 1.5·2^52
 
     if x.is_nan() {
@@ -121,6 +125,113 @@ pub fn exp(x: f64) -> f64 {
     let s1 = f64::from_bits(((k1 + 1023) as u64) << 52);
     let s2 = f64::from_bits(((k2 + 1023) as u64) << 52);
     y * s1 * s2
+}
+
+/// The range on which [`exp`] takes its general path (outside it, and for
+/// NaN, it returns a special value).
+pub const EXP_LOW: f64 = -7.451_332_191_019_411_084_20e+02;
+pub const EXP_HIGH: f64 = 7.097_827_128_933_839_730_96e+02;
+
+/// [`exp`] over binary64 lanes for x ∈ [[`EXP_LOW`], [`EXP_HIGH`]]: the
+/// same operations in the same order, less the special-value branches that
+/// range never takes (k ∈ [−1075, 1024], so both scale factors are
+/// normal), so each lane is the bits [`exp`] gives. Outside that range, and
+/// for NaN, the result is unspecified.
+///
+/// # Safety
+/// Only inside `run_on` with `W`'s features enabled (see [`F64Lanes`]).
+#[inline(always)]
+pub unsafe fn exp_lanes<W: F64Lanes>(x: W) -> W {
+    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-01;
+    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+    const INV_LN2: f64 = std::f64::consts::LOG2_E;
+    const P1: f64 = 1.666_666_666_666_660_190_37e-01;
+    const P2: f64 = -2.777_777_777_701_559_338_42e-03;
+    const P3: f64 = 6.613_756_321_437_934_361_17e-05;
+    const P4: f64 = -1.653_390_220_546_525_153_90e-06;
+    const P5: f64 = 4.138_136_797_057_238_460_39e-08;
+    const SHIFTER: f64 = 6_755_399_441_055_744.0;
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let c = W::splat;
+        let t = x.mul(c(INV_LN2)).add(c(SHIFTER));
+        let kf = t.sub(c(SHIFTER));
+        // k as a two's-complement 64-bit integer in the lane's bits.
+        let k = t.sub_u64(W::splat_bits(SHIFTER.to_bits()));
+        let hi = x.sub(kf.mul(c(LN2_HI)));
+        let lo = kf.mul(c(LN2_LO));
+        let r = hi.sub(lo);
+        let tt = r.mul(r);
+        let p = c(P4).add(tt.mul(c(P5)));
+        let p = c(P3).add(tt.mul(p));
+        let p = c(P2).add(tt.mul(p));
+        let p = c(P1).add(tt.mul(p));
+        let cc = r.sub(tt.mul(p));
+        let q = r.mul(cc).div(c(2.0).sub(cc));
+        let y = c(1.0).sub(lo.sub(q).sub(hi));
+        // k1 = k >> 1 (arithmetic) as ((k + 2048) >> 1) − 1024: k ≥ −1075
+        // here, so k + 2048 is positive and the logical shift floors.
+        let k1 = k
+            .add_u64(W::splat_bits(2048))
+            .shr_u64::<1>()
+            .sub_u64(W::splat_bits(1024));
+        let k2 = k.sub_u64(k1);
+        let s1 = k1.add_u64(W::splat_bits(1023)).shl_u64::<52>();
+        let s2 = k2.add_u64(W::splat_bits(1023)).shl_u64::<52>();
+        y.mul(s1).mul(s2)
+    }
+}
+
+/// [`log`] over binary64 lanes for x ∈ [1, 2] (`logadd`'s 1 + e^d): the
+/// same operations in the same order, less the branches for zero,
+/// negative, subnormal, infinite and NaN arguments; x = 1 gives +0 as
+/// [`log`]'s early return does. Outside that range the result is
+/// unspecified.
+///
+/// # Safety
+/// As [`exp_lanes`].
+#[inline(always)]
+pub unsafe fn log_lanes_on_1_2<W: F64Lanes>(x: W) -> W {
+    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-01;
+    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+    const LG1: f64 = 6.666_666_666_666_735_130e-01;
+    const LG2: f64 = 3.999_999_999_940_941_908e-01;
+    const LG3: f64 = 2.857_142_874_366_239_149e-01;
+    const LG4: f64 = 2.222_219_843_214_978_396e-01;
+    const LG5: f64 = 1.818_357_216_161_805_012e-01;
+    const LG6: f64 = 1.531_383_769_920_937_332e-01;
+    const LG7: f64 = 1.479_819_860_511_658_591e-01;
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let c = W::splat;
+        // The high word hx ∈ [0x3ff00000, 0x40000000] gains
+        // 0x3ff00000 − 0x3fe6a09e without a carry out of 32 bits, so the
+        // reduction works on the whole 64-bit pattern.
+        let moved = x.add_u64(W::splat_bits((0x3ff0_0000u64 - 0x3fe6_a09e) << 32));
+        // k = (hx >> 20) − 0x3ff ∈ {0, 1}, and k as f64 by the 2^52 trick.
+        let k = moved.shr_u64::<52>().sub_u64(W::splat_bits(0x3ff));
+        let dk = k
+            .add_u64(W::splat_bits(0x4330_0000_0000_0000))
+            .sub(c(4_503_599_627_370_496.0));
+        let xr = moved
+            .and(W::splat_bits(0x000f_ffff_ffff_ffff))
+            .add_u64(W::splat_bits(0x3fe6_a09eu64 << 32));
+        let f = xr.sub(c(1.0));
+        let hfsq = c(0.5).mul(f).mul(f);
+        let s = f.div(c(2.0).add(f));
+        let z = s.mul(s);
+        let w = z.mul(z);
+        let t1 = w.mul(c(LG2).add(w.mul(c(LG4).add(w.mul(c(LG6))))));
+        let t2 = z.mul(c(LG1).add(w.mul(c(LG3).add(w.mul(c(LG5).add(w.mul(c(LG7))))))));
+        let r = t2.add(t1);
+        let v = s
+            .mul(hfsq.add(r))
+            .add(dk.mul(c(LN2_LO)))
+            .sub(hfsq)
+            .add(f)
+            .add(dk.mul(c(LN2_HI)));
+        W::select(x.eq(c(1.0)), c(0.0), v)
+    }
 }
 
 #[cfg(test)]

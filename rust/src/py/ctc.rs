@@ -6,6 +6,7 @@ use crate::dispatch::par_chunks_sized;
 use crate::error::{expect_len, expect_shape, Error};
 use crate::kernels::ctc;
 use crate::ptr::Ptr;
+use crate::simd::Token;
 use pyo3::prelude::*;
 
 /// Line `b` of log-probabilities [T, B, C] (any strides), its first
@@ -89,6 +90,7 @@ pub fn ctc_losses(
     input_lengths: Vec<usize>,
     blank: usize,
 ) -> PyResult<Vec<f64>> {
+    let token = Token::current();
     // SAFETY (the closure): `each_line` checked the batch (lengths ≤ T,
     // labels < C), and the line lies inside the checked log_probs view.
     each_line(
@@ -97,7 +99,7 @@ pub fn ctc_losses(
         &targets,
         &input_lengths,
         blank,
-        |lp, t| unsafe { ctc::loss(lp, t, blank) },
+        |lp, t| unsafe { ctc::loss(token, lp, t, blank) },
     )
 }
 
@@ -123,6 +125,7 @@ pub fn ctc_forward(
     input_lengths: Vec<usize>,
     blank: usize,
 ) -> PyResult<(Vec<f64>, CtcAlphas)> {
+    let token = Token::current();
     // SAFETY (the closure): as in `ctc_losses`.
     let lines = each_line(
         py,
@@ -130,7 +133,7 @@ pub fn ctc_forward(
         &targets,
         &input_lengths,
         blank,
-        |lp, t| unsafe { ctc::alpha(lp, t, blank) },
+        |lp, t| unsafe { ctc::alpha(token, lp, t, blank) },
     )?;
     let losses = lines.iter().map(|a| -a.log_p).collect();
     let kept = CtcAlphas {
@@ -160,6 +163,7 @@ pub fn ctc_grad(
     alphas: Option<PyRef<'_, CtcAlphas>>,
 ) -> PyResult<()> {
     let op = "ctc_loss backward";
+    let token = Token::current();
     ctc::check_batch(log_probs.shape(), &targets, &input_lengths, blank)?;
     expect_shape(op, "gradient", grad.shape(), log_probs.shape())?;
     expect_len(op, "scales", scales.len(), targets.len())?;
@@ -188,6 +192,7 @@ pub fn ctc_grad(
             // b of the [T, B, C] gradient, so lines never overlap.
             unsafe {
                 ctc::loss_and_grad(
+                    token,
                     &line(&log_probs, b, input_lengths[b]),
                     &targets[b],
                     blank,

@@ -6,6 +6,7 @@
 
 use crate::kernels::ctc::{self as shared, LogProbs64};
 use crate::math::detmath::{exp as dexp, log as dlog};
+use crate::simd::Token;
 
 /// Log-softmax of each row of `logits` (`[T][K]`): m = the maximum logit
 /// (first of equals), s = Σ exp(z − m) over classes in ascending order,
@@ -46,6 +47,7 @@ pub struct Scratch {
 /// binary32 once, written to `grad`. Returns the loss −logP; when it is +∞
 /// (no alignment) `grad` is zero.
 pub fn loss_from_logits(
+    token: Token,
     logits: &[f32],
     t_len: usize,
     k: usize,
@@ -71,7 +73,7 @@ pub fn loss_from_logits(
     let lpv = &s.lp;
     // SAFETY: LogProbs64 is bounds-checked; labels are < k (asserted).
     let loss = unsafe {
-        shared::loss_and_grad(&lp, &s.labels, 0, None, |t, c, d| {
+        shared::loss_and_grad(token, &lp, &s.labels, 0, None, |t, c, d| {
             let l = lpv[t * k + c];
             grad[t * k + c] = (scale * (dexp(l) + d)) as f32;
         })
@@ -126,7 +128,16 @@ mod tests {
         for labels in [vec![], vec![1], vec![1, 1], vec![1, 2], vec![2, 2, 1]] {
             let mut s = Scratch::default();
             let mut g = vec![0f32; t_len * k];
-            let loss = loss_from_logits(&logits, t_len, k, &labels, 1.0, &mut g, &mut s);
+            let loss = loss_from_logits(
+                Token::current(),
+                &logits,
+                t_len,
+                k,
+                &labels,
+                1.0,
+                &mut g,
+                &mut s,
+            );
             let want = -brute(&s.lp, t_len, k, &labels);
             assert!(
                 (loss - want).abs() < 1e-12 * want.abs().max(1.0),
@@ -145,7 +156,16 @@ mod tests {
         let logits = vec![0.5f32; t_len * k];
         let mut s = Scratch::default();
         let mut g = vec![1f32; t_len * k];
-        let loss = loss_from_logits(&logits, t_len, k, &[1, 1], 1.0, &mut g, &mut s);
+        let loss = loss_from_logits(
+            Token::current(),
+            &logits,
+            t_len,
+            k,
+            &[1, 1],
+            1.0,
+            &mut g,
+            &mut s,
+        );
         assert_eq!(loss, f64::INFINITY);
         assert!(g.iter().all(|&v| v == 0.0));
     }

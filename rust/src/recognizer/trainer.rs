@@ -329,6 +329,7 @@ impl Trainer {
             let t = w.st.t;
             super::reuse(&mut w.st.dlogits, t * k, 0.0);
             w.loss = ctc::loss_from_logits(
+                token,
                 &w.st.logits,
                 t,
                 k,

@@ -18,12 +18,15 @@
 
 use crate::dispatch::KernelPath;
 
+mod f64_lanes;
 mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
 #[cfg(target_arch = "x86_64")]
 pub use x86::{Avx2, Avx512, V128};
+
+pub use f64_lanes::F64Lanes;
 
 /// The quiet NaN exact mode writes for every NaN result, so that the payload
 /// of a NaN (which hardware propagates differently) never differs.
@@ -59,6 +62,9 @@ pub unsafe trait Lanes: Copy + Send + Sync + 'static {
     const N: usize;
     /// The path this instantiation belongs to.
     const PATH: KernelPath;
+    /// This path's binary64 lanes (f64_lanes.rs), for the few kernels that
+    /// compute in double precision.
+    type F64: F64Lanes;
 
     unsafe fn splat(x: f32) -> Self;
     unsafe fn zero() -> Self;

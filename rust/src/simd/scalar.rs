@@ -10,6 +10,7 @@ use crate::dispatch::KernelPath;
 unsafe impl Lanes for f32 {
     const N: usize = 1;
     const PATH: KernelPath = KernelPath::Scalar;
+    type F64 = f64;
 
     #[inline(always)]
     unsafe fn splat(x: f32) -> f32 {

@@ -261,8 +261,16 @@ pub fn rec_ctc<'py>(
     }
     let mut g = scratch_vec(t_len * k, 0f32);
     let mut s = crate::recognizer::ctc::Scratch::default();
-    let loss =
-        crate::recognizer::ctc::loss_from_logits(&logits, t_len, k, &labels, scale, &mut g, &mut s);
+    let loss = crate::recognizer::ctc::loss_from_logits(
+        crate::simd::Token::current(),
+        &logits,
+        t_len,
+        k,
+        &labels,
+        scale,
+        &mut g,
+        &mut s,
+    );
     Ok((loss, g.into_pyarray(py)))
 }
 

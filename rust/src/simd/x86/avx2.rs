@@ -15,6 +15,7 @@ pub struct Avx2(__m256);
 unsafe impl Lanes for Avx2 {
     const N: usize = 8;
     const PATH: KernelPath = KernelPath::Avx2;
+    type F64 = crate::simd::f64_lanes::F64x4;
 
     #[inline(always)]
     unsafe fn splat(x: f32) -> Self {

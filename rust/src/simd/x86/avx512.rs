@@ -15,6 +15,10 @@ pub struct Avx512(__m512);
 unsafe impl Lanes for Avx512 {
     const N: usize = 16;
     const PATH: KernelPath = KernelPath::Avx512;
+    // Four binary64 lanes: the CTC recursions are the only double-precision
+    // lane kernels and an eight-lane type was not built (AVX2 is enabled
+    // in the avx512 trampoline too).
+    type F64 = crate::simd::f64_lanes::F64x4;
 
     #[inline(always)]
     unsafe fn splat(x: f32) -> Self {

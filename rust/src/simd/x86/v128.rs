@@ -17,6 +17,7 @@ pub struct V128(__m128);
 unsafe impl Lanes for V128 {
     const N: usize = 4;
     const PATH: KernelPath = KernelPath::V128;
+    type F64 = crate::simd::f64_lanes::F64x2;
 
     #[inline(always)]
     unsafe fn splat(x: f32) -> Self {
