@@ -1,7 +1,9 @@
 //! Connectionist temporal classification (Graves et al. 2006, §3.1–3.2 and
-//! §4.1) in double precision with the DetMath exp and log, scalar, so the
-//! loss and its gradient are the same bits on every machine and in both
-//! modes.
+//! §4.1) in double precision with the DetMath exp and log, so the loss and
+//! its gradient are the same bits on every machine and in both modes. The
+//! cells of a row (and the gradient's steps) run several at a time in
+//! binary64 lanes (`simd::F64Lanes`), each lane the scalar definition's
+//! bits; `logadd` below is that definition.
 //!
 //! Over the blank-extended label sequence l' (length S = 2L + 1, blanks at
 //! even positions), in the log domain:
