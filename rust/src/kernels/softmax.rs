@@ -41,16 +41,84 @@ pub unsafe fn forward(
 ) {
     let (x, y) = (Ptr::new(x, rows * d), Ptr::new(y, rows * d));
     par_chunks_sized(rows.div_ceil(ROWS_PER_CHUNK), rows * d, |chunk| {
-        let mut e = crate::storage::scratch_vec(d, 0f32);
-        for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
-            // The row is read whole into `e` before it is written, so x and
-            // y may be one buffer.
-            // SAFETY: row r lies inside x.
-            row_forward(token, unsafe { x.slice(r * d, d) }, &mut e, log, exact);
-            // SAFETY: row r lies inside y and is written by this chunk only.
-            unsafe { y.slice_mut(r * d, d) }.copy_from_slice(&e);
+        let mut e = crate::storage::scratch_vec(GROUP * d, 0f32);
+        let end = ((chunk + 1) * ROWS_PER_CHUNK).min(rows);
+        let mut r = chunk * ROWS_PER_CHUNK;
+        while r < end {
+            let n = GROUP.min(end - r);
+            let mut m = [0f32; GROUP];
+            for j in 0..n {
+                // SAFETY: row r + j lies inside x; the slice ends here.
+                let xj = unsafe { x.slice((r + j) * d, d) };
+                m[j] = row_max(xj);
+                map(token, xj, &mut e[j * d..(j + 1) * d], ExpShifted(m[j]));
+            }
+            let sum = sums(n, d, |j, i| e[j * d + i] as f64);
+            for j in 0..n {
+                let ej = &mut e[j * d..(j + 1) * d];
+                // The row is read whole into `e` before it is written, so
+                // x and y may be one buffer.
+                // SAFETY: row r + j lies inside x; the slice ends here.
+                finish(
+                    token,
+                    unsafe { x.slice((r + j) * d, d) },
+                    ej,
+                    m[j],
+                    sum[j],
+                    log,
+                    exact,
+                );
+                // SAFETY: row r + j lies inside y and is written by this
+                // chunk only.
+                unsafe { y.slice_mut((r + j) * d, d) }.copy_from_slice(ej);
+            }
+            r += n;
         }
     });
+}
+
+/// Rows a chunk takes at once: each row's f64 sum is one dependency chain
+/// (serial over the row by the contract), so four rows' sums run side by
+/// side; each is still added in increasing index.
+const GROUP: usize = 4;
+
+/// `Σ_i term(j, i)` for rows j < n ≤ GROUP, each from +0 in increasing i,
+/// the rows' chains interleaved (rows past n repeat row n − 1 and are
+/// dropped).
+#[inline(always)]
+fn sums(n: usize, d: usize, term: impl Fn(usize, usize) -> f64) -> [f64; GROUP] {
+    let row: [usize; GROUP] = std::array::from_fn(|j| j.min(n - 1));
+    let mut s = [0f64; GROUP];
+    for i in 0..d {
+        for j in 0..GROUP {
+            s[j] += term(row[j], i);
+        }
+    }
+    s
+}
+
+/// The first maximum of a row (f32 compares; a NaN propagates).
+fn row_max(x: &[f32]) -> f32 {
+    let mut m = f32::NEG_INFINITY;
+    for &v in x {
+        if v > m || v.is_nan() && !m.is_nan() {
+            m = v;
+        }
+    }
+    m
+}
+
+/// A row's output from its exponentials `out` = exp(x − m) and their sum:
+/// log-softmax `(x − m) − log(f32(s))`, softmax `e / s` in f64.
+fn finish(token: Token, x: &[f32], out: &mut [f32], m: f32, s: f64, log: bool, exact: bool) {
+    if log {
+        let ls = crate::math::log(s as f32);
+        map(token, x, out, LogOut { m, ls, exact });
+    } else {
+        for o in out.iter_mut() {
+            *o = canonical((*o as f64 / s) as f32, exact);
+        }
+    }
 }
 
 /// `out[i] = f(x[i])` for a lane function `f` over a row: the vector loop
@@ -145,25 +213,13 @@ impl LaneMap for Exp {
 
 /// One row of the forward into `out` (`out` and `x` distinct).
 pub fn row_forward(token: Token, x: &[f32], out: &mut [f32], log: bool, exact: bool) {
-    let mut m = f32::NEG_INFINITY;
-    for &v in x {
-        if v > m || v.is_nan() && !m.is_nan() {
-            m = v;
-        }
-    }
+    let m = row_max(x);
     map(token, x, out, ExpShifted(m));
     let mut s = 0f64;
     for &e in out.iter() {
         s += e as f64;
     }
-    if log {
-        let ls = crate::math::log(s as f32);
-        map(token, x, out, LogOut { m, ls, exact });
-    } else {
-        for o in out.iter_mut() {
-            *o = canonical((*o as f64 / s) as f32, exact);
-        }
-    }
+    finish(token, x, out, m, s, log, exact);
 }
 
 /// One row of the backward: `dx` from the output `y` and its gradient `g`.
@@ -173,15 +229,32 @@ pub fn row_backward(token: Token, y: &[f32], g: &[f32], dx: &mut [f32], log: boo
         for &gv in g {
             s += gv as f64;
         }
+    } else {
+        for (&yv, &gv) in y.iter().zip(g) {
+            s += gv as f64 * yv as f64;
+        }
+    }
+    backward_with_sum(token, y, g, dx, s, log, exact);
+}
+
+/// The backward of a row given its sum (Σ g for log-softmax, Σ g·y for
+/// softmax).
+fn backward_with_sum(
+    token: Token,
+    y: &[f32],
+    g: &[f32],
+    dx: &mut [f32],
+    s: f64,
+    log: bool,
+    exact: bool,
+) {
+    if log {
         // exp(y) on the lanes into dx, then the f64 rule element by element.
         map(token, y, dx, Exp);
         for (d, &gv) in dx.iter_mut().zip(g) {
             *d = canonical((gv as f64 - *d as f64 * s) as f32, exact);
         }
     } else {
-        for (&yv, &gv) in y.iter().zip(g) {
-            s += gv as f64 * yv as f64;
-        }
         for ((d, &yv), &gv) in dx.iter_mut().zip(y).zip(g) {
             *d = canonical((yv as f64 * (gv as f64 - s)) as f32, exact);
         }
@@ -206,19 +279,25 @@ pub unsafe fn backward(
     let (y, g) = (Ptr::new(y, rows * d), Ptr::new(g, rows * d));
     let dx = Ptr::new(dx, rows * d);
     par_chunks_sized(rows.div_ceil(ROWS_PER_CHUNK), rows * d, |chunk| {
-        for r in chunk * ROWS_PER_CHUNK..((chunk + 1) * ROWS_PER_CHUNK).min(rows) {
-            // SAFETY: row r lies inside the buffers; dx overlaps neither
-            // input and its row is written by this chunk only.
-            unsafe {
-                row_backward(
-                    token,
-                    y.slice(r * d, d),
-                    g.slice(r * d, d),
-                    dx.slice_mut(r * d, d),
-                    log,
-                    exact,
-                )
+        let end = ((chunk + 1) * ROWS_PER_CHUNK).min(rows);
+        let mut r = chunk * ROWS_PER_CHUNK;
+        while r < end {
+            let n = GROUP.min(end - r);
+            // SAFETY: rows r .. r + n lie inside y and g.
+            let (yr, gr) = unsafe { (y.slice(r * d, n * d), g.slice(r * d, n * d)) };
+            let sum = if log {
+                sums(n, d, |j, i| gr[j * d + i] as f64)
+            } else {
+                sums(n, d, |j, i| gr[j * d + i] as f64 * yr[j * d + i] as f64)
             };
+            for j in 0..n {
+                let row = j * d..(j + 1) * d;
+                // SAFETY: row r + j lies inside dx, which overlaps neither
+                // input, and is written by this chunk only.
+                let dxj = unsafe { dx.slice_mut((r + j) * d, d) };
+                backward_with_sum(token, &yr[row.clone()], &gr[row], dxj, sum[j], log, exact);
+            }
+            r += n;
         }
     });
 }
@@ -283,6 +362,76 @@ mod tests {
             )
         };
         assert!(dx.iter().all(|v| v.abs() < 1e-6));
+    }
+
+    /// Over many rows (groups of four, the rows left over, several chunks
+    /// of 16), in place and out of place, `forward` and `backward` give
+    /// each row the bits of `row_forward` / `row_backward`, whose bits the
+    /// test above ties to the definition.
+    #[test]
+    fn rows_taken_four_at_a_time_keep_each_rows_bits() {
+        let mut state = 0x0f0f_1234_5555_aaaau64;
+        let mut next = || {
+            state = state.wrapping_add(crate::splitmix::GAMMA);
+            ((crate::splitmix::mix(state) >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 30.0
+        };
+        for path in available_paths() {
+            let token = Token::new(path).unwrap();
+            for (rows, d) in [(1, 5), (3, 1), (4, 17), (5, 8), (9, 33), (16, 3), (37, 12)] {
+                let x: Vec<f32> = (0..rows * d).map(|_| next()).collect();
+                let g: Vec<f32> = (0..rows * d).map(|_| next() / 30.0).collect();
+                for log in [false, true] {
+                    for exact in [false, true] {
+                        let mut want = vec![0f32; rows * d];
+                        let mut want_dx = vec![0f32; rows * d];
+                        for r in 0..rows {
+                            let row = r * d..(r + 1) * d;
+                            row_forward(token, &x[row.clone()], &mut want[row.clone()], log, exact);
+                            row_backward(
+                                token,
+                                &want[row.clone()],
+                                &g[row.clone()],
+                                &mut want_dx[row],
+                                log,
+                                exact,
+                            );
+                        }
+                        let mut y = vec![0f32; rows * d];
+                        let mut in_place = x.clone();
+                        let mut dx = vec![0f32; rows * d];
+                        // SAFETY: every buffer holds rows·d elements; dx
+                        // overlaps neither input.
+                        unsafe {
+                            forward(token, rows, d, x.as_ptr(), y.as_mut_ptr(), log, exact);
+                            let p = in_place.as_mut_ptr();
+                            forward(token, rows, d, p, p, log, exact);
+                            backward(
+                                token,
+                                rows,
+                                d,
+                                y.as_ptr(),
+                                g.as_ptr(),
+                                dx.as_mut_ptr(),
+                                log,
+                                exact,
+                            );
+                        }
+                        for i in 0..rows * d {
+                            let at =
+                                format!("{path:?} rows {rows} d {d} log {log} exact {exact} [{i}]");
+                            assert!(same(y[i], want[i]), "y {at}: {} vs {}", y[i], want[i]);
+                            assert!(same(in_place[i], want[i]), "in place {at}");
+                            assert!(
+                                same(dx[i], want_dx[i]),
+                                "dx {at}: {} vs {}",
+                                dx[i],
+                                want_dx[i]
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Every path gives the scalar definition's bits, forward and log
