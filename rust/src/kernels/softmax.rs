@@ -41,11 +41,12 @@ pub unsafe fn forward(
 ) {
     let (x, y) = (Ptr::new(x, rows * d), Ptr::new(y, rows * d));
     par_chunks_sized(rows.div_ceil(ROWS_PER_CHUNK), rows * d, |chunk| {
-        let mut e = crate::storage::scratch_vec(GROUP * d, 0f32);
         let end = ((chunk + 1) * ROWS_PER_CHUNK).min(rows);
         let mut r = chunk * ROWS_PER_CHUNK;
+        let group = group_rows(d).min(end - r);
+        let mut e = crate::storage::scratch_vec(group * d, 0f32);
         while r < end {
-            let n = GROUP.min(end - r);
+            let n = group.min(end - r);
             let mut m = [0f32; GROUP];
             for j in 0..n {
                 // SAFETY: row r + j lies inside x; the slice ends here.
@@ -81,6 +82,17 @@ pub unsafe fn forward(
 /// (serial over the row by the contract), so four rows' sums run side by
 /// side; each is still added in increasing index.
 const GROUP: usize = 4;
+
+/// The rows the forward takes at once for rows of `d`: [`GROUP`] while
+/// their exponentials (kept until the sums are done) fit 256 KiB, else one,
+/// so that a long row's scratch stays one row.
+fn group_rows(d: usize) -> usize {
+    if d <= (1 << 14) {
+        GROUP
+    } else {
+        1
+    }
+}
 
 /// `Σ_i term(j, i)` for rows j < n ≤ GROUP, each from +0 in increasing i,
 /// the rows' chains interleaved (rows past n repeat row n − 1 and are
@@ -365,7 +377,7 @@ mod tests {
     }
 
     /// Over many rows (groups of four, the rows left over, several chunks
-    /// of 16), in place and out of place, `forward` and `backward` give
+    /// of 16, rows too long to group), in place and out of place, `forward` and `backward` give
     /// each row the bits of `row_forward` / `row_backward`, whose bits the
     /// test above ties to the definition.
     #[test]
@@ -377,7 +389,16 @@ mod tests {
         };
         for path in available_paths() {
             let token = Token::new(path).unwrap();
-            for (rows, d) in [(1, 5), (3, 1), (4, 17), (5, 8), (9, 33), (16, 3), (37, 12)] {
+            for (rows, d) in [
+                (1, 5),
+                (3, 1),
+                (4, 17),
+                (5, 8),
+                (9, 33),
+                (16, 3),
+                (37, 12),
+                (3, 16_385),
+            ] {
                 let x: Vec<f32> = (0..rows * d).map(|_| next()).collect();
                 let g: Vec<f32> = (0..rows * d).map(|_| next() / 30.0).collect();
                 for log in [false, true] {
