@@ -55,6 +55,7 @@ BENCHMARKS = {
     "rnn": ("bench_rnn.py", ["--repeats", "5"], ["--repeats", "3"]),
     "crnn": ("bench_crnn.py", ["--repeats", "3"], ["--repeats", "2"]),
     "crnn_layers": ("bench_crnn_layers.py", ["--rounds", "7"], ["--rounds", "3"]),
+    "conv_large": ("bench_conv_large.py", ["--repeats", "5"], ["--repeats", "3"]),
     "recognizer": ("bench_recognizer.py", ["--steps", "5"], ["--steps", "3"]),
     "optim": ("bench_optim.py", ["--repeat", "50"], ["--repeat", "20"]),
     "elementwise": ("bench_elementwise.py", ["--repeats", "9", "--paths", "BEST"], ["--n", "200000", "--repeats", "5", "--paths", "BEST"]),

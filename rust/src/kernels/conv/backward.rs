@@ -1,16 +1,28 @@
-//! The convolution's input gradient (a product, then col2im) and weight
-//! gradient (per item, in item order).
+//! The convolution's input gradient (a product, then col2im, per block of
+//! output rows) and weight gradient (per item, in item order).
 
-use super::im2col::col2im;
+use super::im2col::col2im_rows;
 use super::Conv2d;
 use crate::dispatch::{par_chunks_macs, par_chunks_sized, Mode};
-use crate::gemm::{gemm, MatRef, OffsetCols, Product, Start, A, B};
+use crate::gemm::{gemm, MatRef, OffsetCols, PackedA, Product, Start, A, B};
 use crate::ptr::Ptr;
 use crate::simd::Token;
 use crate::storage::Buffer;
 
-/// `dx = ∂/∂x` of conv2d given `dy` (shape of the output): GEMM, then
-/// col2im. Every element of `dx` is written.
+/// `dx = ∂/∂x` of conv2d given `dy` (shape of the output): per block of
+/// output rows, the product `dcols = Wᵀ · dy` over the block's columns,
+/// then col2im of those columns. Every element of `dx` is written.
+///
+/// Each dcols entry is the same sum over the output channels whatever
+/// columns its product holds, and the blocks run from the last output rows
+/// to the first, so each input element still sees +0 then its taps in
+/// (ky, kx) order ([`col2im_rows`]): the bits of one product over all
+/// columns and one col2im. The block bounds the scratch (k × rows·ow
+/// floats, at most 1 MiB unless one output row needs more) where the
+/// whole dcols took k·p floats per item and thread (2.25 MiB for a
+/// 32-channel 16 × 128 input, 576 MiB for a 64-channel 512 × 512 one),
+/// and keeps it in the caches between the product and col2im
+/// (docs/performance.md, "2026-12-07, 19:00 UTC").
 ///
 /// # Safety
 /// As [`forward`], with `dy` n·c_out·oh·ow and `dx` n·c_in·h·w.
@@ -22,33 +34,67 @@ pub unsafe fn input_grad(
     wt: *const f32,
     dx: *mut f32,
 ) {
-    let (og, k, p) = (s.og(), s.k(), s.p());
-    let (dy, wt) = (Ptr::new(dy, s.output_len()), Ptr::new(wt, s.weight_len()));
-    let dx = Ptr::new(dx, s.input_len());
+    // SAFETY: forwarded.
+    unsafe { input_grad_in_blocks(token, mode, s, dy, wt, dx, dcols_block_rows(s)) }
+}
+
+/// Floats of dcols per block of [`input_grad`] at most (1 MiB), unless
+/// one output row needs more.
+const DCOLS_BLOCK_FLOATS: usize = 256 * 1024;
+
+/// Output rows per block of [`input_grad`]: as many as keep the block's
+/// dcols within [`DCOLS_BLOCK_FLOATS`], at least one.
+fn dcols_block_rows(s: &Conv2d) -> usize {
+    (DCOLS_BLOCK_FLOATS / (s.k() * s.ow).max(1)).clamp(1, s.oh.max(1))
+}
+
+/// [`input_grad`] with blocks of `rows` ≥ 1 output rows (the tests run
+/// several block heights against the definition).
+///
+/// # Safety
+/// As [`input_grad`].
+pub(super) unsafe fn input_grad_in_blocks(
+    token: Token,
+    mode: Mode,
+    s: &Conv2d,
+    dy: *const f32,
+    wt: *const f32,
+    dx: *mut f32,
+    rows: usize,
+) {
+    let (og, k, p, ow) = (s.og(), s.k(), s.p(), s.ow);
+    let rows = rows.max(1);
+    // SAFETY: each group's weight rows lie inside `wt`; packed once as Wᵀ
+    // (k × og) for every block of every item.
+    let packed: Vec<PackedA> = (0..s.groups)
+        .map(|g| unsafe { PackedA::new(token, s.weight(wt, g).t()) })
+        .collect();
+    let (dy, dx) = (Ptr::new(dy, s.output_len()), Ptr::new(dx, s.input_len()));
     par_chunks_macs(s.n * s.groups, s.macs(), |idx| {
         let (ni, g) = (idx / s.groups, idx % s.groups);
-        let dcols = Buffer::new(k * p * 4);
-        // SAFETY: as for `forward`; each (item, group) writes the planes of
-        // its own group's input channels.
+        let dcols = Buffer::new(k * rows.min(s.oh) * ow * 4);
+        let dc = dcols.f32_ptr();
+        // SAFETY: the item's group of dy (og rows of p) and of dx (cg
+        // planes of h·w); each block's dcols (k × oys.len()·ow) fits the
+        // buffer; (item, group) chunks write disjoint parts of dx.
         unsafe {
-            let b = MatRef {
-                ptr: dy.offset((ni * s.c_out + g * og) * p).get(),
-                rows: og,
-                cols: p,
-                rs: p as isize,
-                cs: 1,
-            };
-            let dc = dcols.f32_ptr();
-            gemm(
-                token,
-                mode,
-                &Product::views(s.weight(wt.get(), g).t(), b, dc.get(), p),
-            );
-            col2im(
-                s,
-                dc.as_const(),
-                dx.offset((ni * s.c_in + g * s.cg()) * s.h * s.w),
-            );
+            let dxg = dx.offset((ni * s.c_in + g * s.cg()) * s.h * s.w);
+            dxg.slice_mut(0, s.cg() * s.h * s.w).fill(0.0);
+            let dyg = dy.offset((ni * s.c_out + g * og) * p);
+            for blk in (0..s.oh.div_ceil(rows)).rev() {
+                let oys = blk * rows..((blk + 1) * rows).min(s.oh);
+                let cols = oys.len() * ow;
+                let b = MatRef {
+                    ptr: dyg.offset(oys.start * ow).get(),
+                    rows: og,
+                    cols,
+                    rs: p as isize,
+                    cs: 1,
+                };
+                let prod = Product::new(A::Packed(&packed[g]), B::View(b), dc.get(), cols);
+                gemm(token, mode, &prod);
+                col2im_rows(s, dc.as_const(), cols, oys, dxg);
+            }
         }
     });
 }

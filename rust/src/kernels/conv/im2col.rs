@@ -196,16 +196,30 @@ pub(super) unsafe fn pad_planes(
 /// each (so the bits are those of the gather), and a stride-1 segment is a
 /// plain slice add the compiler vectorizes.
 ///
+/// This adds the taps of the output rows `oys` only, to a `dx` already
+/// zeroed (or holding the taps of later output rows): `dcols` holds those
+/// rows' columns, row r of the taps at `r·ld`, output row oy at `(oy −
+/// oys.start)·ow`. Within the call the taps go in (ky, kx) order; a caller
+/// that runs blocks of output rows from the last to the first keeps that
+/// order for every element too: a larger ky reaches an input row from an
+/// earlier output row (iy = oy·sh + ky·dh − ph), and the kx of one ky from
+/// the same output row.
+///
 /// # Safety
-/// `dcols` valid for k·p reads, `dx` for the group's cg·h·w writes, not
-/// overlapping (debug builds assert every access against the extents).
-pub(super) unsafe fn col2im(s: &Conv2d, dcols: Ptr<*const f32>, dx: Ptr<*mut f32>) {
-    let (h, w, p, ow) = (s.h, s.w, s.p(), s.ow);
+/// `dcols` valid for k rows of `ld` ≥ oys.len()·ow reads, `dx` for the
+/// group's cg·h·w reads and writes, not overlapping (debug builds assert
+/// every access against the extents); `oys` inside 0..oh.
+pub(super) unsafe fn col2im_rows(
+    s: &Conv2d,
+    dcols: Ptr<*const f32>,
+    ld: usize,
+    oys: std::ops::Range<usize>,
+    dx: Ptr<*mut f32>,
+) {
+    let (h, w, ow) = (s.h, s.w, s.ow);
     let (sh, sw) = s.stride;
     let (ph, pw) = s.padding;
     let (dh, dw) = s.dilation;
-    // SAFETY: the group's cg planes of h·w elements.
-    unsafe { dx.slice_mut(0, s.cg() * h * w).fill(0.0) };
     for c in 0..s.cg() {
         for ky in 0..s.kh {
             for kx in 0..s.kw {
@@ -214,7 +228,7 @@ pub(super) unsafe fn col2im(s: &Conv2d, dcols: Ptr<*const f32>, dx: Ptr<*mut f32
                 if lo == hi {
                     continue;
                 }
-                for oy in 0..s.oh {
+                for oy in oys.clone() {
                     let iy = (oy * sh + ky * dh) as isize - ph as isize;
                     if iy < 0 || iy >= h as isize {
                         continue;
@@ -223,7 +237,7 @@ pub(super) unsafe fn col2im(s: &Conv2d, dcols: Ptr<*const f32>, dx: Ptr<*mut f32
                     // row iy, columns lo·sw + kx·dw − pw onwards (inside, see
                     // `inside_x`). dcols and dx do not overlap.
                     unsafe {
-                        let src = dcols.slice(r * p + oy * ow + lo, hi - lo);
+                        let src = dcols.slice(r * ld + (oy - oys.start) * ow + lo, hi - lo);
                         let dst = dx.offset((c * h + iy as usize) * w + lo * sw + kx * dw - pw);
                         if sw == 1 {
                             let dst = dst.slice_mut(0, hi - lo);

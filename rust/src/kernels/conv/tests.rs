@@ -218,6 +218,45 @@ fn input_grad_gives_the_definition_bits() {
     }
 }
 
+/// The input gradient by blocks of 1, 2, 3 and all output rows (blocks
+/// run last to first, each a product and a col2im of its columns) gives the
+/// definition's bits: each input element's taps keep their (ky, kx) order
+/// across block boundaries, whatever the stride, dilation and padding.
+#[test]
+fn input_grad_by_blocks_of_output_rows_gives_the_definition_bits() {
+    for s in geometries() {
+        let wt = values(s.c_out * s.k(), 0.7);
+        let dy = values(s.n * s.c_out * s.p(), 1.9);
+        let want = input_grad_definition(&s, &dy, &wt);
+        assert!(s.oh >= 3, "a geometry with fewer than 3 output rows: {s:?}");
+        for rows in [1, 2, 3, s.oh] {
+            for path in crate::dispatch::available_paths() {
+                let token = Token::new(path).unwrap();
+                let mut dx = vec![f32::NAN; want.len()];
+                // SAFETY: the test's buffers hold every element the call reaches.
+                unsafe {
+                    super::backward::input_grad_in_blocks(
+                        token,
+                        Mode::Exact,
+                        &s,
+                        dy.as_ptr(),
+                        wt.as_ptr(),
+                        dx.as_mut_ptr(),
+                        rows,
+                    )
+                };
+                for (a, b) in dx.iter().zip(&want) {
+                    assert_eq!(
+                        a.to_bits(),
+                        b.to_bits(),
+                        "{s:?}, blocks of {rows} rows, {path:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// The im2col entry of item `ni`, group `g`, row r = (c, ky, kx), output
 /// (oy, ox): the input element the tap reads, or +0 in the padding —
 /// from the geometry, independently of `im2col` and the padded copy.
