@@ -132,3 +132,49 @@ def write_json(path: str | None, bench: str, unit: str, rows: list, *, higher_is
     with open(path, "w") as f:
         json.dump({"bench": bench, "unit": unit, "higher_is_better": higher_is_better, "reference": reference,
                    "note": note, "rows": rows}, f)
+
+
+# ---------------------------------------------------------------------------
+# The driver of a benchmark that runs each configuration in a fresh process
+# (so that one configuration's peak memory is not mixed with another's).
+# ---------------------------------------------------------------------------
+
+def per_process_runs(script: str, child) -> tuple | None:
+    """Parse --repeats, --threads, --rounds, --child and the harness's
+    options. Called as a child (`--child FRAMEWORK THREADS MODE`): run
+    `child(framework, threads, mode, repeats)`, which prints one JSON line,
+    and return None. Otherwise run `script` once per configuration —
+    onemodel fast, onemodel exact, then torch when it is importable — in
+    turn, `--rounds` times per thread count, and return `(args, runs,
+    configs, have_torch)` with `runs[(threads, framework, mode)]` the list
+    of the children's JSON results."""
+    import argparse
+    import json
+    import subprocess
+    import sys
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--child", nargs=3, metavar=("FRAMEWORK", "THREADS", "MODE"))
+    add_harness_args(ap)
+    args = ap.parse_args()
+    if args.child:
+        fw, th, mode = args.child
+        child(fw, int(th), mode, args.repeats)
+        return None
+    have_torch = import_torch(args.extra_site) is not None  # (children find it the same way)
+
+    def measure(fw, th, mode):
+        out = subprocess.run([sys.executable, script, "--repeats", str(args.repeats), "--child", fw, str(th), mode],
+                             capture_output=True, text=True, check=True).stdout
+        return json.loads(out.strip().splitlines()[-1])
+
+    configs = [("onemodel", "fast"), ("onemodel", "exact")] + ([("torch", "fast")] if have_torch else [])
+    runs = {}
+    for th in args.threads:
+        for _ in range(args.rounds):
+            for fw, mode in configs:
+                runs.setdefault((th, fw, mode), []).append(measure(fw, th, mode))
+    return args, runs, configs, have_torch

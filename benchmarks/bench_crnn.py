@@ -15,14 +15,11 @@ them, and the table gives the median over rounds (and each one's range).
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
-import subprocess
-import sys
 import time
 
-from _timing import add_harness_args, import_torch, peak_rss_mib, pin_threads, write_json
+from _timing import import_torch, peak_rss_mib, per_process_runs, pin_threads, write_json
 
 import numpy as np
 
@@ -128,30 +125,10 @@ def child(framework, threads, mode, repeats):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--rounds", type=int, default=1)
-    ap.add_argument("--child", nargs=3, metavar=("FRAMEWORK", "THREADS", "MODE"))
-    add_harness_args(ap)
-    args = ap.parse_args()
-    if args.child:
-        fw, th, mode = args.child
-        child(fw, int(th), mode, args.repeats)
+    got = per_process_runs(__file__, child)
+    if got is None:
         return
-    have_torch = import_torch(args.extra_site) is not None  # (children find it the same way)
-
-    def measure(fw, th, mode):
-        out = subprocess.run([sys.executable, __file__, "--repeats", str(args.repeats), "--child", fw, str(th), mode],
-                             capture_output=True, text=True, check=True).stdout
-        return json.loads(out.strip().splitlines()[-1])
-
-    configs = [("onemodel", "fast"), ("onemodel", "exact")] + ([("torch", "fast")] if have_torch else [])
-    runs = {}
-    for th in args.threads:
-        for _ in range(args.rounds):
-            for fw, mode in configs:
-                runs.setdefault((th, fw, mode), []).append(measure(fw, th, mode))
+    args, runs, _, have_torch = got
 
     def ms(th, fw, mode):
         return statistics.median(r["ms"] for r in runs[(th, fw, mode)])

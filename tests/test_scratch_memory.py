@@ -1,6 +1,6 @@
 """A kernel whose scratch buffer the system refuses raises MemoryError (issue
-20): the convolution's backward asks for its column matrix (k·oh·ow floats
-per item and group) inside its parallel loop; before, the refusal was a
+20): the convolution's backward asks for a block of its column matrix
+(k × whole output rows, per item and group) inside its parallel loop; before, the refusal was a
 PanicException (a BaseException, past `except Exception`); and a kernel's
 `Vec` scratch (storage::scratch_vec), whose refusal aborted the process.
 The child caps its own address space (RLIMIT_AS, soft limit only) just
@@ -45,9 +45,11 @@ def capped(extra, step, leaf):
 CHILD = PRELUDE + """
 gen = om.Generator().manual_seed(1)
 # k = 64·9·9 = 5184 rows; the input gradient's column block holds whole
-# output rows, here the one row of 16384 columns: 340 MB of columns, for an
-# input of 4 MB and an input gradient of 4 MB.
-x = om.randn(1, 64, 1, 16384, generator=gen)
+# output rows, here the one row of 16384 columns: 340 MB of columns per
+# item, for an input of 34 MB and an input gradient of 34 MB. Eight items,
+# so that each chunk is a whole item (fewer would split the channels,
+# kernels/conv/backward.rs, and each chunk would ask for less).
+x = om.randn(8, 64, 1, 16384, generator=gen)
 w = om.randn(1, 64, 9, 9, generator=gen) * 0.01
 x.requires_grad_()
 w.requires_grad_()

@@ -71,3 +71,49 @@ def test_gradients_are_finite_and_nonzero():
         grads = _decoder_gradients()
     for g in grads:
         assert np.isfinite(g).all() and np.abs(g).max() > 0
+
+
+def _conv_grads(x, w, g):
+    xt, wt = om.tensor(x, requires_grad=True), om.tensor(w, requires_grad=True)
+    F.conv2d(xt, wt, padding=1).backward(om.tensor(g))
+    return xt.grad.numpy(), wt.grad.numpy()
+
+
+def test_one_images_gradients_in_chunks_of_channels_keep_their_bits():
+    """One image with 64 input channels (576 rows of Wᵀ, 2.4 M multiply-adds)
+    runs its input and weight gradients in two chunks of input channels
+    (kernels/conv/backward.rs, `channels_per_chunk`; the Rust test
+    `input_grad_gives_the_definition_bits` asserts that this shape splits);
+    inside a batch of 8 the same image runs whole. No sum is split, so the
+    image's input gradient has the same bits both ways, both gradients are
+    the same on every path and thread count, and both are within f32
+    rounding of a float64 reference."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((8, 64, 16, 16)).astype(np.float32)
+    w = (rng.standard_normal((16, 64, 3, 3)) * 0.1).astype(np.float32)
+    g = rng.standard_normal((8, 16, 16, 16)).astype(np.float32)
+    seen = set()
+    for path in PATHS:
+        for threads in THREAD_COUNTS:
+            with om.compute.settings(mode="exact", kernel_path=path, threads=threads):
+                dx, dw = _conv_grads(x[:1], w, g[:1])
+                batch_dx, _ = _conv_grads(x, w, g)
+            np.testing.assert_array_equal(dx.view(np.uint32), batch_dx[:1].view(np.uint32))
+            seen.add(sha256_of([dx, dw]))
+    assert len(seen) == 1
+    # float64 references: with xp, gp the zero-padded planes,
+    # dx[c, iy, ix] = Σ_o Σ_(ky,kx) w[o, c, ky, kx] · gp[o, iy + 2 − ky, ix + 2 − kx],
+    # dw[o, c, ky, kx] = Σ_(oy,ox) g[o, oy, ox] · xp[c, oy + ky, ox + kx].
+    gp = np.pad(g[0].astype(np.float64), ((0, 0), (1, 1), (1, 1)))
+    xp = np.pad(x[0].astype(np.float64), ((0, 0), (1, 1), (1, 1)))
+    ref_dx = np.zeros((64, 16, 16))
+    ref_dw = np.zeros((16, 64, 3, 3))
+    for ky in range(3):
+        for kx in range(3):
+            ref_dx += np.einsum("oc,oyx->cyx", w[:, :, ky, kx].astype(np.float64),
+                                gp[:, 2 - ky:18 - ky, 2 - kx:18 - kx])
+            ref_dw[:, :, ky, kx] = np.einsum("oyx,cyx->oc", g[0].astype(np.float64),
+                                             xp[:, ky:ky + 16, kx:kx + 16])
+    # dx: 144 f32 terms of size ~0.1; dw: 256 terms of size ~1 (sums ~16).
+    np.testing.assert_allclose(dx[0], ref_dx, rtol=0, atol=2e-5)
+    np.testing.assert_allclose(dw, ref_dw, rtol=0, atol=2e-4)

@@ -7,7 +7,7 @@ use crate::dispatch::{par_chunks_macs, par_chunks_sized, Mode};
 use crate::gemm::{gemm, MatRef, OffsetCols, PackedA, Product, Start, A, B};
 use crate::ptr::Ptr;
 use crate::simd::Token;
-use crate::storage::Buffer;
+use crate::storage::{scratch_elems, Buffer};
 
 /// `dx = ∂/∂x` of conv2d given `dy` (shape of the output): per block of
 /// output rows, the product `dcols = Wᵀ · dy` over the block's columns,
@@ -24,6 +24,14 @@ use crate::storage::Buffer;
 /// and keeps it in the caches between the product and col2im
 /// (docs/performance.md, "2026-12-07, 19:00 UTC").
 ///
+/// With fewer (item, group) pairs than [`MIN_CHANNEL_SPLIT_CHUNKS`] a
+/// group's input channels may be split too ([`channels_per_chunk`]): a
+/// chunk owns its channels' planes of dx and their rows of Wᵀ and dcols,
+/// and runs the whole block loop for them, so one large image runs its
+/// products and its col2im on more than one thread without a wait between
+/// blocks. An entry's sum and an element's taps do not depend on which
+/// rows share a product, so neither split changes a bit.
+///
 /// # Safety
 /// As [`forward`], with `dy` n·c_out·oh·ow and `dx` n·c_in·h·w.
 pub unsafe fn input_grad(
@@ -34,26 +42,68 @@ pub unsafe fn input_grad(
     wt: *const f32,
     dx: *mut f32,
 ) {
+    let channels = channels_per_chunk(s);
+    let rows = dcols_block_rows(s, channels);
     // SAFETY: forwarded.
-    unsafe { input_grad_in_blocks(token, mode, s, dy, wt, dx, dcols_block_rows(s)) }
+    unsafe { input_grad_in_pieces(token, mode, s, dy, wt, dx, rows, channels) }
 }
 
 /// Floats of dcols per block of [`input_grad`] at most (1 MiB), unless
 /// one output row needs more.
 const DCOLS_BLOCK_FLOATS: usize = 256 * 1024;
 
-/// Output rows per block of [`input_grad`]: as many as keep the block's
-/// dcols within [`DCOLS_BLOCK_FLOATS`], at least one.
-fn dcols_block_rows(s: &Conv2d) -> usize {
-    (DCOLS_BLOCK_FLOATS / (s.k() * s.ow).max(1)).clamp(1, s.oh.max(1))
+/// Chunks [`input_grad`] and [`weight_grad`] want (for the threads) before
+/// they split a group's input channels: the GEMM's own count (`gemm::plan`).
+const MIN_CHANNEL_SPLIT_CHUNKS: usize = 8;
+
+/// Rows of Wᵀ (taps of a group's input channels) per further chunk of
+/// [`channels_per_chunk`]. Each chunk packs every block's dy again
+/// (og × cols floats for its rows' og·cols multiply-adds per row); at one
+/// thread a second chunk of the input gradient cost 0 % at k = 576 and 4 %
+/// at k = 288, four chunks 5.5 % at k = 576, and a second chunk of the
+/// weight gradient 1–2 % at k = 576 (docs/performance.md, "2026-12-07,
+/// 21:00 UTC"), so a group gets one more chunk per 512 rows: about 2 % at
+/// one thread at most.
+const ROWS_PER_EXTRA_CHUNK: usize = 512;
+
+/// Input channels per chunk of [`input_grad`] and [`weight_grad`]: all of
+/// a group's while the (item, group) pairs give
+/// [`MIN_CHANNEL_SPLIT_CHUNKS`] chunks; else as few as make up that many,
+/// at most one more per [`ROWS_PER_EXTRA_CHUNK`] rows of Wᵀ, each keeping
+/// at least `INLINE_MACS` multiply-adds (below that its products would run
+/// on the calling thread anyway). A function of the shape only, like every
+/// chunk size (docs/ops.md), and no split changes a bit.
+pub(super) fn channels_per_chunk(s: &Conv2d) -> usize {
+    let (pairs, cg) = (s.n * s.groups, s.cg().max(1));
+    if pairs == 0 || pairs >= MIN_CHANNEL_SPLIT_CHUNKS {
+        return cg;
+    }
+    let by_work = s.macs() / pairs / crate::dispatch::INLINE_MACS;
+    let by_rows = 1 + s.k() / ROWS_PER_EXTRA_CHUNK;
+    let parts = MIN_CHANNEL_SPLIT_CHUNKS
+        .div_ceil(pairs)
+        .min(by_rows)
+        .min(by_work)
+        .clamp(1, cg);
+    cg.div_ceil(parts)
 }
 
-/// [`input_grad`] with blocks of `rows` ≥ 1 output rows (the tests run
-/// several block heights against the definition).
+/// Output rows per block of [`input_grad`] for chunks of `channels` input
+/// channels: as many as keep the block's dcols within
+/// [`DCOLS_BLOCK_FLOATS`], at least one.
+fn dcols_block_rows(s: &Conv2d, channels: usize) -> usize {
+    let per_row = channels * s.kh * s.kw * s.ow;
+    (DCOLS_BLOCK_FLOATS / per_row.max(1)).clamp(1, s.oh.max(1))
+}
+
+/// [`input_grad`] with blocks of `rows` ≥ 1 output rows and chunks of
+/// `channels` ≥ 1 input channels of a group (the tests run several of
+/// each against the definition).
 ///
 /// # Safety
 /// As [`input_grad`].
-pub(super) unsafe fn input_grad_in_blocks(
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn input_grad_in_pieces(
     token: Token,
     mode: Mode,
     s: &Conv2d,
@@ -61,26 +111,42 @@ pub(super) unsafe fn input_grad_in_blocks(
     wt: *const f32,
     dx: *mut f32,
     rows: usize,
+    channels: usize,
 ) {
-    let (og, k, p, ow) = (s.og(), s.k(), s.p(), s.ow);
-    let rows = rows.max(1);
-    // SAFETY: each group's weight rows lie inside `wt`; packed once as Wᵀ
-    // (k × og) for every block of every item.
-    let packed: Vec<PackedA> = (0..s.groups)
-        .map(|g| unsafe { PackedA::new(token, s.weight(wt, g).t()) })
+    let (og, p, ow, taps) = (s.og(), s.p(), s.ow, s.kh * s.kw);
+    let (rows, cg) = (rows.max(1), s.cg());
+    let channels = channels.clamp(1, cg.max(1));
+    let parts = cg.div_ceil(channels);
+    // Wᵀ's rows of each (group, channel chunk), packed once for every block
+    // of every item.
+    let packed: Vec<PackedA> = (0..s.groups * parts)
+        .map(|i| {
+            let (g, c0) = (i / parts, i % parts * channels);
+            let mut wt_c = s.weight(wt, g).t();
+            wt_c.ptr = wt_c.ptr.wrapping_add(c0 * taps);
+            wt_c.rows = (cg - c0).min(channels) * taps;
+            // SAFETY: the group's weight rows lie inside `wt`, and the
+            // chunk's rows of Wᵀ (its taps' columns of W) inside the group's.
+            unsafe { PackedA::new(token, wt_c) }
+        })
         .collect();
     let (dy, dx) = (Ptr::new(dy, s.output_len()), Ptr::new(dx, s.input_len()));
-    par_chunks_macs(s.n * s.groups, s.macs(), |idx| {
-        let (ni, g) = (idx / s.groups, idx % s.groups);
-        let dcols = Buffer::new(k * rows.min(s.oh) * ow * 4);
+    par_chunks_macs(s.n * s.groups * parts, s.macs(), |idx| {
+        let (pair, part) = (idx / parts, idx % parts);
+        let (ni, g) = (pair / s.groups, pair % s.groups);
+        let c0 = part * channels;
+        let cs = (cg - c0).min(channels);
+        // Checked: a block of one output row can be k·ow floats.
+        let dcols = Buffer::new(scratch_elems(&[cs, taps, rows.min(s.oh), ow, 4]));
         let dc = dcols.f32_ptr();
-        // SAFETY: the item's group of dy (og rows of p) and of dx (cg
-        // planes of h·w); each block's dcols (k × oys.len()·ow) fits the
-        // buffer; (item, group) chunks write disjoint parts of dx.
+        // SAFETY: the item's group of dy (og rows of p) and the chunk's
+        // channels of dx (cs planes of h·w); each block's dcols (cs·taps ×
+        // oys.len()·ow) fits the buffer; chunks write disjoint planes of dx.
         unsafe {
-            let dxg = dx.offset((ni * s.c_in + g * s.cg()) * s.h * s.w);
-            dxg.slice_mut(0, s.cg() * s.h * s.w).fill(0.0);
+            let dxc = dx.offset((ni * s.c_in + g * cg + c0) * s.h * s.w);
+            dxc.slice_mut(0, cs * s.h * s.w).fill(0.0);
             let dyg = dy.offset((ni * s.c_out + g * og) * p);
+            let a = &packed[g * parts + part];
             for blk in (0..s.oh.div_ceil(rows)).rev() {
                 let oys = blk * rows..((blk + 1) * rows).min(s.oh);
                 let cols = oys.len() * ow;
@@ -91,9 +157,9 @@ pub(super) unsafe fn input_grad_in_blocks(
                     rs: p as isize,
                     cs: 1,
                 };
-                let prod = Product::new(A::Packed(&packed[g]), B::View(b), dc.get(), cols);
+                let prod = Product::new(A::Packed(a), B::View(b), dc.get(), cols);
                 gemm(token, mode, &prod);
-                col2im_rows(s, dc.as_const(), cols, oys, dxg);
+                col2im_rows(s, cs, dc.as_const(), cols, oys, dxc);
             }
         }
     });
@@ -110,6 +176,13 @@ const SUM_CHUNK: usize = 4096;
 /// starting at +0, the others continuing its accumulators (`Start`): the
 /// same terms in the same increasing order as one product over all of them.
 ///
+/// A stride-1 convolution read from a zero-padded copy of its input may
+/// split a group's input channels like [`input_grad`]
+/// ([`channels_per_chunk`]): a chunk pads its channels' planes and owns
+/// their taps' columns of the item's part for every block, so one large
+/// image runs on more than one thread without a wait between blocks. Each
+/// entry's sum is the same whichever columns share its product.
+///
 /// # Safety
 /// As [`forward`], with `dy` n·c_out·oh·ow and `dw` c_out·k.
 pub unsafe fn weight_grad(
@@ -120,7 +193,32 @@ pub unsafe fn weight_grad(
     dy: *const f32,
     dw: *mut f32,
 ) {
-    let (og, k, p, ow) = (s.og(), s.k(), s.p(), s.ow);
+    let channels = if s.reads_padded_input() {
+        channels_per_chunk(s)
+    } else {
+        s.cg()
+    };
+    // SAFETY: forwarded.
+    unsafe { weight_grad_in_pieces(token, mode, s, x, dy, dw, channels) }
+}
+
+/// [`weight_grad`] with chunks of `channels` ≥ 1 input channels of a group
+/// when it reads a padded copy of the input (all of them otherwise; the
+/// tests run several against the definition).
+///
+/// # Safety
+/// As [`weight_grad`].
+pub(super) unsafe fn weight_grad_in_pieces(
+    token: Token,
+    mode: Mode,
+    s: &Conv2d,
+    x: *const f32,
+    dy: *const f32,
+    dw: *mut f32,
+    channels: usize,
+) {
+    let (og, k, p, ow, cg) = (s.og(), s.k(), s.p(), s.ow, s.cg());
+    let taps = s.kh * s.kw;
     let per = og * k;
     // From the pool (no allocation or page faults per call); every block is
     // written by its item's first product, or is the empty sum when the
@@ -142,25 +240,36 @@ pub unsafe fn weight_grad(
     } else {
         Vec::new()
     };
+    let channels = if in_place {
+        channels.clamp(1, cg.max(1))
+    } else {
+        cg.max(1)
+    };
+    let chunks_per_group = cg.div_ceil(channels).max(1);
     let (hp, wp) = s.padded_hw();
-    par_chunks_macs(s.n * s.groups, s.macs(), |idx| {
-        let (ni, g) = (idx / s.groups, idx % s.groups);
+    par_chunks_macs(s.n * s.groups * chunks_per_group, s.macs(), |idx| {
+        let (pair, piece) = (idx / chunks_per_group, idx % chunks_per_group);
+        let (ni, g) = (pair / s.groups, pair % s.groups);
+        let c0 = piece * channels;
+        let cs = cg.saturating_sub(c0).min(channels);
         let scratch = Buffer::new(if in_place {
-            s.cg() * hp * wp * 4
+            scratch_elems(&[cs, hp, wp, 4])
         } else if s.pointwise() {
             0
         } else {
-            k * rows * ow * 4
+            scratch_elems(&[k, rows, ow, 4])
         });
         let sp = scratch.f32_ptr();
         // SAFETY: as for `forward`; each (item, group) writes its own block
-        // of `parts`. In place, the padded copy holds the group's planes and
-        // every B element the offsets reach lies inside it (as in
+        // of `parts`, each chunk of it its channels' taps' columns. In
+        // place, the padded copy holds the chunk's planes and every B
+        // element its offsets reach (the first cs·taps of the group's, which
+        // start at the copy's first plane) lies inside it (as in
         // `forward_padded`).
         unsafe {
-            let part = parts_ptr.offset(idx * per).get();
+            let part = parts_ptr.offset(pair * per + c0 * taps).get();
             if in_place {
-                s.pad_group(x, ni, g, sp);
+                s.pad_channels(x, ni, g, c0..c0 + cs, sp);
             }
             for (blk, y0) in (0..s.oh).step_by(rows.max(1)).enumerate() {
                 // The first block starts the item's sums, the others continue them.
@@ -181,7 +290,7 @@ pub unsafe fn weight_grad(
                 if in_place {
                     let b = OffsetCols {
                         ptr: sp.offset(y0 * wp).get(),
-                        offsets: &offsets,
+                        offsets: &offsets[..cs * taps],
                         rows: pc,
                         run: ow,
                         run_stride: wp as isize,

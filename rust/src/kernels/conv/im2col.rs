@@ -35,13 +35,32 @@ impl Conv2d {
         g: usize,
         dst: Ptr<*mut f32>,
     ) {
-        let planes = (ni * self.c_in + g * self.cg()) * self.h * self.w;
-        // SAFETY: the group's cg planes of item ni lie inside x (Ptr::offset
-        // asserts it in debug builds); dst as the caller promised.
+        // SAFETY: forwarded; the group's channels 0..cg.
+        unsafe { self.pad_channels(x, ni, g, 0..self.cg(), dst) }
+    }
+
+    /// Copy the input planes `channels` (of the group's cg) of item `ni`,
+    /// group `g`, into `dst` with their zero border (`padded_hw`).
+    ///
+    /// # Safety
+    /// `x` holds the whole input; `channels` lies inside 0..cg; `dst` is
+    /// valid for channels.len()·hp·wp writes (both extents are asserted in
+    /// debug builds).
+    pub(super) unsafe fn pad_channels(
+        &self,
+        x: Ptr<*const f32>,
+        ni: usize,
+        g: usize,
+        channels: std::ops::Range<usize>,
+        dst: Ptr<*mut f32>,
+    ) {
+        let planes = (ni * self.c_in + g * self.cg() + channels.start) * self.h * self.w;
+        // SAFETY: the planes lie inside x (Ptr::offset asserts it in debug
+        // builds); dst as the caller promised.
         unsafe {
             pad_planes(
                 x.offset(planes),
-                self.cg(),
+                channels.len(),
                 self.h,
                 self.w,
                 self.padding.0,
@@ -188,13 +207,14 @@ pub(super) unsafe fn pad_planes(
     }
 }
 
-/// Each input element of one group's channels (`dx` points at the first)
-/// sums the `dcols` entries of the taps that read it, (ky, kx) increasing,
-/// starting at +0. Written as a scatter: the planes are zeroed, then the
-/// taps are added in (ky, kx) order, each an output row segment at a time —
-/// every element still sees +0 then its own taps in that order, one f32 add
-/// each (so the bits are those of the gather), and a stride-1 segment is a
-/// plain slice add the compiler vectorizes.
+/// Each element of `channels` input planes of one group (`dx` points at
+/// the first plane, `dcols` at the first row of its taps) sums the `dcols`
+/// entries of the taps that read it, (ky, kx) increasing, starting at +0.
+/// Written as a scatter: the caller zeroes the planes, then the taps are
+/// added in (ky, kx) order, each an output row segment at a time — every
+/// element still sees +0 then its own taps in that order, one f32 add each
+/// (so the bits are those of the gather), and a stride-1 segment is a plain
+/// slice add the compiler vectorizes.
 ///
 /// This adds the taps of the output rows `oys` only, to a `dx` already
 /// zeroed (or holding the taps of later output rows): `dcols` holds those
@@ -206,11 +226,12 @@ pub(super) unsafe fn pad_planes(
 /// the same output row.
 ///
 /// # Safety
-/// `dcols` valid for k rows of `ld` ≥ oys.len()·ow reads, `dx` for the
-/// group's cg·h·w reads and writes, not overlapping (debug builds assert
+/// `dcols` valid for channels·kh·kw rows of `ld` ≥ oys.len()·ow reads,
+/// `dx` for channels·h·w reads and writes, not overlapping (debug builds assert
 /// every access against the extents); `oys` inside 0..oh.
 pub(super) unsafe fn col2im_rows(
     s: &Conv2d,
+    channels: usize,
     dcols: Ptr<*const f32>,
     ld: usize,
     oys: std::ops::Range<usize>,
@@ -220,7 +241,7 @@ pub(super) unsafe fn col2im_rows(
     let (sh, sw) = s.stride;
     let (ph, pw) = s.padding;
     let (dh, dw) = s.dilation;
-    for c in 0..s.cg() {
+    for c in 0..channels {
         for ky in 0..s.kh {
             for kx in 0..s.kw {
                 let r = (c * s.kh + ky) * s.kw + kx;

@@ -194,9 +194,23 @@ fn input_grad_definition(s: &Conv2d, dy: &[f32], wt: &[f32]) -> Vec<f32> {
     dx
 }
 
+/// One image large enough that [`input_grad`] splits its channels (64
+/// input channels: 576 rows of Wᵀ, one extra chunk; 16 × 16, 16 outputs:
+/// 2.4 M multiply-adds, two chunks' worth; so two chunks of 32 channels),
+/// and a batch of 8 that does not.
+fn split_channel_geometries() -> [Conv2d; 2] {
+    [
+        geometry(1, 64, 16, 16, 16, 3, 1, 1, 1, 1),
+        geometry(8, 4, 16, 16, 8, 3, 1, 1, 1, 1),
+    ]
+}
+
 #[test]
 fn input_grad_gives_the_definition_bits() {
-    for s in geometries() {
+    let [one, batch] = split_channel_geometries();
+    assert_eq!(super::backward::channels_per_chunk(&one), 32);
+    assert_eq!(super::backward::channels_per_chunk(&batch), 4);
+    for s in geometries().into_iter().chain(split_channel_geometries()) {
         let wt = values(s.c_out * s.k(), 1.1);
         let dy = values(s.n * s.c_out * s.p(), 2.7);
         let want = input_grad_definition(&s, &dy, &wt);
@@ -219,23 +233,28 @@ fn input_grad_gives_the_definition_bits() {
 }
 
 /// The input gradient by blocks of 1, 2, 3 and all output rows (blocks
-/// run last to first, each a product and a col2im of its columns) gives the
+/// run last to first, each a product and a col2im of its columns), in
+/// chunks of 1, 2 and all of a group's input channels, gives the
 /// definition's bits: each input element's taps keep their (ky, kx) order
-/// across block boundaries, whatever the stride, dilation and padding.
+/// across block boundaries, whatever the stride, dilation and padding, and
+/// a chunk's rows of Wᵀ give the same sums as the whole group's.
 #[test]
-fn input_grad_by_blocks_of_output_rows_gives_the_definition_bits() {
+fn input_grad_by_blocks_of_rows_and_chunks_of_channels_gives_the_definition_bits() {
     for s in geometries() {
         let wt = values(s.c_out * s.k(), 0.7);
         let dy = values(s.n * s.c_out * s.p(), 1.9);
         let want = input_grad_definition(&s, &dy, &wt);
         assert!(s.oh >= 3, "a geometry with fewer than 3 output rows: {s:?}");
-        for rows in [1, 2, 3, s.oh] {
+        for (rows, channels) in [1, 2, 3, s.oh]
+            .into_iter()
+            .flat_map(|r| [1, 2, s.cg()].map(|c| (r, c)))
+        {
             for path in crate::dispatch::available_paths() {
                 let token = Token::new(path).unwrap();
                 let mut dx = vec![f32::NAN; want.len()];
                 // SAFETY: the test's buffers hold every element the call reaches.
                 unsafe {
-                    super::backward::input_grad_in_blocks(
+                    super::backward::input_grad_in_pieces(
                         token,
                         Mode::Exact,
                         &s,
@@ -243,13 +262,14 @@ fn input_grad_by_blocks_of_output_rows_gives_the_definition_bits() {
                         wt.as_ptr(),
                         dx.as_mut_ptr(),
                         rows,
+                        channels,
                     )
                 };
                 for (a, b) in dx.iter().zip(&want) {
                     assert_eq!(
                         a.to_bits(),
                         b.to_bits(),
-                        "{s:?}, blocks of {rows} rows, {path:?}"
+                        "{s:?}, blocks of {rows} rows, {channels} channels, {path:?}"
                     );
                 }
             }
@@ -303,10 +323,14 @@ fn weight_grad_definition(s: &Conv2d, mode: Mode, x: &[f32], dy: &[f32]) -> Vec<
 /// output rows make several blocks of the blocked product
 /// (`forward_block_rows`), through the im2col block and (stride 1, k ≥
 /// 32) packed straight from the padded input: dilation, groups, padding
-/// 0 and 2, odd output widths; an infinite input element.
+/// 0 and 2, odd output widths; an infinite input element. Each also in
+/// chunks of 1, 2 and all of a group's input channels (a split only
+/// applies to the padded-input product), and one image whose own call
+/// splits.
 #[test]
 fn weight_grad_gives_the_definition_bits() {
     let mut cases = geometries().to_vec();
+    cases.extend(split_channel_geometries());
     cases.push(geometry(2, 8, 40, 64, 3, 3, 1, 1, 1, 1));
     cases.push(geometry(1, 6, 37, 70, 4, 3, 1, 1, 1, 2));
     cases.push(geometry(2, 16, 21, 66, 5, 1, 1, 0, 1, 1));
@@ -329,22 +353,27 @@ fn weight_grad_gives_the_definition_bits() {
         let dy = values(s.n * s.c_out * s.p(), 2.7);
         for mode in [Mode::Exact, Mode::Fast] {
             let want = weight_grad_definition(&s, mode, &x, &dy);
-            let mut dw = vec![f32::NAN; want.len()];
-            // SAFETY: the test's buffers hold every element the call reaches.
-            unsafe {
-                weight_grad(
-                    Token::current(),
-                    mode,
-                    &s,
-                    x.as_ptr(),
-                    dy.as_ptr(),
-                    dw.as_mut_ptr(),
-                )
-            };
-            for (i, (a, b)) in dw.iter().zip(&want).enumerate() {
-                let same =
-                    a.to_bits() == b.to_bits() || (mode == Mode::Fast && a.is_nan() && b.is_nan());
-                assert!(same, "{s:?} {mode:?} entry {i}: {a:e} vs {b:e}");
+            for channels in [None, Some(1), Some(2), Some(s.cg())] {
+                let mut dw = vec![f32::NAN; want.len()];
+                // SAFETY: the test's buffers hold every element the call reaches.
+                unsafe {
+                    let (t, x, dy, dw) =
+                        (Token::current(), x.as_ptr(), dy.as_ptr(), dw.as_mut_ptr());
+                    match channels {
+                        None => weight_grad(t, mode, &s, x, dy, dw),
+                        Some(c) => {
+                            super::backward::weight_grad_in_pieces(t, mode, &s, x, dy, dw, c)
+                        }
+                    }
+                };
+                for (i, (a, b)) in dw.iter().zip(&want).enumerate() {
+                    let same = a.to_bits() == b.to_bits()
+                        || (mode == Mode::Fast && a.is_nan() && b.is_nan());
+                    assert!(
+                        same,
+                        "{s:?} {mode:?} {channels:?} channels, entry {i}: {a:e} vs {b:e}"
+                    );
+                }
             }
         }
     }
