@@ -88,6 +88,58 @@ pub(super) fn channels_per_chunk(s: &Conv2d) -> usize {
     cg.div_ceil(parts)
 }
 
+/// A group's input channels in chunks of `channels` (the last may hold
+/// fewer; none when the group has no channels), and the index of
+/// [`input_grad`]'s and [`weight_grad`]'s parallel loops over (item, group,
+/// chunk), the chunks of one (item, group) adjacent.
+#[derive(Clone, Copy)]
+struct ChannelChunks {
+    cg: usize,
+    channels: usize,
+    per_group: usize,
+}
+
+/// One chunk of [`ChannelChunks`]: item `ni`, group `g`, its index `part`
+/// within the group, and its input channels `c0..c0 + cs` of the group.
+struct Chunk {
+    ni: usize,
+    g: usize,
+    part: usize,
+    c0: usize,
+    cs: usize,
+}
+
+impl ChannelChunks {
+    /// Chunks of `channels` (clamped to 1..=cg) of `s`'s cg channels.
+    fn new(s: &Conv2d, channels: usize) -> ChannelChunks {
+        let cg = s.cg();
+        let channels = channels.clamp(1, cg.max(1));
+        ChannelChunks {
+            cg,
+            channels,
+            per_group: cg.div_ceil(channels),
+        }
+    }
+
+    /// Chunks of the parallel loop over `s.n` items and `s.groups` groups.
+    fn count(&self, s: &Conv2d) -> usize {
+        s.n * s.groups * self.per_group
+    }
+
+    /// Chunk `idx` of the parallel loop.
+    fn chunk(&self, s: &Conv2d, idx: usize) -> Chunk {
+        let (pair, part) = (idx / self.per_group, idx % self.per_group);
+        let c0 = part * self.channels;
+        Chunk {
+            ni: pair / s.groups,
+            g: pair % s.groups,
+            part,
+            c0,
+            cs: self.cg.saturating_sub(c0).min(self.channels),
+        }
+    }
+}
+
 /// Output rows per block of [`input_grad`] for chunks of `channels` input
 /// channels: as many as keep the block's dcols within
 /// [`DCOLS_BLOCK_FLOATS`], at least one.
@@ -115,27 +167,29 @@ pub(super) unsafe fn input_grad_in_pieces(
 ) {
     let (og, p, ow, taps) = (s.og(), s.p(), s.ow, s.kh * s.kw);
     let (rows, cg) = (rows.max(1), s.cg());
-    let channels = channels.clamp(1, cg.max(1));
-    let parts = cg.div_ceil(channels);
+    let chunks = ChannelChunks::new(s, channels);
     // Wᵀ's rows of each (group, channel chunk), packed once for every block
-    // of every item.
-    let packed: Vec<PackedA> = (0..s.groups * parts)
-        .map(|i| {
-            let (g, c0) = (i / parts, i % parts * channels);
+    // of every item: the loop's chunks of its first item.
+    let packed: Vec<PackedA> = (0..s.groups * chunks.per_group)
+        .map(|idx| {
+            let Chunk { g, c0, cs, .. } = chunks.chunk(s, idx);
             let mut wt_c = s.weight(wt, g).t();
             wt_c.ptr = wt_c.ptr.wrapping_add(c0 * taps);
-            wt_c.rows = (cg - c0).min(channels) * taps;
+            wt_c.rows = cs * taps;
             // SAFETY: the group's weight rows lie inside `wt`, and the
             // chunk's rows of Wᵀ (its taps' columns of W) inside the group's.
             unsafe { PackedA::new(token, wt_c) }
         })
         .collect();
     let (dy, dx) = (Ptr::new(dy, s.output_len()), Ptr::new(dx, s.input_len()));
-    par_chunks_macs(s.n * s.groups * parts, s.macs(), |idx| {
-        let (pair, part) = (idx / parts, idx % parts);
-        let (ni, g) = (pair / s.groups, pair % s.groups);
-        let c0 = part * channels;
-        let cs = (cg - c0).min(channels);
+    par_chunks_macs(chunks.count(s), s.macs(), |idx| {
+        let Chunk {
+            ni,
+            g,
+            part,
+            c0,
+            cs,
+        } = chunks.chunk(s, idx);
         // Checked: a block of one output row can be k·ow floats.
         let dcols = Buffer::new(scratch_elems(&[cs, taps, rows.min(s.oh), ow, 4]));
         let dc = dcols.f32_ptr();
@@ -146,7 +200,7 @@ pub(super) unsafe fn input_grad_in_pieces(
             let dxc = dx.offset((ni * s.c_in + g * cg + c0) * s.h * s.w);
             dxc.slice_mut(0, cs * s.h * s.w).fill(0.0);
             let dyg = dy.offset((ni * s.c_out + g * og) * p);
-            let a = &packed[g * parts + part];
+            let a = &packed[g * chunks.per_group + part];
             for blk in (0..s.oh.div_ceil(rows)).rev() {
                 let oys = blk * rows..((blk + 1) * rows).min(s.oh);
                 let cols = oys.len() * ow;
@@ -240,18 +294,11 @@ pub(super) unsafe fn weight_grad_in_pieces(
     } else {
         Vec::new()
     };
-    let channels = if in_place {
-        channels.clamp(1, cg.max(1))
-    } else {
-        cg.max(1)
-    };
-    let chunks_per_group = cg.div_ceil(channels).max(1);
+    let chunks = ChannelChunks::new(s, if in_place { channels } else { cg });
     let (hp, wp) = s.padded_hw();
-    par_chunks_macs(s.n * s.groups * chunks_per_group, s.macs(), |idx| {
-        let (pair, piece) = (idx / chunks_per_group, idx % chunks_per_group);
-        let (ni, g) = (pair / s.groups, pair % s.groups);
-        let c0 = piece * channels;
-        let cs = cg.saturating_sub(c0).min(channels);
+    par_chunks_macs(chunks.count(s), s.macs(), |idx| {
+        let Chunk { ni, g, c0, cs, .. } = chunks.chunk(s, idx);
+        let pair = ni * s.groups + g;
         let scratch = Buffer::new(if in_place {
             scratch_elems(&[cs, hp, wp, 4])
         } else if s.pointwise() {
