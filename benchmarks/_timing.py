@@ -3,6 +3,8 @@ benchmark itself)."""
 
 from __future__ import annotations
 
+import itertools
+import math
 import resource
 import time
 
@@ -22,10 +24,25 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def round_order(items, r: int) -> list:
+    """`items` in round `r`'s order: the r-th of their orderings (mod n!),
+    so that over n! rounds each item is timed first, and right after each
+    other item, equally often. A fixed order, or one rotated each round,
+    always times an item right after the same other one and gives it that
+    one's traces in the caches and the allocator (measured 2026-12-08 in
+    bench_crnn_layers.py: ReLU + max pooling timed right after torch in
+    every round took 8.4–8.9 ms in fast mode and 6.5–7.1 ms in exact;
+    alternated on their own, 6.2 ms both)."""
+    items = list(items)
+    k = r % math.factorial(len(items))
+    return list(next(itertools.islice(itertools.permutations(items), k, None)))
+
+
 def interleaved_ms(fns, repeats: int, pause: float = 0.0, clock=time.perf_counter) -> list:
     """Each function's timings in ms, one warm-up call each, then `repeats`
-    rounds in which the functions are timed in turn, so that a slow spell of
-    a shared machine falls on all of them rather than on one.
+    rounds in which the functions are timed in turn (in each round's order,
+    `round_order`), so that a slow spell of a shared machine
+    falls on all of them rather than on one.
 
     `pause` seconds of untimed sleep follow each timing: torch's OpenMP
     workers spin for a while after a parallel region, and on a 2-core
@@ -34,8 +51,8 @@ def interleaved_ms(fns, repeats: int, pause: float = 0.0, clock=time.perf_counte
     for fn in fns:
         fn()
     times = [[] for _ in fns]
-    for _ in range(repeats):
-        for t, fn in zip(times, fns):
+    for r in range(repeats):
+        for t, fn in round_order(zip(times, fns), r):
             t0 = clock()
             fn()
             t.append((clock() - t0) * 1e3)
@@ -174,7 +191,7 @@ def per_process_runs(script: str, child) -> tuple | None:
     configs = [("onemodel", "fast"), ("onemodel", "exact")] + ([("torch", "fast")] if have_torch else [])
     runs = {}
     for th in args.threads:
-        for _ in range(args.rounds):
-            for fw, mode in configs:
+        for r in range(args.rounds):
+            for fw, mode in round_order(configs, r):
                 runs.setdefault((th, fw, mode), []).append(measure(fw, th, mode))
     return args, runs, configs, have_torch

@@ -7,9 +7,10 @@ backward, and the head (linear, log_softmax, CTC loss) forward and
 backward, at the step's shapes (batch 8, 32×256 input).
 
 Every case is timed once per round for each configuration in turn
-(onemodel fast, onemodel exact, torch), so a slow spell of a shared machine
-falls on all three; the table gives medians over the rounds and the ratio
-of the medians. Not a timed test.
+(onemodel fast, onemodel exact, torch, in each round's order of the six,
+`_timing.round_order`), so a slow spell of a shared machine falls on all
+three and none is always timed right after the same one; the table gives
+medians over the rounds and the ratio of the medians. Not a timed test.
 
     python benchmarks/bench_crnn_layers.py [--rounds 7] [--threads 1] [--extra-site DIR]
 """
@@ -22,7 +23,7 @@ import time
 
 import numpy as np
 
-from _timing import add_harness_args, import_torch, pin_threads, write_json
+from _timing import add_harness_args, import_torch, pin_threads, round_order, write_json
 
 B = 8
 
@@ -140,9 +141,9 @@ def main():
     cases.update(head_cases(om, torch, rng))
     configs = ("fast", "exact", "torch")
     times = {name: {c: [] for c in configs} for name in cases}
-    for _ in range(args.rounds + 1):  # the first round warms up and is dropped
+    for r in range(args.rounds + 1):  # the first round warms up and is dropped
         for name, (ours, theirs) in cases.items():
-            for c in configs:
+            for c in round_order(configs, r):
                 if c != "torch":
                     om.compute.set_mode(c)
                 fn = theirs if c == "torch" else ours
