@@ -41,8 +41,8 @@ def round_order(items, r: int) -> list:
 def interleaved_ms(fns, repeats: int, pause: float = 0.0, clock=time.perf_counter) -> list:
     """Each function's timings in ms, one warm-up call each, then `repeats`
     rounds in which the functions are timed in turn (in each round's order,
-    `round_order`), so that a slow spell of a shared machine
-    falls on all of them rather than on one.
+    `round_order`), so that a slow spell of a shared machine falls on all
+    of them rather than on one.
 
     `pause` seconds of untimed sleep follow each timing: torch's OpenMP
     workers spin for a while after a parallel region, and on a 2-core
@@ -161,8 +161,9 @@ def per_process_runs(script: str, child) -> tuple | None:
     options. Called as a child (`--child FRAMEWORK THREADS MODE`): run
     `child(framework, threads, mode, repeats)`, which prints one JSON line,
     and return None. Otherwise run `script` once per configuration —
-    onemodel fast, onemodel exact, then torch when it is importable — in
-    turn, `--rounds` times per thread count, and return `(args, runs,
+    onemodel fast, onemodel exact and torch when it is importable — in
+    turn (each round in its `round_order`), `--rounds` times per thread
+    count, and return `(args, runs,
     configs, have_torch)` with `runs[(threads, framework, mode)]` the list
     of the children's JSON results."""
     import argparse
