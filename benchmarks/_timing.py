@@ -185,11 +185,13 @@ def per_process_runs(script: str, child) -> tuple | None:
     have_torch = import_torch(args.extra_site) is not None  # (children find it the same way)
 
     def measure(fw, th, mode):
-        out = subprocess.run([sys.executable, script, "--repeats", str(args.repeats), "--child", fw, str(th), mode],
-                             capture_output=True, text=True, check=True).stdout
+        cmd = [sys.executable, script, "--repeats", str(args.repeats), "--child", fw, str(th), mode]
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
         return json.loads(out.strip().splitlines()[-1])
 
-    configs = [("onemodel", "fast"), ("onemodel", "exact")] + ([("torch", "fast")] if have_torch else [])
+    configs = [("onemodel", "fast"), ("onemodel", "exact")]
+    if have_torch:
+        configs.append(("torch", "fast"))
     runs = {}
     for th in args.threads:
         for r in range(args.rounds):

@@ -1,7 +1,7 @@
 """A kernel whose scratch buffer the system refuses raises MemoryError (issue
 20): the convolution's backward asks for a block of its column matrix
-(k × whole output rows, per item and group) inside its parallel loop; before, the refusal was a
-PanicException (a BaseException, past `except Exception`); and a kernel's
+(k × whole output rows, per item and group) inside its parallel loop;
+before, the refusal was a PanicException (a BaseException, past `except Exception`); and a kernel's
 `Vec` scratch (storage::scratch_vec), whose refusal aborted the process.
 The child caps its own address space (RLIMIT_AS, soft limit only) just
 above what it holds, so the tensors exist and only the scratch is

@@ -144,7 +144,9 @@ impl ChannelChunks {
 /// channels: as many as keep the block's dcols within
 /// [`DCOLS_BLOCK_FLOATS`], at least one.
 fn dcols_block_rows(s: &Conv2d, channels: usize) -> usize {
-    let per_row = channels * s.kh * s.kw * s.ow;
+    // Saturating: a row too large for a usize gets one-row blocks, whose
+    // scratch size `scratch_elems` then refuses.
+    let per_row = channels.saturating_mul(s.kh * s.kw).saturating_mul(s.ow);
     (DCOLS_BLOCK_FLOATS / per_row.max(1)).clamp(1, s.oh.max(1))
 }
 
